@@ -1,0 +1,29 @@
+import { defineConfig } from 'tsup';
+
+// Two entry points on purpose: the hook bundle runs on every tool call and must
+// load nothing but itself (no CLI framework, no YAML/TOML parser, no schema library).
+export default defineConfig([
+  {
+    entry: { cli: 'src/cli/main.ts', index: 'src/index.ts' },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    dts: { entry: { index: 'src/index.ts' } },
+    sourcemap: false,
+    clean: true,
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    entry: { hook: 'src/cli/hook-main.ts' },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    // Everything the hook needs is inlined so that Node resolves one file and nothing else.
+    noExternal: [/.*/],
+    splitting: false,
+    treeshake: true,
+    minify: true,
+    sourcemap: false,
+    clean: false,
+  },
+]);
