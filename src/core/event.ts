@@ -1,0 +1,27 @@
+// The agent-neutral event the core decides on. Adapters translate each agent's
+// own hook JSON into one of these; the core never sees an agent's tool names.
+
+/** What a tool call does, as far as the gates care. */
+export type ToolKind = 'write' | 'shell' | 'read' | 'other';
+
+/** A tool call the agent is about to make. */
+export interface PreToolEvent {
+  kind: 'pre_tool';
+  /** The agent's own tool name, kept for messages and audit only. */
+  tool: string;
+  toolKind: ToolKind;
+  /** Paths the call writes, as the agent gave them (absolute or relative to `cwd`). */
+  targets: string[];
+  cwd: string;
+}
+
+/** The agent wants to end its turn. */
+export interface StopEvent {
+  kind: 'stop';
+  cwd: string;
+  lastMessage: string | null;
+  transcriptPath: string | null;
+}
+
+/** Any event a gate decides on. */
+export type GateEvent = PreToolEvent | StopEvent;

@@ -1,0 +1,49 @@
+// The compiled session policy: one JSON file written at session start and read by
+// every hook call. Plain types only; validation happens where the file is read.
+
+/** How an unexpected infrastructure failure inside a hook is treated. */
+export type Posture = 'fail-open' | 'fail-closed';
+
+/** A command whose success is evidence that the task is done (tests, lint, …). */
+export interface ProducerSpec {
+  name: string;
+  kind: 'check';
+  /** argv, run without a shell. */
+  command: string[];
+  required: boolean;
+  timeout_s: number;
+}
+
+/** Version of the policy file format written by this build. */
+export const POLICY_VERSION = 1;
+
+/** The session policy as stored in `<state>/sessions/<id>/policy.json`. */
+export interface Policy {
+  v: typeof POLICY_VERSION;
+  session_id: string;
+  agent: string;
+  /** Real (symlink-free) absolute path of the worktree root. */
+  worktree: string;
+  /** Real absolute path of the project's state directory. */
+  state_dir: string;
+  /** Globs relative to the worktree: `**` crosses `/`, `*` does not, a trailing `/` is the whole folder. */
+  allow: string[];
+  /** Absolute real paths that are always refused while the session is active (files or folders). */
+  protect: string[];
+  producers: ProducerSpec[];
+  /** Run producers one after another instead of concurrently. */
+  sequential: boolean;
+  /** Consecutive Stop blocks after which the turn is let through, marked unverified. */
+  max_stop_blocks: number;
+  /** Bytes of producer output kept per producer. */
+  output_cap_bytes: number;
+  posture: Posture;
+  /** Worktree-relative files Gatehouse itself rendered: the in-session scope check ignores them. */
+  scope_exclude: string[];
+  created_at: string;
+}
+
+/** A policy with no allow pattern and no required producer enforces nothing. */
+export function isPassThrough(policy: Pick<Policy, 'allow' | 'producers'>): boolean {
+  return policy.allow.length === 0 && !policy.producers.some((p) => p.required);
+}

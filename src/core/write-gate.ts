@@ -1,0 +1,84 @@
+// The write gate: given the real paths a tool call would write, decide allow or block.
+// Pure: path resolution (symlinks, the file system) happens before, in runtime/.
+import { compileGlob, matchesAny, type CompiledGlob } from './glob.js';
+import { isPassThrough, type Policy } from './policy.js';
+import type { Result } from './result.js';
+import { allow, block, type Verdict } from './verdict.js';
+
+/** The policy fields the write gate reads, with its globs compiled once. */
+export interface WriteScope {
+  worktree: string;
+  allow: CompiledGlob[];
+  allowSources: string[];
+  protect: string[];
+  passThrough: boolean;
+}
+
+/** Compiles the write-gate view of a policy (do this once per process). */
+export function compileWriteScope(policy: Pick<Policy, 'worktree' | 'allow' | 'protect' | 'producers'>): WriteScope {
+  return {
+    worktree: policy.worktree,
+    allow: policy.allow.map(compileGlob),
+    allowSources: policy.allow,
+    protect: policy.protect,
+    passThrough: isPassThrough(policy),
+  };
+}
+
+/** One target the tool call names, with its resolution. */
+export interface ResolvedTarget {
+  target: string;
+  real: Result<string>;
+}
+
+/** True if `p` is `root` or inside it (both absolute, normalised, `/`-separated). */
+export function isInside(root: string, p: string): boolean {
+  if (p === root) return true;
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  return p.startsWith(prefix);
+}
+
+/** Path of `p` relative to `root`, `/`-separated; `p` must be inside `root`. */
+export function relativeInside(root: string, p: string): string {
+  if (p === root) return '';
+  return p.slice(root.endsWith('/') ? root.length : root.length + 1);
+}
+
+const NEXT_STEP =
+  'Do not retry it or reach the same file another way (shell redirection, copy, move, link): make the change inside the allowed paths instead, or, if the task truly needs this file, finish without it and say so in your final message so the operator can widen the allowlist.';
+
+/**
+ * Decides a write. Every target must resolve, stay inside the worktree, avoid the
+ * protected paths and match an allow pattern.
+ */
+export function decideWrite(scope: WriteScope, tool: string, targets: readonly ResolvedTarget[]): Verdict {
+  if (scope.passThrough) return allow('passthrough');
+  if (targets.length === 0) return allow('write.no_target');
+  for (const t of targets) {
+    const shown = JSON.stringify(t.target);
+    if (!t.real.ok) {
+      return block('write.unresolvable', `Gatehouse refused this ${tool}: ${shown} cannot be checked (${t.real.reason}). Use a plain path inside the task's allowed paths (${list(scope)}). ${NEXT_STEP}`);
+    }
+    const real = t.real.value;
+    for (const p of scope.protect) {
+      if (isInside(p, real)) {
+        return block('write.protected', `Gatehouse refused this ${tool}: ${shown} is one of the supervisor's own files (${p}), which an agent may never change while a session is active. ${NEXT_STEP}`);
+      }
+    }
+    // With no allowlist the task constrains only completion, not where files go.
+    if (scope.allow.length === 0) continue;
+    if (!isInside(scope.worktree, real) || real === scope.worktree) {
+      return block('write.outside_worktree', `Gatehouse refused this ${tool}: ${shown} resolves to ${real}, outside the task's worktree ${scope.worktree}. ${NEXT_STEP}`);
+    }
+    const rel = relativeInside(scope.worktree, real);
+    if (!matchesAny(rel, scope.allow)) {
+      return block('write.not_allowed', `Gatehouse refused this ${tool}: ${rel} is outside this task's allowed paths (${list(scope)}). ${NEXT_STEP}`);
+    }
+  }
+  if (scope.allow.length === 0) return allow('write.no_allowlist');
+  return allow('write.allowed');
+}
+
+function list(scope: WriteScope): string {
+  return scope.allowSources.length > 0 ? scope.allowSources.join(', ') : 'none';
+}
