@@ -1,0 +1,195 @@
+// The zod schema of `gatehouse.yaml` / `gatehouse.toml` (v1), shared by both formats,
+// and the wording of its errors: each issue becomes "what is expected, what was found".
+import { z } from 'zod';
+import { splitCommand } from '../core/argv.js';
+import type { ProducerSpec } from '../core/policy.js';
+
+/** Producer timeout when none is given: long enough for a typical test suite. */
+export const DEFAULT_TIMEOUT_S = 300;
+/** Longest producer timeout: one day; anything longer is a mistake, not a test run. */
+export const MAX_TIMEOUT_S = 86_400;
+/** Consecutive Stop blocks before the turn is let through, so a failing check cannot loop forever. */
+export const DEFAULT_MAX_STOP_BLOCKS = 8;
+/** Upper bound for `max_stop_blocks`; more than this only burns tokens. */
+export const MAX_STOP_BLOCKS_LIMIT = 100;
+/** Producer names appear in verdicts, audit events and file names, so they are kept short and plain. */
+export const PRODUCER_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** A glob relative to the worktree: not empty, not absolute, no `..` segment. */
+const RelativeGlob = z.string({ error: 'expected a relative path or glob (a string)' }).superRefine((value, ctx) => {
+  const problem = relativeGlobProblem(value);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: `${problem}, got ${JSON.stringify(value)}` });
+});
+
+const GlobList = z.array(RelativeGlob, { error: 'expected a list of relative paths or globs' });
+
+const Command = z
+  .union([z.string(), z.array(z.string())], { error: 'expected a command string or a list of strings (argv)' })
+  .transform((value, ctx): string[] => {
+    const argv = typeof value === 'string' ? splitCommand(value) : { ok: true as const, value };
+    if (!argv.ok) {
+      ctx.addIssue({ code: 'custom', message: argv.reason });
+      return z.NEVER;
+    }
+    if (argv.value.length === 0 || argv.value[0] === '') {
+      ctx.addIssue({ code: 'custom', message: 'expected a command whose first word is the program to run' });
+      return z.NEVER;
+    }
+    return argv.value;
+  });
+
+/** One evidence producer as written in the config file. */
+const ProducerShape = {
+  name: z
+    .string({ error: 'expected a producer name (a string)' })
+    .regex(PRODUCER_NAME, { error: 'expected a name of 1 to 64 letters, digits, `_`, `.` or `-`' }),
+  command: Command,
+  required: z.boolean({ error: 'expected true or false' }).default(true),
+  timeout_s: z
+    .int({ error: `expected a whole number of seconds from 1 to ${MAX_TIMEOUT_S}` })
+    .min(1, { error: `expected a whole number of seconds from 1 to ${MAX_TIMEOUT_S}` })
+    .max(MAX_TIMEOUT_S, { error: `expected a whole number of seconds from 1 to ${MAX_TIMEOUT_S}` })
+    .default(DEFAULT_TIMEOUT_S),
+};
+
+const Producer = z
+  .strictObject(ProducerShape, { error: 'expected a producer: a mapping with `name` and `command`' })
+  .transform((p): ProducerSpec => ({ name: p.name, kind: 'check', command: p.command, required: p.required, timeout_s: p.timeout_s }));
+
+const Producers = z.array(Producer, { error: 'expected a list of producers' }).superRefine((list, ctx) => {
+  const seen = new Map<string, number>();
+  list.forEach((p, i) => {
+    const first = seen.get(p.name);
+    if (first === undefined) seen.set(p.name, i);
+    else ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `expected a unique name; producers[${first}] is already called "${p.name}"` });
+  });
+});
+
+const GateShape = {
+  allow: GlobList.default([]),
+  protect: GlobList.default([]),
+  producers: Producers.default([]),
+  sequential: z.boolean({ error: 'expected true or false' }).default(false),
+  max_stop_blocks: z
+    .int({ error: `expected a whole number from 1 to ${MAX_STOP_BLOCKS_LIMIT}` })
+    .min(1, { error: `expected a whole number from 1 to ${MAX_STOP_BLOCKS_LIMIT}` })
+    .max(MAX_STOP_BLOCKS_LIMIT, { error: `expected a whole number from 1 to ${MAX_STOP_BLOCKS_LIMIT}` })
+    .default(DEFAULT_MAX_STOP_BLOCKS),
+  posture: z.enum(['fail-open', 'fail-closed'], { error: 'expected "fail-open" or "fail-closed"' }).default('fail-open'),
+};
+
+/** A section named in the design that a later version will read; today it is refused, not ignored. */
+const unsupported = (name: string) =>
+  z.never({ error: `section \`${name}\` is not supported by this version of Gatehouse; remove it for now` }).optional();
+
+/** The whole config file (v1). A YAML `gate:` with nothing under it counts as an empty section. */
+export const ConfigFile = z.strictObject(
+  {
+    gate: z
+      .preprocess((v) => (v === null ? {} : v), z.strictObject(GateShape, { error: 'expected the `gate` section to be a mapping' }))
+      .prefault({}),
+    approvals: unsupported('approvals'),
+    permissions: unsupported('permissions'),
+    stop_hooks: unsupported('stop_hooks'),
+    verifiers: unsupported('verifiers'),
+    gateway: unsupported('gateway'),
+  },
+  { error: 'expected a mapping of sections (e.g. `gate:`) at the top of the file' },
+);
+export type ConfigFile = z.output<typeof ConfigFile>;
+
+/** A problem found in a config document, before the file and line are added. */
+export interface ConfigProblem {
+  /** Path of the offending key, e.g. `['gate', 'producers', 1, 'timeout_s']`. */
+  path: (string | number)[];
+  message: string;
+}
+
+/** Turns zod issues into problems that say what is expected and what was found. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const issue of issues) {
+    const path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) problems.push({ path: [...path, key], message: unknownKeyMessage(path, key) });
+      continue;
+    }
+    const missing = (issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === undefined;
+    const message = missing ? `missing required key; ${issue.message}` : `${issue.message}${found(issue)}`;
+    problems.push({ path, message });
+  }
+  return problems;
+}
+
+/** Keys accepted in the mapping at `path`, for "did you mean" and for listing what is allowed. */
+function knownKeysAt(path: readonly (string | number)[]): readonly string[] {
+  if (path.length === 0) return ['gate'];
+  if (path.length === 1 && path[0] === 'gate') return Object.keys(GateShape);
+  if (path.length === 3 && path[1] === 'producers') return Object.keys(ProducerShape);
+  return [];
+}
+
+function unknownKeyMessage(path: readonly (string | number)[], key: string): string {
+  const known = knownKeysAt(path);
+  const what = path.length === 0 ? 'section' : 'key';
+  const hint = closestKey(key, known);
+  if (hint !== null) return `unknown ${what} \`${key}\`; did you mean \`${hint}\`?`;
+  return known.length > 0 ? `unknown ${what} \`${key}\`; expected one of: ${known.join(', ')}` : `unknown ${what} \`${key}\``;
+}
+
+/** The closest known key within a small edit distance, or null: catches typos, not different words. */
+export function closestKey(key: string, known: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  const lower = key.toLowerCase();
+  for (const candidate of known) {
+    const d = editDistance(lower, candidate.toLowerCase());
+    // One edit for short keys, about a third of the key for longer ones.
+    const limit = Math.max(1, Math.floor(Math.max(key.length, candidate.length) / 3));
+    if (d <= limit && d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Levenshtein distance with adjacent transpositions counted as one edit. */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const at = (i: number, j: number): number => rows[i]?.[j] ?? Infinity;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, at(i - 2, j - 2) + 1);
+      (rows[i] as number[])[j] = d;
+    }
+  }
+  return at(a.length, b.length);
+}
+
+/** Why `value` is not a usable relative glob, or null. */
+function relativeGlobProblem(value: string): string | null {
+  if (value.trim() === '') return 'expected a non-empty relative path or glob';
+  if (value.startsWith('/') || value.startsWith('\\') || /^[A-Za-z]:/.test(value)) {
+    return 'expected a path relative to the project root, not an absolute path';
+  }
+  if (value.split(/[\\/]/).includes('..')) return 'expected a path inside the project; `..` segments are not allowed';
+  return null;
+}
+
+function found(issue: z.core.$ZodIssue): string {
+  // Custom issues already quote the offending value where it helps; an unsupported section's value is beside the point.
+  if (issue.code === 'custom' || (issue.code === 'invalid_type' && issue.expected === 'never')) return '';
+  if (!('input' in issue) || issue.input === undefined) return '';
+  return `, got ${describeValue(issue.input)}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}…` : JSON.stringify(value);
+  if (typeof value === 'object') return 'a mapping';
+  return String(value);
+}

@@ -1,0 +1,124 @@
+// The on-disk record of a session: policy, baseline, what was rendered, and its status.
+// Every file is written atomically; the per-session log is append-only JSONL.
+import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Policy } from '../core/policy.js';
+import { fail, ok, type Result } from '../core/result.js';
+import { writeFileAtomic } from './fs-atomic.js';
+import { isSafeSessionId, sessionDir } from './state-dir.js';
+
+/** Lifecycle status of a session. */
+export type SessionStatus = 'active' | 'ended';
+
+/** What `session start` records besides the policy. */
+export interface SessionMeta {
+  id: string;
+  agent: string;
+  worktree: string;
+  status: SessionStatus;
+  started_at: string;
+  ended_at: string | null;
+  config_file: string | null;
+  /** The last end-of-session verdict, when one ran. */
+  end_verdict: { passed: boolean; summary: string; at: string } | null;
+}
+
+/** File names inside a session folder. */
+export const SESSION_FILES = {
+  policy: 'policy.json',
+  meta: 'meta.json',
+  baseline: 'baseline.json',
+  render: 'render.json',
+  stop: 'stop-state.json',
+  log: 'gate.log',
+} as const;
+
+/** A handle on one session folder. */
+export class SessionStore {
+  readonly dir: string;
+
+  constructor(
+    readonly projectState: string,
+    readonly id: string,
+  ) {
+    this.dir = sessionDir(projectState, id);
+  }
+
+  /** Creates the session folder; fails if the id is unsafe or already used. */
+  static create(projectState: string, id: string): Result<SessionStore> {
+    if (!isSafeSessionId(id)) return fail(`session id ${JSON.stringify(id)} is not valid: use 1-128 letters, digits, '_' or '-'`);
+    mkdirSync(join(projectState, 'sessions'), { recursive: true, mode: 0o700 });
+    try {
+      mkdirSync(sessionDir(projectState, id), { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return fail(`a session with id ${id} already exists; choose another --id or end it first`);
+      throw err;
+    }
+    return ok(new SessionStore(projectState, id));
+  }
+
+  /** Opens an existing session folder. */
+  static open(projectState: string, id: string): Result<SessionStore> {
+    if (!isSafeSessionId(id)) return fail(`session id ${JSON.stringify(id)} is not valid: use 1-128 letters, digits, '_' or '-'`);
+    const store = new SessionStore(projectState, id);
+    try {
+      readFileSync(store.path('meta'));
+    } catch {
+      return fail(`no session ${id} in ${projectState}; run \`gatehouse session list\` to see the sessions of this project`);
+    }
+    return ok(store);
+  }
+
+  /** Ids of every session in a project state dir, oldest first. */
+  static list(projectState: string): string[] {
+    try {
+      return readdirSync(join(projectState, 'sessions')).filter(isSafeSessionId).sort();
+    } catch {
+      return [];
+    }
+  }
+
+  path(file: keyof typeof SESSION_FILES): string {
+    return join(this.dir, SESSION_FILES[file]);
+  }
+
+  writeJson(file: keyof typeof SESSION_FILES, value: unknown): void {
+    writeFileAtomic(this.path(file), `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+  }
+
+  readJson<T>(file: keyof typeof SESSION_FILES): Result<T> {
+    let text: string;
+    try {
+      text = readFileSync(this.path(file), 'utf8');
+    } catch (err) {
+      return fail(`cannot read ${this.path(file)} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    try {
+      return ok(JSON.parse(text) as T);
+    } catch {
+      return fail(`${this.path(file)} is not valid JSON`);
+    }
+  }
+
+  policy(): Result<Policy> {
+    return this.readJson<Policy>('policy');
+  }
+
+  meta(): Result<SessionMeta> {
+    return this.readJson<SessionMeta>('meta');
+  }
+
+  /** Appends one JSON line to the session log; never throws (a log must not wedge a hook). */
+  log(entry: Record<string, unknown>): void {
+    appendSessionLog(this.path('log'), entry);
+  }
+}
+
+/** Appends one JSON line to a log file; swallows errors. One write() of a short line is atomic with O_APPEND. */
+export function appendSessionLog(file: string, entry: Record<string, unknown>): void {
+  try {
+    appendFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 });
+  } catch {
+    // Logging is best effort by design.
+  }
+}

@@ -1,0 +1,66 @@
+// The two built-in completion verifiers: the task's required checks (evidence
+// producers, fail-closed) and the scope check (every changed file inside the allowlist).
+import { readFileSync } from 'node:fs';
+import { compileGlob, matchesAny } from '../core/glob.js';
+import type { Policy } from '../core/policy.js';
+import type { TurnVerifier, VerifierOutcome } from '../core/verifier-chain.js';
+import { failureTail, runProducers } from './producers.js';
+import { changedSince, type Baseline } from './scope-baseline.js';
+
+/** What the completion verifiers need to know about the stop. */
+export interface StopContext {
+  policy: Policy;
+  /** The session's baseline.json (read only when the scope check runs). */
+  baselineFile: string;
+  /** Worktree-relative paths Gatehouse itself changed (rendered settings), never reported. */
+  exclude: string[];
+}
+
+/** How many offending paths a block reason lists before summarising. */
+const MAX_LISTED_PATHS = 20;
+/** Characters of each failing producer's output tail put into the block reason. */
+const REASON_TAIL_CHARS = 1500;
+
+/** Runs every producer; blocks while a required one fails, with the tail of its output. */
+export const producersVerifier: TurnVerifier<StopContext> = {
+  name: 'evidence_producers',
+  posture: 'fail-closed',
+  async verify(ctx, signal): Promise<VerifierOutcome> {
+    const { policy } = ctx;
+    if (policy.producers.length === 0) return { kind: 'continue' };
+    const results = await runProducers(policy.producers, {
+      cwd: policy.worktree,
+      sequential: policy.sequential,
+      outputCapBytes: policy.output_cap_bytes,
+      signal,
+    });
+    const failed = results.filter((r) => r.required && r.status !== 'passed');
+    if (failed.length === 0) return { kind: 'continue', detail: results };
+    const parts = failed.map((r) => {
+      const how = r.status === 'timed_out' ? `timed out after ${policy.producers.find((p) => p.name === r.name)?.timeout_s ?? '?'} s` : r.status === 'spawn_error' ? 'could not start' : `exited with ${r.exit_code ?? r.signal}`;
+      const tail = failureTail(r, REASON_TAIL_CHARS);
+      return `The required check "${r.name}" (${policy.producers.find((p) => p.name === r.name)?.command.join(' ')}) ${how}.${tail ? `\nLast output:\n${tail}` : ''}`;
+    });
+    const reason = `Gatehouse will not let this task finish yet: ${failed.length === 1 ? 'a required check fails' : `${failed.length} required checks fail`}. ${parts.join('\n\n')}\n\nFix the cause in the code (do not weaken or skip the check), run the check yourself to confirm it passes, then finish.`;
+    return { kind: 'block', reason, detail: results };
+  },
+};
+
+/** Blocks while any file changed since the session's baseline lies outside the allowlist. */
+export const scopeVerifier: TurnVerifier<StopContext> = {
+  name: 'scope_check',
+  posture: 'fail-closed',
+  async verify(ctx): Promise<VerifierOutcome> {
+    const { policy } = ctx;
+    if (policy.allow.length === 0) return { kind: 'continue' };
+    const baseline = JSON.parse(readFileSync(ctx.baselineFile, 'utf8')) as Baseline;
+    const changes = await changedSince(policy.worktree, baseline, { exclude: ctx.exclude });
+    const globs = policy.allow.map(compileGlob);
+    const outside = changes.filter((c) => !matchesAny(c.path, globs));
+    if (outside.length === 0) return { kind: 'continue', detail: { changed: changes } };
+    const listed = outside.slice(0, MAX_LISTED_PATHS).map((c) => `  ${c.change}: ${c.path}`);
+    if (outside.length > MAX_LISTED_PATHS) listed.push(`  …and ${outside.length - MAX_LISTED_PATHS} more`);
+    const reason = `Gatehouse will not let this task finish: ${outside.length === 1 ? 'a file outside' : `${outside.length} files outside`} the task's allowed paths (${policy.allow.join(', ')}) changed during this session:\n${listed.join('\n')}\nRestore ${outside.length === 1 ? 'it' : 'them'} exactly as ${outside.length === 1 ? 'it was' : 'they were'} (delete files you created there, undo edits, e.g. with \`git checkout -- <path>\` for tracked files), keep your work inside the allowed paths, then finish.`;
+    return { kind: 'block', reason, detail: { changed: changes, outside } };
+  },
+};

@@ -1,0 +1,234 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONFIG_FILE_NAMES, findConfigFile, loadConfig, parseConfigText } from '../../src/runtime/config.js';
+import type { GateConfig } from '../../src/runtime/config.js';
+import type { Result } from '../../src/core/result.js';
+
+const FULL_YAML = `# Gatehouse config
+gate:
+  allow: ["src/**", "test/"]
+  protect:
+    - secrets/
+  producers:
+    - name: test
+      command: "npm test -- --reporter 'dot'"
+    - name: lint
+      command: [npx, eslint, "."]
+      required: false
+      timeout_s: 120
+  sequential: true
+  max_stop_blocks: 3
+  posture: fail-closed
+`;
+
+const FULL_TOML = `# Gatehouse config
+[gate]
+allow = ["src/**", "test/"]
+protect = ["secrets/"]
+sequential = true
+max_stop_blocks = 3
+posture = "fail-closed"
+
+[[gate.producers]]
+name = "test"
+command = "npm test -- --reporter 'dot'"
+
+[[gate.producers]]
+name = "lint"
+command = ["npx", "eslint", "."]
+required = false
+timeout_s = 120
+`;
+
+const FULL_GATE: GateConfig = {
+  allow: ['src/**', 'test/'],
+  protect: ['secrets/'],
+  producers: [
+    { name: 'test', kind: 'check', command: ['npm', 'test', '--', '--reporter', 'dot'], required: true, timeout_s: 300 },
+    { name: 'lint', kind: 'check', command: ['npx', 'eslint', '.'], required: false, timeout_s: 120 },
+  ],
+  sequential: true,
+  max_stop_blocks: 3,
+  posture: 'fail-closed',
+};
+
+const DEFAULT_GATE: GateConfig = { allow: [], protect: [], producers: [], sequential: false, max_stop_blocks: 8, posture: 'fail-open' };
+
+function reasonOf<T>(r: Result<T>): string {
+  if (r.ok) throw new Error(`expected a failure, got ${JSON.stringify(r.value)}`);
+  return r.reason;
+}
+
+const yaml = (text: string): Result<GateConfig> => parseConfigText(text, 'yaml', 'gatehouse.yaml');
+const toml = (text: string): Result<GateConfig> => parseConfigText(text, 'toml', 'gatehouse.toml');
+
+describe('parseConfigText', () => {
+  it('reads every gate field from YAML', () => {
+    expect(yaml(FULL_YAML)).toEqual({ ok: true, value: FULL_GATE });
+  });
+  it('reads the same config from TOML as from the equivalent YAML', () => {
+    expect(toml(FULL_TOML)).toEqual(yaml(FULL_YAML));
+  });
+  it('treats an empty YAML file, a comment-only file and an empty TOML file as the defaults', () => {
+    expect(yaml('')).toEqual({ ok: true, value: DEFAULT_GATE });
+    expect(yaml('# nothing yet\n')).toEqual({ ok: true, value: DEFAULT_GATE });
+    expect(toml('')).toEqual({ ok: true, value: DEFAULT_GATE });
+  });
+  it('treats a YAML `gate:` with nothing under it as an empty section', () => {
+    expect(yaml('gate:\n  # allow: ["src/**"]\n')).toEqual({ ok: true, value: DEFAULT_GATE });
+  });
+  it('fills producer defaults: required true, timeout 300 s', () => {
+    const r = yaml('gate:\n  producers:\n    - name: t\n      command: make check\n');
+    expect(r.ok && r.value.producers).toEqual([{ name: 't', kind: 'check', command: ['make', 'check'], required: true, timeout_s: 300 }]);
+  });
+  it('splits a command string without a shell and keeps an argv list as written', () => {
+    const r = yaml(`gate:\n  producers:\n    - name: a\n      command: 'sh -c "echo \\$HOME; exit 1"'\n    - name: b\n      command: ["sh", "-c", "echo $HOME; exit 1"]\n`);
+    expect(r.ok && r.value.producers.map((p) => p.command)).toEqual([
+      ['sh', '-c', 'echo $HOME; exit 1'],
+      ['sh', '-c', 'echo $HOME; exit 1'],
+    ]);
+  });
+  it('accepts TOML dotted keys and inline tables', () => {
+    const r = toml('gate.allow = ["src/**"]\ngate.producers = [{ name = "t", command = "npm test" }]\n');
+    expect(r.ok && r.value.allow).toEqual(['src/**']);
+    expect(r.ok && r.value.producers[0]?.command).toEqual(['npm', 'test']);
+  });
+});
+
+describe('parseConfigText errors name the file, the key path and its line', () => {
+  it.each([
+    ['a wrong type', 'gate:\n  sequential: "yes"\n', 'gatehouse.yaml:2: gate.sequential: expected true or false, got "yes"'],
+    ['allow given as a string instead of a list', 'gate:\n  allow: src/**\n', 'gatehouse.yaml:2: gate.allow: expected a list of relative paths or globs, got "src/**"'],
+    ['an unknown key, suggesting the close one', 'gate:\n  allow: []\n  alow: ["src/"]\n', 'gatehouse.yaml:3: gate.alow: unknown key `alow`; did you mean `allow`?'],
+    ['an unknown producer key, suggesting the close one', 'gate:\n  producers:\n    - name: t\n      command: x\n      timeout: 5\n', 'gatehouse.yaml:5: gate.producers[0].timeout: unknown key `timeout`; did you mean `timeout_s`?'],
+    ['an unknown key with no close match, listing the expected keys', 'gate:\n  colour: blue\n', 'gatehouse.yaml:2: gate.colour: unknown key `colour`; expected one of: allow, protect, producers, sequential, max_stop_blocks, posture'],
+    ['an unknown section, suggesting the close one', 'gates:\n  allow: []\n', 'gatehouse.yaml:1: gates: unknown section `gates`; did you mean `gate`?'],
+    ['a bad posture', 'gate:\n  posture: fail-safe\n', 'gatehouse.yaml:2: gate.posture: expected "fail-open" or "fail-closed", got "fail-safe"'],
+    ['a negative timeout', 'gate:\n  producers:\n    - name: a\n      command: x\n    - name: b\n      command: y\n      timeout_s: -5\n', 'gatehouse.yaml:7: gate.producers[1].timeout_s: expected a whole number of seconds from 1 to 86400, got -5'],
+    ['a fractional timeout', 'gate:\n  producers:\n    - name: a\n      command: x\n      timeout_s: 1.5\n', 'gatehouse.yaml:5: gate.producers[0].timeout_s: expected a whole number of seconds from 1 to 86400, got 1.5'],
+    ['max_stop_blocks out of range', 'gate:\n  max_stop_blocks: 0\n', 'gatehouse.yaml:2: gate.max_stop_blocks: expected a whole number from 1 to 100, got 0'],
+    ['duplicate producer names', 'gate:\n  producers:\n    - name: t\n      command: x\n    - name: t\n      command: y\n', 'gatehouse.yaml:5: gate.producers[1].name: expected a unique name; producers[0] is already called "t"'],
+    ['a producer name with bad characters', 'gate:\n  producers:\n    - name: "my test"\n      command: x\n', 'gatehouse.yaml:3: gate.producers[0].name: expected a name of 1 to 64 letters, digits, `_`, `.` or `-`, got "my test"'],
+    ['a missing producer command, at the producer', 'gate:\n  producers:\n    - name: t\n', 'gatehouse.yaml:3: gate.producers[0].command: missing required key; expected a command string or a list of strings (argv)'],
+    ['a command that is not a string or list', 'gate:\n  producers:\n    - name: t\n      command: 3\n', 'gatehouse.yaml:4: gate.producers[0].command: expected a command string or a list of strings (argv), got 3'],
+    ['a command string with an unterminated quote', `gate:\n  producers:\n    - name: t\n      command: "npm test -- 'x"\n`, `gatehouse.yaml:4: gate.producers[0].command: Command "npm test -- 'x" has an unterminated single quote (')`],
+    ['an empty command list', 'gate:\n  producers:\n    - name: t\n      command: []\n', 'gatehouse.yaml:4: gate.producers[0].command: expected a command whose first word is the program to run'],
+    ['an absolute allow path', 'gate:\n  allow:\n    - src/\n    - /etc/passwd\n', 'gatehouse.yaml:4: gate.allow[1]: expected a path relative to the project root, not an absolute path, got "/etc/passwd"'],
+    ['a `..` segment in allow', 'gate:\n  allow: ["src/../../x"]\n', 'gatehouse.yaml:2: gate.allow[0]: expected a path inside the project; `..` segments are not allowed, got "src/../../x"'],
+    ['a `..` segment in protect', 'gate:\n  protect:\n    - ../secrets\n', 'gatehouse.yaml:3: gate.protect[0]: expected a path inside the project; `..` segments are not allowed'],
+    ['a top level that is a list', '- gate\n', 'gatehouse.yaml:1: (top level): expected a mapping of sections (e.g. `gate:`) at the top of the file, got a list'],
+  ])('YAML: %s', (_name, text, expected) => {
+    expect(reasonOf(yaml(text))).toContain(expected);
+  });
+
+  it.each(['approvals', 'permissions', 'stop_hooks', 'verifiers', 'gateway'])('YAML: refuses the not-yet-supported section `%s` at its line, without quoting its value', (section) => {
+    const reason = reasonOf(yaml(`gate:\n  allow: []\n${section}:\n  x: 1\n`));
+    expect(reason).toContain(`gatehouse.yaml:3: ${section}: section \`${section}\` is not supported by this version of Gatehouse`);
+    expect(reason).not.toContain('got');
+  });
+
+  it('YAML: reports a syntax error at its own line', () => {
+    expect(reasonOf(yaml('gate:\n  allow: ["src/**"\n  posture: fail-open\n'))).toMatch(/^gatehouse\.yaml:[23]: YAML syntax error: /);
+    expect(reasonOf(yaml('gate:\n  allow: []\n  allow: []\n'))).toMatch(/^gatehouse\.yaml:3: YAML syntax error: .*unique/);
+  });
+
+  it('reports every problem, one line each, in line order', () => {
+    const lines = reasonOf(yaml('gate:\n  posture: nope\n  sequential: 1\n')).split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^gatehouse\.yaml:2: gate\.posture: /);
+    expect(lines[1]).toMatch(/^gatehouse\.yaml:3: gate\.sequential: /);
+  });
+
+  it.each([
+    ['a wrong type', '[gate]\nallow = ["src/"]\nsequential = "yes"\n', 'gatehouse.toml:3: gate.sequential: expected true or false, got "yes"'],
+    ['an unknown key, suggesting the close one', '[gate]\nposture = "fail-open"\nmax_stop_block = 3\n', 'gatehouse.toml:3: gate.max_stop_block: unknown key `max_stop_block`; did you mean `max_stop_blocks`?'],
+    ['an unknown section, suggesting the close one', '[gate]\nallow = []\n\n[gat]\nx = 1\n', 'gatehouse.toml:4: gat: unknown section `gat`; did you mean `gate`?'],
+    ['an unsupported section', '[gate]\nallow = []\n\n[[stop_hooks]]\nname = "x"\n', 'gatehouse.toml:4: stop_hooks: section `stop_hooks` is not supported by this version of Gatehouse'],
+    ['a bad posture as a dotted key', 'gate.posture = "closed"\n', 'gatehouse.toml:1: gate.posture: expected "fail-open" or "fail-closed", got "closed"'],
+    ['a negative timeout in the second array-of-tables item', '[[gate.producers]]\nname = "a"\ncommand = "x"\ntimeout_s = 5\n\n[[gate.producers]]\nname = "b"\ncommand = "y"\ntimeout_s = -5\n', 'gatehouse.toml:9: gate.producers[1].timeout_s: expected a whole number of seconds from 1 to 86400, got -5'],
+    ['duplicate producer names', '[[gate.producers]]\nname = "t"\ncommand = "x"\n[[gate.producers]]\nname = "t"\ncommand = "y"\n', 'gatehouse.toml:5: gate.producers[1].name: expected a unique name'],
+    ['a missing command, at the array-of-tables header', '[[gate.producers]]\nname = "t"\ncommand = "x"\n\n[[gate.producers]]\nname = "u"\n', 'gatehouse.toml:5: gate.producers[1].command: missing required key'],
+    ['a problem inside an inline array, at the key holding it', '[gate]\nallow = [\n  "src/",\n  "/abs",\n]\n', 'gatehouse.toml:2: gate.allow[1]: expected a path relative to the project root'],
+    ['a `..` segment in allow', '[gate]\nallow = ["a/../b"]\n', 'gatehouse.toml:2: gate.allow[0]: expected a path inside the project; `..` segments are not allowed'],
+  ])('TOML: %s', (_name, text, expected) => {
+    expect(reasonOf(toml(text))).toContain(expected);
+  });
+
+  it('TOML: ignores key-like lines inside multi-line strings when locating a key', () => {
+    const text = '[[gate.producers]]\nname = "t"\ncommand = """\nposture = 1\n"""\n[gate]\nposture = "x"\n';
+    expect(reasonOf(toml(text))).toContain('gatehouse.toml:7: gate.posture:');
+  });
+
+  it('TOML: reports a syntax error at its own line', () => {
+    expect(reasonOf(toml('[gate]\nallow = ["src/"]\nposture = fail-open\n'))).toMatch(/^gatehouse\.toml:3: TOML syntax error: /);
+  });
+});
+
+describe('findConfigFile and loadConfig', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'gatehouse-config-'));
+  });
+  afterEach(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('looks for gatehouse.yaml, gatehouse.yml and gatehouse.toml', () => {
+    expect(CONFIG_FILE_NAMES).toEqual(['gatehouse.yaml', 'gatehouse.yml', 'gatehouse.toml']);
+  });
+
+  it('returns the defaults with file null when the project has no config', () => {
+    expect(findConfigFile(root)).toEqual({ ok: true, value: null });
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE } });
+  });
+
+  it.each([
+    ['gatehouse.yaml', FULL_YAML],
+    ['gatehouse.yml', FULL_YAML],
+    ['gatehouse.toml', FULL_TOML],
+  ])('loads %s from the project root', (name, text) => {
+    writeFileSync(join(root, name), text);
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE } });
+  });
+
+  it('refuses to choose when both gatehouse.yaml and gatehouse.toml exist', () => {
+    writeFileSync(join(root, 'gatehouse.yaml'), FULL_YAML);
+    writeFileSync(join(root, 'gatehouse.toml'), FULL_TOML);
+    const reason = reasonOf(loadConfig({ root }));
+    expect(reason).toContain('gatehouse.yaml');
+    expect(reason).toContain('gatehouse.toml');
+    expect(reason).toMatch(/keep one/);
+  });
+
+  it('loads an explicit file relative to the root, whatever its base name', () => {
+    mkdirSync(join(root, 'conf'));
+    writeFileSync(join(root, 'conf', 'ci.toml'), FULL_TOML);
+    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE } });
+  });
+
+  it('fails when an explicit file does not exist, even though defaults would apply', () => {
+    expect(reasonOf(loadConfig({ root, file: 'missing.yaml' }))).toContain(`${join(root, 'missing.yaml')} does not exist`);
+  });
+
+  it('fails on an explicit file with an unknown extension', () => {
+    writeFileSync(join(root, 'gatehouse.json'), '{}');
+    expect(reasonOf(loadConfig({ root, file: 'gatehouse.json' }))).toMatch(/unknown extension/);
+  });
+
+  it('fails when the project root is not a directory', () => {
+    expect(reasonOf(loadConfig({ root: join(root, 'nope') }))).toMatch(/is not a directory/);
+  });
+
+  it('names the full file path and line in a validation error', () => {
+    writeFileSync(join(root, 'gatehouse.yaml'), 'gate:\n  allow: ["src/"]\n  posture: open\n');
+    expect(reasonOf(loadConfig({ root }))).toContain(`${join(root, 'gatehouse.yaml')}:3: gate.posture: expected "fail-open" or "fail-closed"`);
+  });
+
+  it('reads a file that starts with a byte-order mark', () => {
+    writeFileSync(join(root, 'gatehouse.toml'), '\uFEFF[gate]\nallow = ["src/"]\n');
+    const r = loadConfig({ root });
+    expect(r.ok && r.value.gate.allow).toEqual(['src/']);
+  });
+});
