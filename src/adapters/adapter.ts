@@ -1,0 +1,64 @@
+// The one contract every agent adapter implements: render hooks into the agent's
+// settings (and remove exactly them), parse its hook JSON, and map a verdict to its output.
+import type { GateEvent } from '../core/event.js';
+import type { Result } from '../core/result.js';
+import type { Verdict } from '../core/verdict.js';
+
+/** Gates an adapter can offer. */
+export type GateName = 'write_gate' | 'shell_analysis' | 'completion_gate' | 'approvals' | 'halt';
+
+/** `blocking`: a genuine blocking hook surface; `none`: nothing rendered, the end-of-session check covers it. */
+export interface Capability {
+  level: 'blocking' | 'none';
+  reason: string;
+}
+
+/** One agent's capability per gate. */
+export type Capabilities = Record<GateName, Capability>;
+
+/** What an adapter needs to render a session's hooks. */
+export interface RenderContext {
+  sessionId: string;
+  worktree: string;
+  projectState: string;
+  /** Absolute path of the node binary and of the hook bundle: the hook runs them directly. */
+  nodePath: string;
+  hookBundle: string;
+  /** Seconds the Stop hook may take (producers' timeouts plus margin). */
+  stopTimeoutS: number;
+  /** The policy's posture is fail-closed: baked into the command so it holds even if the policy cannot be read. */
+  failClosed: boolean;
+}
+
+/** A rendered file, recorded so that removal can undo exactly it. */
+export interface RenderedFile {
+  file: string;
+  /** Adapter-specific record needed to remove the render (kept as JSON in the session folder). */
+  record: unknown;
+}
+
+/** How a verdict reaches the agent. */
+export interface HookOutput {
+  exitCode: 0 | 2;
+  stdout: string;
+  stderr: string;
+}
+
+/** The contract each `src/adapters/<agent>/` folder implements. */
+export interface AgentAdapter {
+  readonly name: string;
+  readonly capabilities: Capabilities;
+  /** Settings files the adapter writes (absolute), so the write gate can protect them. */
+  settingsFiles(worktree: string): string[];
+  render(ctx: RenderContext): Result<RenderedFile[]>;
+  unrender(files: RenderedFile[]): Result<{ removed: number }>;
+  /** Parses the agent's hook stdin for the given event name. */
+  parseEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent>;
+  output(event: GateEvent['kind'], verdict: Verdict): HookOutput;
+}
+
+/** Capability table for an agent Gatehouse has no hook surface for. */
+export function noCapabilities(reason: string): Capabilities {
+  const none: Capability = { level: 'none', reason };
+  return { write_gate: none, shell_analysis: none, completion_gate: none, approvals: none, halt: none };
+}

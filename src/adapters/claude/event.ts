@@ -1,0 +1,57 @@
+// Parses Claude Code's hook stdin into the core's agent-neutral event, mapping
+// Claude's own tool names to tool kinds in one table.
+import type { GateEvent, ToolKind } from '../../core/event.js';
+import { fail, ok, type Result } from '../../core/result.js';
+
+/** Claude Code's tool names and what each one does, as far as the gates care. */
+export const CLAUDE_TOOL_KINDS: Readonly<Record<string, { kind: ToolKind; pathKey?: string }>> = {
+  Write: { kind: 'write', pathKey: 'file_path' },
+  Edit: { kind: 'write', pathKey: 'file_path' },
+  MultiEdit: { kind: 'write', pathKey: 'file_path' },
+  NotebookEdit: { kind: 'write', pathKey: 'notebook_path' },
+  Bash: { kind: 'shell' },
+  Read: { kind: 'read' },
+  Glob: { kind: 'read' },
+  Grep: { kind: 'read' },
+  LS: { kind: 'read' },
+  NotebookRead: { kind: 'read' },
+  WebFetch: { kind: 'read' },
+  WebSearch: { kind: 'read' },
+};
+
+/** The write tools, as the exact-name matcher Claude Code uses for PreToolUse. */
+export const CLAUDE_WRITE_MATCHER = 'Write|Edit|MultiEdit|NotebookEdit';
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parses one Claude Code hook payload. */
+export function parseClaudeEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent> {
+  if (!isRecord(input)) return fail('hook input is not a JSON object');
+  const cwd = typeof input.cwd === 'string' && input.cwd.length > 0 ? input.cwd : fallbackCwd;
+  if (eventName === 'PreToolUse') {
+    const tool = input.tool_name;
+    if (typeof tool !== 'string') return fail('PreToolUse input has no tool_name');
+    const entry = CLAUDE_TOOL_KINDS[tool];
+    const toolInput = isRecord(input.tool_input) ? input.tool_input : {};
+    const targets: string[] = [];
+    if (entry?.pathKey) {
+      const p = toolInput[entry.pathKey];
+      if (typeof p !== 'string') return fail(`${tool} input has no ${entry.pathKey}`);
+      targets.push(p);
+    }
+    return ok({ kind: 'pre_tool', tool, toolKind: entry?.kind ?? 'other', targets, cwd });
+  }
+  if (eventName === 'Stop' || eventName === 'SubagentStop') {
+    const last = input.last_assistant_message;
+    const transcript = input.transcript_path;
+    return ok({
+      kind: 'stop',
+      cwd,
+      lastMessage: typeof last === 'string' ? last : null,
+      transcriptPath: typeof transcript === 'string' ? transcript : null,
+    });
+  }
+  return fail(`event ${eventName} is not one Gatehouse gates`);
+}

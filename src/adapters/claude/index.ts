@@ -1,0 +1,69 @@
+// The Claude Code adapter: a PreToolUse write gate on the exact write tools and a Stop
+// completion gate, rendered into `<worktree>/.claude/settings.local.json`.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { shellJoin } from '../../core/shell-quote.js';
+import { fail, ok, type Result } from '../../core/result.js';
+import type { AgentAdapter, Capabilities, RenderContext, RenderedFile } from '../adapter.js';
+import { CLAUDE_WRITE_MATCHER, parseClaudeEvent } from './event.js';
+import { claudeOutput } from './output.js';
+import { removeHooks, renderHooks, type HookEntry, type RenderRecord } from './render.js';
+
+/** PreToolUse work is a few path checks; a minute is far beyond any real run and still bounded. */
+const PRE_TOOL_TIMEOUT_S = 60;
+
+const CAPABILITIES: Capabilities = {
+  write_gate: { level: 'blocking', reason: 'PreToolUse hook on Write, Edit, MultiEdit, NotebookEdit; exit 2 refuses the call' },
+  shell_analysis: { level: 'none', reason: 'Bash is not analysed in-session yet; the scope check at Stop and at session end catches its writes' },
+  completion_gate: { level: 'blocking', reason: 'Stop hook; exit 2 makes the model continue' },
+  approvals: { level: 'none', reason: 'interactive approvals are not available yet' },
+  halt: { level: 'blocking', reason: 'hook JSON {"continue": false} ends the run' },
+};
+
+/** The hook command for one event, run directly by absolute paths (no npx, no PATH lookup). */
+export function claudeHookCommand(ctx: RenderContext, event: string, failClosed: boolean): string {
+  const argv = [ctx.nodePath, ctx.hookBundle, 'check', '--session', ctx.sessionId, '--event', event, '--state-dir', ctx.projectState, '--agent', 'claude'];
+  if (failClosed) argv.push('--fail-closed');
+  return shellJoin(argv);
+}
+
+/** Claude Code's settings file for per-session, per-user hooks. */
+export function claudeSettingsFile(worktree: string): string {
+  return join(worktree, '.claude', 'settings.local.json');
+}
+
+/** The Claude Code adapter. */
+export const claudeAdapter: AgentAdapter = {
+  name: 'claude',
+  capabilities: CAPABILITIES,
+  settingsFiles(worktree) {
+    // Every settings level that can switch hooks off (`disableAllHooks`) or replace them.
+    return [
+      claudeSettingsFile(worktree),
+      join(worktree, '.claude', 'settings.json'),
+      join(homedir(), '.claude', 'settings.json'),
+      join(homedir(), '.claude', 'settings.local.json'),
+    ];
+  },
+  render(ctx: RenderContext): Result<RenderedFile[]> {
+    const entries: HookEntry[] = [
+      { event: 'PreToolUse', matcher: CLAUDE_WRITE_MATCHER, command: claudeHookCommand(ctx, 'PreToolUse', ctx.failClosed), timeout: PRE_TOOL_TIMEOUT_S },
+      { event: 'Stop', command: claudeHookCommand(ctx, 'Stop', ctx.failClosed), timeout: ctx.stopTimeoutS },
+    ];
+    const file = claudeSettingsFile(ctx.worktree);
+    const r = renderHooks(file, entries);
+    if (!r.ok) return fail(r.reason);
+    return ok([{ file, record: r.value }]);
+  },
+  unrender(files: RenderedFile[]) {
+    let removed = 0;
+    for (const f of files) {
+      const r = removeHooks(f.record as RenderRecord);
+      if (!r.ok) return fail(r.reason);
+      removed += r.value.removed;
+    }
+    return ok({ removed });
+  },
+  parseEvent: parseClaudeEvent,
+  output: claudeOutput,
+};

@@ -1,0 +1,23 @@
+// The hook-time half of each adapter (parse + output), kept apart from rendering so the
+// hook bundle loads no settings-editing code.
+import type { GateEvent } from '../core/event.js';
+import type { Result } from '../core/result.js';
+import type { Verdict } from '../core/verdict.js';
+import type { HookOutput } from './adapter.js';
+import { parseClaudeEvent } from './claude/event.js';
+import { claudeOutput } from './claude/output.js';
+
+/** What the hook needs from an adapter. */
+export interface HookAdapter {
+  parseEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent>;
+  output(event: GateEvent['kind'], verdict: Verdict): HookOutput;
+}
+
+const HOOK_ADAPTERS: Readonly<Record<string, HookAdapter>> = {
+  claude: { parseEvent: parseClaudeEvent, output: claudeOutput },
+};
+
+/** The hook-time adapter for an agent, or undefined for an agent with no hook surface. */
+export function hookAdapter(agent: string): HookAdapter | undefined {
+  return Object.hasOwn(HOOK_ADAPTERS, agent) ? HOOK_ADAPTERS[agent] : undefined;
+}

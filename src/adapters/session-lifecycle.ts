@@ -1,0 +1,212 @@
+// Starting and ending a gated session: compile config + flags into the policy, record the
+// baseline, render the agent's hooks; and later remove exactly them and run the final check.
+import { mkdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { splitCommand } from '../core/argv.js';
+import { POLICY_VERSION, type Policy, type ProducerSpec } from '../core/policy.js';
+import { fail, ok, type Result } from '../core/result.js';
+import type { ChainResult } from '../core/verifier-chain.js';
+import { isInside, relativeInside } from '../core/write-gate.js';
+import { CONFIG_FILE_NAMES, loadConfig } from '../runtime/config.js';
+import { recordBaseline } from '../runtime/scope-baseline.js';
+import { SessionStore, type SessionMeta } from '../runtime/session-store.js';
+import { projectStateDir, stateBase } from '../runtime/state-dir.js';
+import type { Capabilities, RenderedFile } from './adapter.js';
+import { runCompletionChain } from './hook-gate.js';
+import { AGENT_NAME_RE, adapterFor, capabilitiesFor } from './registry.js';
+
+/** Bytes of output kept per producer: enough for any useful failure tail, bounded on disk. */
+const OUTPUT_CAP_BYTES = 1024 * 1024;
+/** Added to the producers' own timeouts so the agent never times the Stop hook out first (a timed-out hook fails open). */
+const STOP_TIMEOUT_MARGIN_S = 60;
+/** Producer name rule, shared with the config schema. */
+const PRODUCER_NAME_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+/** Default producer timeout for `--require` (same as the config default). */
+const DEFAULT_PRODUCER_TIMEOUT_S = 300;
+
+/** Everything `session start` needs. */
+export interface StartOptions {
+  agent: string;
+  worktree: string;
+  id?: string;
+  allow: string[];
+  /** `NAME=COMMAND` strings; COMMAND is split into argv without a shell. */
+  require: string[];
+  configFile?: string;
+  /** Overrides the project state dir entirely. */
+  stateDir?: string;
+  env: NodeJS.ProcessEnv;
+  nodePath: string;
+  hookBundle: string;
+}
+
+/** A started session. */
+export interface StartedSession {
+  store: SessionStore;
+  policy: Policy;
+  capabilities: Capabilities;
+  rendered: string[];
+}
+
+/** Resolves the project state dir for a worktree (real path). */
+export function resolveProjectState(worktreeReal: string, env: NodeJS.ProcessEnv, stateDir?: string): string {
+  return stateDir ? resolve(stateDir) : projectStateDir(stateBase(env), worktreeReal);
+}
+
+/** Parses `NAME=COMMAND` into a required producer. */
+export function parseRequire(spec: string): Result<ProducerSpec> {
+  const eq = spec.indexOf('=');
+  if (eq <= 0) return fail(`--require ${JSON.stringify(spec)} must look like NAME=COMMAND, e.g. --require test="npm test"`);
+  const name = spec.slice(0, eq);
+  if (!PRODUCER_NAME_RE.test(name)) return fail(`--require name ${JSON.stringify(name)} must be 1-64 letters, digits, '.', '_' or '-'`);
+  const argv = splitCommand(spec.slice(eq + 1));
+  if (!argv.ok) return fail(`--require ${name}: ${argv.reason}`);
+  return ok({ name, kind: 'check', command: argv.value, required: true, timeout_s: DEFAULT_PRODUCER_TIMEOUT_S });
+}
+
+function validateAllow(pattern: string): string | null {
+  if (pattern.trim() === '') return 'an allow pattern is empty';
+  if (isAbsolute(pattern)) return `allow pattern ${JSON.stringify(pattern)} is absolute; write it relative to the worktree`;
+  if (pattern.split('/').includes('..')) return `allow pattern ${JSON.stringify(pattern)} contains '..'; patterns stay inside the worktree`;
+  return null;
+}
+
+function newSessionId(): string {
+  const now = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${now}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Compiles config and flags into a policy, records the baseline and renders the hooks. */
+export async function startSession(opts: StartOptions): Promise<Result<StartedSession>> {
+  if (!AGENT_NAME_RE.test(opts.agent)) return fail(`--agent ${JSON.stringify(opts.agent)} is not a valid agent name (e.g. claude)`);
+  let worktree: string;
+  try {
+    worktree = realpathSync(resolve(opts.worktree));
+    if (!statSync(worktree).isDirectory()) return fail(`--worktree ${opts.worktree} is not a folder`);
+  } catch {
+    return fail(`--worktree ${opts.worktree} does not exist`);
+  }
+  const config = loadConfig({ root: worktree, ...(opts.configFile ? { file: resolve(opts.configFile) } : {}) });
+  if (!config.ok) return fail(config.reason);
+  const gate = config.value.gate;
+
+  const allow = [...new Set([...gate.allow, ...opts.allow])];
+  for (const p of allow) {
+    const bad = validateAllow(p);
+    if (bad) return fail(bad);
+  }
+  const producers = new Map<string, ProducerSpec>(gate.producers.map((p) => [p.name, p]));
+  for (const spec of opts.require) {
+    const r = parseRequire(spec);
+    if (!r.ok) return fail(r.reason);
+    producers.set(r.value.name, r.value);
+  }
+
+  const stateDirRaw = resolveProjectState(worktree, opts.env, opts.stateDir);
+  mkdirSync(stateDirRaw, { recursive: true, mode: 0o700 });
+  const projectState = realpathSync(stateDirRaw);
+  const id = opts.id ?? newSessionId();
+  const created = SessionStore.create(projectState, id);
+  if (!created.ok) return fail(created.reason);
+  const store = created.value;
+
+  try {
+    const adapter = adapterFor(opts.agent);
+    const settingsFiles = adapter?.settingsFiles(worktree) ?? [];
+    const configFiles = CONFIG_FILE_NAMES.map((n) => join(worktree, n));
+    if (config.value.file) configFiles.push(config.value.file);
+    const protect = [...new Set([projectState, ...settingsFiles, ...configFiles, ...gate.protect.map((p) => join(worktree, p))])];
+    const scopeExclude = settingsFiles.filter((f) => isInside(worktree, f)).map((f) => relativeInside(worktree, f));
+    const producerList = [...producers.values()];
+    const policy: Policy = {
+      v: POLICY_VERSION,
+      session_id: id,
+      agent: opts.agent,
+      worktree,
+      state_dir: projectState,
+      allow,
+      protect,
+      producers: producerList,
+      sequential: gate.sequential,
+      max_stop_blocks: gate.max_stop_blocks,
+      output_cap_bytes: OUTPUT_CAP_BYTES,
+      posture: gate.posture,
+      scope_exclude: scopeExclude,
+      created_at: new Date().toISOString(),
+    };
+    // The baseline is taken before rendering, so the rendered settings are never "a change".
+    if (allow.length > 0) store.writeJson('baseline', await recordBaseline(worktree, { exclude: scopeExclude }));
+    store.writeJson('policy', policy);
+
+    let rendered: RenderedFile[] = [];
+    if (adapter) {
+      const timeouts = producerList.map((p) => p.timeout_s);
+      const producersS = gate.sequential ? timeouts.reduce((a, b) => a + b, 0) : Math.max(0, ...timeouts);
+      const r = adapter.render({
+        sessionId: id,
+        worktree,
+        projectState,
+        nodePath: opts.nodePath,
+        hookBundle: opts.hookBundle,
+        stopTimeoutS: producersS + STOP_TIMEOUT_MARGIN_S,
+        failClosed: policy.posture === 'fail-closed',
+      });
+      if (!r.ok) throw new RenderError(r.reason);
+      rendered = r.value;
+    }
+    store.writeJson('render', rendered);
+    const meta: SessionMeta = {
+      id,
+      agent: opts.agent,
+      worktree,
+      status: 'active',
+      started_at: policy.created_at,
+      ended_at: null,
+      config_file: config.value.file,
+      end_verdict: null,
+    };
+    store.writeJson('meta', meta);
+    return ok({ store, policy, capabilities: capabilitiesFor(opts.agent), rendered: rendered.map((f) => f.file) });
+  } catch (err) {
+    // Nothing half-made stays behind: the session folder goes, the settings were not touched.
+    rmSync(store.dir, { recursive: true, force: true });
+    if (err instanceof RenderError) return fail(err.message);
+    throw err;
+  }
+}
+
+class RenderError extends Error {}
+
+/** Removes exactly the hooks a session rendered and marks it ended. Idempotent. */
+export function endSession(store: SessionStore): Result<{ removed: number; alreadyEnded: boolean }> {
+  const meta = store.meta();
+  if (!meta.ok) return fail(meta.reason);
+  const rendered = store.readJson<RenderedFile[]>('render');
+  let removed = 0;
+  if (rendered.ok && rendered.value.length > 0) {
+    const adapter = adapterFor(meta.value.agent);
+    if (adapter) {
+      const r = adapter.unrender(rendered.value);
+      if (!r.ok) return fail(r.reason);
+      removed = r.value.removed;
+    }
+  }
+  const alreadyEnded = meta.value.status === 'ended';
+  if (!alreadyEnded) store.writeJson('meta', { ...meta.value, status: 'ended', ended_at: new Date().toISOString() });
+  return ok({ removed, alreadyEnded });
+}
+
+/** The authoritative end-of-session check: the same producers and scope check, whatever happened in-session. */
+export async function checkSession(store: SessionStore): Promise<Result<ChainResult>> {
+  const policy = store.policy();
+  if (!policy.ok) return fail(policy.reason);
+  const meta = store.meta();
+  if (!meta.ok) return fail(meta.reason);
+  // While hooks are still rendered their settings file differs from the baseline by design.
+  const exclude = meta.value.status === 'active' ? policy.value.scope_exclude : [];
+  const result = await runCompletionChain(policy.value, store.dir, exclude);
+  const summary = result.outcome === 'continue' ? 'all required checks passed and every change is inside the allowlist' : `${result.decidedBy}: ${result.reason}`;
+  store.writeJson('meta', { ...meta.value, end_verdict: { passed: result.outcome === 'continue', summary, at: new Date().toISOString() } });
+  return ok(result);
+}
