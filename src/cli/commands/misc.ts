@@ -1,0 +1,51 @@
+// Small commands: `where` (the state dir), `agents` (capability tables) and
+// `hook-gate check` (the hook itself, for agents that call the CLI).
+import { Command } from 'commander';
+import { capabilitiesFor, knownAgents } from '../../adapters/registry.js';
+import { hookMain } from '../hook-command.js';
+import { printJson, projectStateFor } from '../context.js';
+import { formatCapabilities } from './session.js';
+
+/** `gatehouse where`. */
+export function whereCommand(): Command {
+  return new Command('where')
+    .description("print this project's state folder")
+    .option('--worktree <dir>', 'project folder', '.')
+    .option('--state-dir <dir>', 'project state folder')
+    .option('--json', 'print as JSON')
+    .action((flags: { worktree?: string; stateDir?: string; json?: boolean }) => {
+      const dir = projectStateFor(flags.worktree, flags.stateDir);
+      if (flags.json) printJson({ state_dir: dir });
+      else process.stdout.write(`${dir}\n`);
+    });
+}
+
+/** `gatehouse agents`. */
+export function agentsCommand(): Command {
+  return new Command('agents')
+    .description('list the agents Gatehouse can gate and how, per gate')
+    .option('--json', 'print as JSON')
+    .action((flags: { json?: boolean }) => {
+      const agents = knownAgents();
+      if (flags.json) return printJson(Object.fromEntries(agents.map((a) => [a, capabilitiesFor(a)])));
+      for (const a of agents) process.stdout.write(formatCapabilities(a, capabilitiesFor(a)));
+    });
+}
+
+/** `gatehouse hook-gate check …`: the same code as the lean hook bundle. */
+export function hookGateCommand(): Command {
+  const group = new Command('hook-gate').description('the hook the agent runs: reads its hook JSON on stdin; exit 0 allows, 2 blocks with the reason on stderr');
+  group
+    .command('check')
+    .requiredOption('--session <id>', 'session id')
+    .requiredOption('--event <name>', 'PreToolUse or Stop')
+    .option('--state-dir <dir>', 'project state folder (default: from the current folder)')
+    .option('--agent <name>', 'agent whose hook JSON this is', 'claude')
+    .option('--fail-closed', 'refuse on an internal failure instead of allowing')
+    .action(async (flags: { session: string; event: string; stateDir?: string; agent: string; failClosed?: boolean }) => {
+      const argv = ['check', '--session', flags.session, '--event', flags.event, '--state-dir', projectStateFor(undefined, flags.stateDir), '--agent', flags.agent];
+      if (flags.failClosed) argv.push('--fail-closed');
+      process.exitCode = await hookMain(argv);
+    });
+  return group;
+}

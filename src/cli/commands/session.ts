@@ -1,0 +1,168 @@
+// `gatehouse session start|end|list|show|check`: the lifecycle of one gated agent run.
+import { Command } from 'commander';
+import { checkSession, endSession, startSession, type StartedSession } from '../../adapters/session-lifecycle.js';
+import { SessionStore } from '../../runtime/session-store.js';
+import type { Capabilities } from '../../adapters/adapter.js';
+import { EXIT, UserError } from '../exit-codes.js';
+import { hookBundlePath, openSession, printJson, projectStateFor } from '../context.js';
+
+const collect = (value: string, prev: string[]): string[] => [...prev, value];
+
+/** Options shared by `session start` and `run`. */
+export interface StartFlags {
+  agent: string;
+  worktree?: string;
+  id?: string;
+  allow: string[];
+  require: string[];
+  config?: string;
+  stateDir?: string;
+  json?: boolean;
+}
+
+/** Adds the session-start flags to a command. */
+export function withStartFlags(cmd: Command): Command {
+  return cmd
+    .requiredOption('--agent <name>', 'agent CLI to gate (claude; any other name renders nothing)')
+    .option('--worktree <dir>', 'project folder the agent works in', '.')
+    .option('--id <id>', 'session id (default: generated)')
+    .option('--allow <glob>', 'path the agent may write, relative to the worktree (repeatable)', collect, [])
+    .option('--require <name=command>', 'required check, e.g. test="npm test" (repeatable)', collect, [])
+    .option('--config <file>', 'config file (default: gatehouse.yaml or gatehouse.toml in the worktree)')
+    .option('--state-dir <dir>', 'project state folder (default: see `gatehouse where`)');
+}
+
+/** Starts a session from parsed flags or throws a UserError. */
+export async function startFromFlags(flags: StartFlags): Promise<StartedSession> {
+  const r = await startSession({
+    agent: flags.agent,
+    worktree: flags.worktree ?? '.',
+    ...(flags.id !== undefined ? { id: flags.id } : {}),
+    allow: flags.allow,
+    require: flags.require,
+    ...(flags.config !== undefined ? { configFile: flags.config } : {}),
+    ...(flags.stateDir !== undefined ? { stateDir: flags.stateDir } : {}),
+    env: process.env,
+    nodePath: process.execPath,
+    hookBundle: hookBundlePath(),
+  });
+  if (!r.ok) throw new UserError(r.reason);
+  return r.value;
+}
+
+/** Renders a capability table for humans. */
+export function formatCapabilities(agent: string, caps: Capabilities): string {
+  const rows = Object.entries(caps).map(([gate, c]) => `  ${gate.padEnd(16)} ${c.level.padEnd(9)} ${c.reason}`);
+  return `capabilities for ${agent}:\n${rows.join('\n')}\n`;
+}
+
+function describeStarted(s: StartedSession): string {
+  const p = s.policy;
+  const lines = [
+    `session ${p.session_id} started for ${p.agent} in ${p.worktree}`,
+    `  allow:    ${p.allow.length > 0 ? p.allow.join(', ') : '(no allowlist: writes are not restricted)'}`,
+    `  requires: ${p.producers.length > 0 ? p.producers.map((x) => `${x.name} (${x.command.join(' ')})`).join(', ') : '(no required checks)'}`,
+    `  hooks:    ${s.rendered.length > 0 ? s.rendered.join(', ') : '(none rendered)'}`,
+  ];
+  return `${lines.join('\n')}\n${formatCapabilities(p.agent, s.capabilities)}`;
+}
+
+/** The `session` command group. */
+export function sessionCommand(): Command {
+  const session = new Command('session').description('start, inspect and end gated agent sessions');
+
+  withStartFlags(session.command('start').description('compile the policy, record the baseline and render the agent hooks'))
+    .option('--json', 'print the session as JSON')
+    .action(async (flags: StartFlags) => {
+      const s = await startFromFlags(flags);
+      if (flags.json) printJson({ session_id: s.policy.session_id, state_dir: s.store.dir, policy: s.policy, rendered: s.rendered, capabilities: s.capabilities });
+      else {
+        process.stderr.write(describeStarted(s));
+        process.stdout.write(`${s.policy.session_id}\n`);
+      }
+    });
+
+  session
+    .command('end')
+    .description('remove exactly the hooks the session rendered (idempotent)')
+    .argument('<id>', 'session id')
+    .option('--worktree <dir>', 'project folder', '.')
+    .option('--state-dir <dir>', 'project state folder')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, flags: { worktree?: string; stateDir?: string; json?: boolean }) => {
+      const store = openSession(id, flags.worktree, flags.stateDir);
+      const r = endSession(store);
+      if (!r.ok) throw new UserError(r.reason);
+      if (flags.json) printJson({ session_id: id, removed_hooks: r.value.removed, already_ended: r.value.alreadyEnded });
+      else process.stdout.write(`session ${id} ended; ${r.value.removed} hook entr${r.value.removed === 1 ? 'y' : 'ies'} removed\n`);
+    });
+
+  session
+    .command('check')
+    .description('run the end-of-session check (required checks + scope) now')
+    .argument('<id>', 'session id')
+    .option('--worktree <dir>', 'project folder', '.')
+    .option('--state-dir <dir>', 'project state folder')
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string, flags: { worktree?: string; stateDir?: string; json?: boolean }) => {
+      const store = openSession(id, flags.worktree, flags.stateDir);
+      const r = await checkSession(store);
+      if (!r.ok) throw new UserError(r.reason);
+      if (flags.json) printJson(r.value);
+      else process.stdout.write(r.value.outcome === 'continue' ? 'PASSED: every required check passed and every change is inside the allowlist\n' : `FAILED (${r.value.decidedBy}): ${r.value.reason}\n`);
+      if (r.value.outcome !== 'continue') process.exitCode = EXIT.failure;
+    });
+
+  session
+    .command('list')
+    .description('list the sessions of this project')
+    .option('--worktree <dir>', 'project folder', '.')
+    .option('--state-dir <dir>', 'project state folder')
+    .option('--json', 'print as JSON')
+    .action((flags: { worktree?: string; stateDir?: string; json?: boolean }) => {
+      const projectState = projectStateFor(flags.worktree, flags.stateDir);
+      const metas = SessionStore.list(projectState).flatMap((id) => {
+        const m = new SessionStore(projectState, id).meta();
+        return m.ok ? [m.value] : [];
+      });
+      if (flags.json) return printJson(metas);
+      if (metas.length === 0) return void process.stdout.write('no sessions\n');
+      for (const m of metas) {
+        const verdict = m.end_verdict ? (m.end_verdict.passed ? 'passed' : 'failed') : '-';
+        process.stdout.write(`${m.id}  ${m.agent.padEnd(8)} ${m.status.padEnd(6)} ${m.started_at}  ${verdict}\n`);
+      }
+    });
+
+  session
+    .command('show')
+    .description('show one session: status, policy and recent gate decisions')
+    .argument('<id>', 'session id')
+    .option('--worktree <dir>', 'project folder', '.')
+    .option('--state-dir <dir>', 'project state folder')
+    .option('--json', 'print as JSON')
+    .action((id: string, flags: { worktree?: string; stateDir?: string; json?: boolean }) => {
+      const store = openSession(id, flags.worktree, flags.stateDir);
+      const meta = store.meta();
+      const policy = store.policy();
+      if (!meta.ok) throw new UserError(meta.reason);
+      if (!policy.ok) throw new UserError(policy.reason);
+      if (flags.json) return printJson({ meta: meta.value, policy: policy.value, dir: store.dir });
+      const m = meta.value;
+      const p = policy.value;
+      process.stdout.write(
+        [
+          `session ${m.id} (${m.agent}) ${m.status}`,
+          `  worktree: ${m.worktree}`,
+          `  started:  ${m.started_at}${m.ended_at ? `, ended ${m.ended_at}` : ''}`,
+          `  allow:    ${p.allow.join(', ') || '(none)'}`,
+          `  requires: ${p.producers.map((x) => `${x.name} (${x.command.join(' ')})`).join(', ') || '(none)'}`,
+          `  posture:  ${p.posture}`,
+          `  verdict:  ${m.end_verdict ? `${m.end_verdict.passed ? 'passed' : 'failed'} — ${m.end_verdict.summary}` : '(no end-of-session check yet)'}`,
+          `  log:      ${store.path('log')}`,
+          '',
+        ].join('\n'),
+      );
+    });
+
+  return session;
+}

@@ -1,0 +1,53 @@
+// The hook command shared by the lean bundle (dist/hook.js) and `gatehouse hook-gate`:
+// parse argv, read stdin, decide, write the agent's output, return the exit code.
+import { readFileSync } from 'node:fs';
+import { runHookGate, type HookRequest } from '../adapters/hook-gate.js';
+
+/** Largest hook input read from stdin; a Write of a large file carries its content. */
+const MAX_STDIN_BYTES = 64 * 1024 * 1024;
+
+const USAGE = 'usage: hook check --session ID --event PreToolUse|Stop --state-dir DIR [--agent claude] [--fail-closed]';
+
+/** Parses the hook's argv; `null` means the call is malformed. */
+export function parseHookArgs(argv: readonly string[]): Omit<HookRequest, 'stdin' | 'cwd'> | null {
+  if (argv[0] !== 'check') return null;
+  const out = { sessionId: '', eventName: '', stateDir: '', agent: 'claude', failClosed: false };
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i];
+    const next = argv[i + 1];
+    if (a === '--fail-closed') out.failClosed = true;
+    else if (next === undefined) return null;
+    else if (a === '--session') out.sessionId = next;
+    else if (a === '--event') out.eventName = next;
+    else if (a === '--state-dir') out.stateDir = next;
+    else if (a === '--agent') out.agent = next;
+    else return null;
+    if (a !== '--fail-closed') i++;
+  }
+  if (!out.sessionId || !out.eventName || !out.stateDir) return null;
+  return out;
+}
+
+function readStdin(): string {
+  try {
+    const buf = readFileSync(0);
+    return buf.length > MAX_STDIN_BYTES ? '' : buf.toString('utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Runs one hook call and returns the exit code. Exit 1 never happens: agents treat it as "proceed". */
+export async function hookMain(argv: readonly string[]): Promise<number> {
+  const args = parseHookArgs(argv);
+  if (!args) {
+    process.stderr.write(`${USAGE}\n`);
+    // A malformed render must not wedge the agent; it is not a block either.
+    return 0;
+  }
+  const out = await runHookGate({ ...args, stdin: readStdin(), cwd: process.cwd() });
+  if (out.stdout) process.stdout.write(out.stdout);
+  if (out.stderr) process.stderr.write(out.stderr);
+  return out.exitCode;
+}
+

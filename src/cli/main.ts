@@ -1,0 +1,43 @@
+// The `gatehouse` command line: thin command definitions over adapters/ and runtime/.
+// Usage errors exit 2, failed outcomes exit 1 (see exit-codes.ts and README.md).
+import { Command, CommanderError } from 'commander';
+import { agentsCommand, hookGateCommand, whereCommand } from './commands/misc.js';
+import { demoCommand } from './commands/demo.js';
+import { runCommand } from './commands/run.js';
+import { sessionCommand } from './commands/session.js';
+import { EXIT, UserError } from './exit-codes.js';
+
+/** Builds the program; exported so tests can inspect the command tree. */
+export function buildProgram(): Command {
+  const program = new Command('gatehouse')
+    .description('Supervise AI coding agents: blocking write and completion gates inside the agent session.')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)');
+  for (const cmd of [sessionCommand(), runCommand(), whereCommand(), agentsCommand(), hookGateCommand(), demoCommand()]) program.addCommand(cmd);
+  const exitOverride = (c: Command): void => {
+    c.exitOverride();
+    for (const sub of c.commands) exitOverride(sub);
+  };
+  exitOverride(program);
+  return program;
+}
+
+async function main(): Promise<void> {
+  try {
+    await buildProgram().parseAsync(process.argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version "fail" with exit code 0.
+      process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    if (err instanceof UserError) {
+      process.stderr.write(`gatehouse: ${err.message}\n`);
+      process.exitCode = err.code;
+      return;
+    }
+    throw err;
+  }
+}
+
+await main();
