@@ -1,0 +1,55 @@
+// Installs the pinned agent CLIs the end-to-end tests run (for now Claude Code) into a
+// cache folder outside the repo, once per machine. Set GATEHOUSE_SKIP_AGENT_INSTALL=1 to skip
+// (the end-to-end tests are then skipped); GATEHOUSE_AGENT_CACHE moves the cache.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+const AGENTS = [
+  {
+    name: 'claude-code',
+    pkg: '@anthropic-ai/claude-code',
+    version: '2.1.328',
+    // The platform package ships the native binary; using it directly needs no postinstall step.
+    bin: 'node_modules/@anthropic-ai/claude-code-linux-x64/claude',
+  },
+];
+
+if (process.env.GATEHOUSE_SKIP_AGENT_INSTALL === '1') {
+  console.log('install-agents: skipped (GATEHOUSE_SKIP_AGENT_INSTALL=1); end-to-end tests will be skipped');
+  process.exit(0);
+}
+
+const cache = process.env.GATEHOUSE_AGENT_CACHE || join(homedir(), '.cache', 'gatehouse-agents');
+mkdirSync(cache, { recursive: true });
+
+for (const agent of AGENTS) {
+  const dir = join(cache, `${agent.name}@${agent.version}`);
+  const bin = join(dir, agent.bin);
+  if (existsSync(bin) && spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 }).status === 0) {
+    console.log(`install-agents: ${agent.pkg}@${agent.version} ready`);
+    continue;
+  }
+  console.log(`install-agents: installing ${agent.pkg}@${agent.version} into ${dir} (once per machine)…`);
+  // Install beside the final folder, then rename: an interrupted install never looks complete.
+  const tmp = `${dir}.partial-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  writeFileSync(join(tmp, 'package.json'), '{"private": true}\n');
+  try {
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${agent.pkg}@${agent.version}`], { cwd: tmp, stdio: 'inherit' });
+  } catch {
+    rmSync(tmp, { recursive: true, force: true });
+    console.error(`install-agents: could not install ${agent.pkg}@${agent.version}. Check access to the npm registry, or set GATEHOUSE_SKIP_AGENT_INSTALL=1 to run without the end-to-end tests.`);
+    process.exit(1);
+  }
+  if (spawnSync(join(tmp, agent.bin), ['--version'], { encoding: 'utf8' }).status !== 0) {
+    rmSync(tmp, { recursive: true, force: true });
+    console.error(`install-agents: ${agent.pkg}@${agent.version} installed but its binary does not run on this machine (${process.platform}-${process.arch}).`);
+    process.exit(1);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(tmp, dir);
+  console.log(`install-agents: ${agent.pkg}@${agent.version} installed`);
+}
