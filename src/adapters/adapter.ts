@@ -48,8 +48,10 @@ export interface HookOutput {
 export interface AgentAdapter {
   readonly name: string;
   readonly capabilities: Capabilities;
-  /** Settings files the adapter writes (absolute), so the write gate can protect them. */
+  /** Every settings file that could switch the hooks off (absolute): the write gate protects them. */
   settingsFiles(worktree: string): string[];
+  /** The files `render` writes (absolute): the in-session scope check ignores them. */
+  renderTargets(worktree: string): string[];
   render(ctx: RenderContext): Result<RenderedFile[]>;
   unrender(files: RenderedFile[]): Result<{ removed: number }>;
   /** Parses the agent's hook stdin for the given event name. */

@@ -117,7 +117,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     const configFiles = CONFIG_FILE_NAMES.map((n) => join(worktree, n));
     if (config.value.file) configFiles.push(config.value.file);
     const protect = [...new Set([projectState, ...settingsFiles, ...configFiles, ...gate.protect.map((p) => join(worktree, p))])];
-    const scopeExclude = settingsFiles.filter((f) => isInside(worktree, f)).map((f) => relativeInside(worktree, f));
+    const scopeExclude = (adapter?.renderTargets(worktree) ?? []).filter((f) => isInside(worktree, f)).map((f) => relativeInside(worktree, f));
     const producerList = [...producers.values()];
     const policy: Policy = {
       v: POLICY_VERSION,

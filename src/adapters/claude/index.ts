@@ -45,6 +45,9 @@ export const claudeAdapter: AgentAdapter = {
       join(homedir(), '.claude', 'settings.local.json'),
     ];
   },
+  renderTargets(worktree) {
+    return [claudeSettingsFile(worktree)];
+  },
   render(ctx: RenderContext): Result<RenderedFile[]> {
     const entries: HookEntry[] = [
       { event: 'PreToolUse', matcher: CLAUDE_WRITE_MATCHER, command: claudeHookCommand(ctx, 'PreToolUse', ctx.failClosed), timeout: PRE_TOOL_TIMEOUT_S },

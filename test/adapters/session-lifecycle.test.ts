@@ -1,0 +1,58 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startSession, type StartOptions } from '../../src/adapters/session-lifecycle.js';
+import { HOOK, tempDir } from '../support/cli.js';
+
+let root: string;
+let state: string;
+
+beforeEach(() => {
+  const base = tempDir();
+  root = join(base, 'repo');
+  state = join(base, 'state');
+  mkdirSync(root, { recursive: true });
+});
+
+const opts = (o: Partial<StartOptions> = {}): StartOptions => ({ agent: 'claude', worktree: root, allow: [], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK, ...o });
+
+describe('policy compile', () => {
+  it('merges config and flags: allow patterns append and dedupe, --require replaces a producer of the same name', async () => {
+    writeFileSync(join(root, 'gatehouse.yaml'), 'gate:\n  allow: ["src/**", "docs/"]\n  producers:\n    - name: test\n      command: "npm test"\n      timeout_s: 20\n    - name: lint\n      command: ["npm", "run", "lint"]\n      required: false\n  sequential: true\n  posture: fail-closed\n');
+    const r = await startSession(opts({ allow: ['src/**', 'test/'], require: ["test=npx vitest run 'a b'"] }));
+    if (!r.ok) throw new Error(r.reason);
+    const p = r.value.policy;
+    expect(p.allow).toEqual(['src/**', 'docs/', 'test/']);
+    expect(p.producers).toEqual([
+      { name: 'test', kind: 'check', command: ['npx', 'vitest', 'run', 'a b'], required: true, timeout_s: 300 },
+      { name: 'lint', kind: 'check', command: ['npm', 'run', 'lint'], required: false, timeout_s: 300 },
+    ]);
+    expect(p).toMatchObject({ sequential: true, posture: 'fail-closed', max_stop_blocks: 8, worktree: root, agent: 'claude' });
+    // The policy on disk is what the hook reads.
+    expect(JSON.parse(readFileSync(join(r.value.store.dir, 'policy.json'), 'utf8'))).toEqual(p);
+    // Fail-closed is baked into the rendered command.
+    expect(readFileSync(join(root, '.claude/settings.local.json'), 'utf8')).toContain('--fail-closed');
+  });
+
+  it('protects the state dir, every settings level and the config files', async () => {
+    const r = await startSession(opts({ allow: ['**'] }));
+    if (!r.ok) throw new Error(r.reason);
+    const p = r.value.policy;
+    expect(p.protect).toEqual(expect.arrayContaining([state, join(root, '.claude/settings.local.json'), join(root, '.claude/settings.json'), join(homedir(), '.claude/settings.json'), join(root, 'gatehouse.yaml'), join(root, 'gatehouse.toml')]));
+    expect(p.scope_exclude).toEqual(['.claude/settings.local.json']);
+  });
+
+  it('refuses an unsafe or reused session id', async () => {
+    expect(await startSession(opts({ id: '../x' }))).toMatchObject({ ok: false });
+    expect((await startSession(opts({ id: 'same' }))).ok).toBe(true);
+    const again = await startSession(opts({ id: 'same' }));
+    expect(again).toMatchObject({ ok: false });
+    if (!again.ok) expect(again.reason).toContain('already exists');
+  });
+
+  it('refuses a worktree that does not exist', async () => {
+    const r = await startSession(opts({ worktree: join(root, 'nope') }));
+    expect(r).toMatchObject({ ok: false });
+  });
+});
