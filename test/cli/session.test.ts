@@ -27,11 +27,12 @@ describe('gatehouse session start / end', () => {
   it('renders PreToolUse and Stop command hooks that run the hook bundle by absolute path', () => {
     const id = start(['--require', 'test=npm test']);
     const hooks = JSON.parse(readFileSync(settings(), 'utf8')).hooks;
-    expect(hooks.PreToolUse[0].matcher).toBe('Write|Edit|MultiEdit|NotebookEdit');
+    // The tool-loop watchdog is on by default, so PreToolUse sees every tool.
+    expect(hooks.PreToolUse[0].matcher).toBe('*');
     const pre = hooks.PreToolUse[0].hooks[0];
     expect(pre.type).toBe('command');
     expect(pre.command.startsWith(`${process.execPath} `)).toBe(true);
-    expect(pre.command).toContain(join(process.cwd(), 'dist/hook.js'));
+    expect(pre.command).toContain(join(process.cwd(), 'dist/hook/hook.js'));
     expect(pre.command).toContain(`--session ${id} --event PreToolUse`);
     expect(pre.command).not.toMatch(/npx|npm /);
     const stop = hooks.Stop[0].hooks[0];
@@ -39,6 +40,21 @@ describe('gatehouse session start / end', () => {
     expect(stop.timeout).toBeGreaterThan(300);
     const policy = JSON.parse(readFileSync(join(state, 'sessions', id, 'policy.json'), 'utf8'));
     expect(policy.producers).toEqual([{ name: 'test', kind: 'check', command: ['npm', 'test'], required: true, timeout_s: 300 }]);
+  });
+
+  it('renders the exact write tools, not a regex, when no verifier needs every tool', () => {
+    writeFileSync(join(root, 'gatehouse.yaml'), 'verifiers:\n  enabled: false\n');
+    start();
+    const hooks = JSON.parse(readFileSync(settings(), 'utf8')).hooks;
+    expect(hooks.PreToolUse[0].matcher).toBe('Write|Edit|MultiEdit|NotebookEdit');
+    expect(hooks.PostToolUse).toBeUndefined();
+  });
+
+  it('renders PostToolUse only when the failure watchdog is on', () => {
+    writeFileSync(join(root, 'gatehouse.yaml'), 'verifiers:\n  failure_threshold: 3\n');
+    start();
+    const hooks = JSON.parse(readFileSync(settings(), 'utf8')).hooks;
+    expect(hooks.PostToolUse[0].hooks[0].command).toContain('--event PostToolUse');
   });
 
   it('prints the session as JSON with --json', () => {
@@ -179,6 +195,17 @@ describe('gatehouse run', () => {
     const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
     expect(existsSync(join(root, '.claude'))).toBe(false);
     expect(code).not.toBe(0);
+  });
+
+  it('leaves no rendered hooks behind when Ctrl-C arrives at any moment of start-up', async () => {
+    for (const delayMs of [0, 150, 300]) {
+      const child = spawn(process.execPath, [CLI, 'run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--', process.execPath, '-e', 'setTimeout(()=>{}, 30000)'], { stdio: 'ignore' });
+      await new Promise((res) => setTimeout(res, delayMs));
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+      expect(existsSync(join(root, '.claude')), `after ${delayMs} ms`).toBe(false);
+      expect(code).not.toBe(0);
+    }
   });
 
   it('refuses a missing command with a usage error', () => {
