@@ -1,0 +1,147 @@
+// The agent's own execution list (Claude Code's TodoWrite, or a markdown scratchpad):
+// reads it and refuses to let the turn end while items on it are unfinished.
+import type { TurnVerifier, VerifierOutcome } from '../verifier-chain.js';
+import type { TurnVerifyContext, VerifierOptions } from './context.js';
+
+/** One item on the agent's list. */
+export interface ExecItem {
+  text: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
+
+/** Unfinished items named in a refusal: enough to act on, short enough to read at a glance. */
+export const MAX_LISTED_ITEMS = 8;
+
+/** The Claude Code tool whose input is the whole current todo list. */
+export const TODO_TOOL_NAME = 'TodoWrite';
+
+const STATUSES: ReadonlySet<string> = new Set(['pending', 'in_progress', 'completed']);
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The todos of the last TodoWrite in one transcript line, `undefined` when it has none. */
+function todosInLine(line: string): ExecItem[] | null | undefined {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(line);
+  } catch {
+    return undefined; // junk, or a line torn by a write still in progress
+  }
+  // Sidechain lines are a subagent's work; its todos are not the main agent's list.
+  if (!isRecord(entry) || entry.type !== 'assistant' || entry.isSidechain === true) return undefined;
+  const message = entry.message;
+  if (!isRecord(message) || !Array.isArray(message.content)) return undefined;
+  for (let i = message.content.length - 1; i >= 0; i--) {
+    const block: unknown = message.content[i];
+    if (!isRecord(block) || block.type !== 'tool_use' || block.name !== TODO_TOOL_NAME) continue;
+    const todos = isRecord(block.input) ? block.input.todos : undefined;
+    // The latest TodoWrite is the list; if it is unreadable an older one would be stale, so say "no list".
+    if (!Array.isArray(todos)) return null;
+    const items: ExecItem[] = [];
+    for (const t of todos) {
+      // An item we cannot read is left out rather than guessed at: this check must not veto on a guess.
+      if (!isRecord(t) || typeof t.content !== 'string' || typeof t.status !== 'string' || !STATUSES.has(t.status)) continue;
+      items.push({ text: t.content, status: t.status as ExecItem['status'] });
+    }
+    return items;
+  }
+  return undefined;
+}
+
+/**
+ * The todo list from the last `TodoWrite` call in a Claude Code transcript (JSONL), or
+ * null when there is none. Junk and torn lines are skipped: the transcript is written
+ * asynchronously, so its tail may lag behind the session or end mid-line.
+ * @example todosFromTranscript(readFileSync(event.transcriptPath, 'utf8'))
+ */
+export function todosFromTranscript(jsonlText: string): ExecItem[] | null {
+  let end = jsonlText.length;
+  while (end > 0) {
+    const start = jsonlText.lastIndexOf('\n', end - 1) + 1;
+    const line = jsonlText.slice(start, end).trim();
+    end = start - 1;
+    // Cheap filter first: transcripts run to megabytes and most lines are not todo writes.
+    if (!line.includes(TODO_TOOL_NAME)) continue;
+    const found = todosInLine(line);
+    if (found !== undefined) return found;
+  }
+  return null;
+}
+
+/** A markdown scratchpad: its objective and its plan. */
+export interface Scratchpad {
+  objective: string | null;
+  items: ExecItem[];
+}
+
+const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+const CHECKBOX = /^\s*[-*+]\s+\[([ xX~])\]\s+(.*?)\s*$/;
+const FENCE = /^\s*(```|~~~)/;
+const MARKS: Readonly<Record<string, ExecItem['status']>> = { ' ': 'pending', '~': 'in_progress', x: 'completed', X: 'completed' };
+
+/**
+ * Parses a scratchpad for library agent loops: the `## Objective` text and the
+ * checkbox items under `## Plan` (`- [ ]` pending, `- [~]` in progress, `- [x]` done).
+ * Sub-headings stay inside their section; fenced code is ignored.
+ * @example parseScratchpad('## Plan\n- [x] read\n- [ ] fix').items.length // 2
+ */
+export function parseScratchpad(markdown: string): Scratchpad {
+  let section: 'objective' | 'plan' | null = null;
+  let inFence = false;
+  const objective: string[] = [];
+  const items: ExecItem[] = [];
+  for (const line of markdown.split(/\r?\n/)) {
+    if (FENCE.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) continue;
+    const h = HEADING.exec(line);
+    if (h && h[1]!.length <= 2) {
+      const title = h[2]!.toLowerCase();
+      section = h[1]!.length === 2 && title === 'objective' ? 'objective' : h[1]!.length === 2 && title === 'plan' ? 'plan' : null;
+      continue;
+    }
+    if (section === 'objective') objective.push(line);
+    if (section === 'plan') {
+      const m = CHECKBOX.exec(line);
+      if (m && m[2]!.length > 0) items.push({ text: m[2]!, status: MARKS[m[1]!]! });
+    }
+  }
+  const text = objective.join('\n').trim();
+  return { objective: text.length > 0 ? text : null, items };
+}
+
+/** Refuses the stop while the list has unfinished items; no list, or all done, continues. */
+export function checkExecutionList(items: readonly ExecItem[] | null): VerifierOutcome {
+  const open = (items ?? []).filter((i) => i.status !== 'completed');
+  if (open.length === 0) return { kind: 'continue' };
+  const lines = open.slice(0, MAX_LISTED_ITEMS).map((i) => `- ${i.text}${i.status === 'in_progress' ? ' (in progress)' : ''}`);
+  if (open.length > MAX_LISTED_ITEMS) lines.push(`…and ${open.length - MAX_LISTED_ITEMS} more`);
+  return {
+    kind: 'block',
+    reason: `Your task list still has ${open.length} unfinished item(s):\n${lines.join('\n')}\nFinish them before you stop, or update the list: mark what is done as completed and remove what no longer applies.`,
+    detail: { unfinished: open.length, in_progress: open.filter((i) => i.status === 'in_progress').length },
+  };
+}
+
+/**
+ * The execution-list check as a chain stage. It judges only a real stop (`end_turn`):
+ * mid-turn the list is expected to have open items.
+ * @example executionListVerifier((ctx) => todosFromTranscript(ctx.transcript))
+ */
+export function executionListVerifier<C extends TurnVerifyContext>(
+  getItems: (ctx: C) => ExecItem[] | null | Promise<ExecItem[] | null>,
+  options: VerifierOptions = {},
+): TurnVerifier<C> {
+  return {
+    name: 'execution_list',
+    posture: options.posture ?? 'fail-open',
+    async verify(ctx) {
+      if (ctx.stop_reason !== 'end_turn') return { kind: 'continue' };
+      return checkExecutionList(await getItems(ctx));
+    },
+  };
+}

@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_PROFILE, type TurnVerifyContext } from '../../../src/core/turn/context.js';
+import {
+  checkExecutionList,
+  executionListVerifier,
+  parseScratchpad,
+  todosFromTranscript,
+  type ExecItem,
+} from '../../../src/core/turn/execution-list.js';
+
+const signal = new AbortController().signal;
+type Todo = { content: string; status: string; activeForm?: string };
+
+/** One assistant line in Claude Code's transcript shape. */
+function assistant(blocks: unknown[], extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    type: 'assistant',
+    uuid: 'u',
+    parentUuid: null,
+    sessionId: 's',
+    message: { id: 'msg_1', type: 'message', role: 'assistant', content: blocks, stop_reason: null },
+    ...extra,
+  });
+}
+const todoWrite = (todos: Todo[]) => ({ type: 'tool_use', id: 'toolu_1', name: 'TodoWrite', input: { todos } });
+const todo = (content: string, status: string): Todo => ({ content, status, activeForm: `Doing ${content}` });
+const user = (text: string) => JSON.stringify({ type: 'user', message: { role: 'user', content: text } });
+const result = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Todos have been modified successfully' }] } });
+
+describe('todosFromTranscript', () => {
+  it('reads the todos of a TodoWrite call', () => {
+    const text = [user('fix it'), assistant([{ type: 'text', text: 'Planning.' }, todoWrite([todo('a', 'completed'), todo('b', 'in_progress'), todo('c', 'pending')])]), result, ''].join('\n');
+    expect(todosFromTranscript(text)).toEqual([
+      { text: 'a', status: 'completed' },
+      { text: 'b', status: 'in_progress' },
+      { text: 'c', status: 'pending' },
+    ]);
+  });
+
+  it('lets the latest of several TodoWrites win', () => {
+    const text = [
+      assistant([todoWrite([todo('a', 'pending'), todo('b', 'pending')])]),
+      result,
+      assistant([todoWrite([todo('a', 'completed'), todo('b', 'in_progress')])]),
+      assistant([{ type: 'tool_use', id: 't2', name: 'Bash', input: { command: 'echo TodoWrite' } }]),
+    ].join('\n');
+    expect(todosFromTranscript(text)).toEqual([
+      { text: 'a', status: 'completed' },
+      { text: 'b', status: 'in_progress' },
+    ]);
+  });
+
+  it('takes the last TodoWrite block within one message', () => {
+    const text = assistant([todoWrite([todo('old', 'pending')]), todoWrite([todo('new', 'completed')])]);
+    expect(todosFromTranscript(text)).toEqual([{ text: 'new', status: 'completed' }]);
+  });
+
+  it('skips junk lines and CRLF endings', () => {
+    const text = ['not json', '{"type":', '[1,2]', 'null', assistant([todoWrite([todo('a', 'pending')])]), '"TodoWrite"', '{"TodoWrite": 1}'].join('\r\n');
+    expect(todosFromTranscript(text)).toEqual([{ text: 'a', status: 'pending' }]);
+  });
+
+  it('skips a torn last line still being written and falls back to the last whole one', () => {
+    const whole = assistant([todoWrite([todo('a', 'in_progress')])]);
+    const full = assistant([todoWrite([todo('a', 'completed')])]);
+    const torn = full.slice(0, full.length - 10);
+    expect(torn).toContain('TodoWrite');
+    expect(todosFromTranscript(`${whole}\n${torn}`)).toEqual([{ text: 'a', status: 'in_progress' }]);
+  });
+
+  it('returns null when there is no TodoWrite', () => {
+    expect(todosFromTranscript([user('hi'), assistant([{ type: 'text', text: 'done' }])].join('\n'))).toBeNull();
+    expect(todosFromTranscript('')).toBeNull();
+  });
+
+  it('returns an empty list for a TodoWrite that cleared the list', () => {
+    expect(todosFromTranscript(assistant([todoWrite([])]))).toEqual([]);
+  });
+
+  it('ignores a subagent (sidechain) TodoWrite', () => {
+    const text = [assistant([todoWrite([todo('main', 'completed')])]), assistant([todoWrite([todo('sub', 'pending')])], { isSidechain: true })].join('\n');
+    expect(todosFromTranscript(text)).toEqual([{ text: 'main', status: 'completed' }]);
+  });
+
+  it('ignores a TodoWrite-looking block in a user line', () => {
+    const fake = JSON.stringify({ type: 'user', message: { role: 'user', content: [todoWrite([todo('x', 'pending')])] } });
+    expect(todosFromTranscript(fake)).toBeNull();
+  });
+
+  it('says "no list" rather than fall back to a stale one when the latest TodoWrite has no todos array', () => {
+    const text = [assistant([todoWrite([todo('a', 'pending')])]), assistant([{ type: 'tool_use', name: 'TodoWrite', input: {} }])].join('\n');
+    expect(todosFromTranscript(text)).toBeNull();
+  });
+
+  it('leaves out items it cannot read instead of guessing', () => {
+    const text = assistant([todoWrite([todo('a', 'pending'), { content: 'b', status: 'blocked' }, { status: 'pending' } as Todo])]);
+    expect(todosFromTranscript(text)).toEqual([{ text: 'a', status: 'pending' }]);
+  });
+});
+
+describe('parseScratchpad', () => {
+  it('reads the objective and the plan items with their marks', () => {
+    const md = ['# Scratchpad', '', '## Objective', 'Make the build green.', '', '## Plan', '- [x] read the failure', '- [~] fix the parser', '- [ ] run the tests', '* [X] star bullet', '## Notes', '- [ ] not a plan item'].join('\n');
+    expect(parseScratchpad(md)).toEqual({
+      objective: 'Make the build green.',
+      items: [
+        { text: 'read the failure', status: 'completed' },
+        { text: 'fix the parser', status: 'in_progress' },
+        { text: 'run the tests', status: 'pending' },
+        { text: 'star bullet', status: 'completed' },
+      ],
+    });
+  });
+
+  it('keeps sub-headings and nested items inside the plan and ignores fenced code', () => {
+    const md = ['## plan', '### Phase 1', '- [ ] a', '  - [x] a.1', '```', '- [ ] in code', '```', 'prose line', '- plain bullet'].join('\r\n');
+    expect(parseScratchpad(md).items).toEqual([
+      { text: 'a', status: 'pending' },
+      { text: 'a.1', status: 'completed' },
+    ]);
+  });
+
+  it('returns no objective and no items without those sections', () => {
+    expect(parseScratchpad('just text\n- [ ] loose item')).toEqual({ objective: null, items: [] });
+  });
+});
+
+describe('checkExecutionList', () => {
+  const items = (n: number, status: ExecItem['status'] = 'pending'): ExecItem[] => Array.from({ length: n }, (_, i) => ({ text: `item ${i + 1}`, status }));
+
+  it.each([
+    ['continues with no list', null],
+    ['continues with an empty list', []],
+    ['continues when every item is done', items(3, 'completed')],
+  ] as const)('%s', (_name, list) => {
+    expect(checkExecutionList(list).kind).toBe('continue');
+  });
+
+  it('blocks while items are pending or in progress and lists them, marking the one in progress', () => {
+    const out = checkExecutionList([
+      { text: 'read', status: 'completed' },
+      { text: 'fix', status: 'in_progress' },
+      { text: 'test', status: 'pending' },
+    ]);
+    expect(out.kind).toBe('block');
+    if (out.kind !== 'block') return;
+    expect(out.reason).toContain('2 unfinished item(s)');
+    expect(out.reason).toContain('- fix (in progress)\n- test\n');
+    expect(out.reason).not.toContain('read');
+    expect(out.detail).toEqual({ unfinished: 2, in_progress: 1 });
+  });
+
+  it('lists 8 of 12 unfinished items and says how many more there are', () => {
+    const out = checkExecutionList(items(12));
+    if (out.kind !== 'block') throw new Error('expected a block');
+    expect(out.reason).toContain('- item 8\n');
+    expect(out.reason).not.toContain('item 9');
+    expect(out.reason).toContain('…and 4 more');
+  });
+
+  it('adds no "more" line for exactly 8', () => {
+    const out = checkExecutionList(items(8));
+    if (out.kind !== 'block') throw new Error('expected a block');
+    expect(out.reason).not.toContain('more');
+  });
+});
+
+describe('executionListVerifier', () => {
+  const ctx = (stop_reason: 'end_turn' | null): TurnVerifyContext => ({
+    session_id: 's',
+    iterations: 3,
+    tool_calls_made: 10,
+    final_text: 'done',
+    recent_tool_calls: [],
+    stop_reason,
+    profile: DEFAULT_PROFILE,
+  });
+  const open: ExecItem[] = [{ text: 'x', status: 'pending' }];
+
+  it('blocks a real stop with unfinished items', async () => {
+    expect((await executionListVerifier(() => open).verify(ctx('end_turn'), signal)).kind).toBe('block');
+  });
+
+  it('never vetoes mid-turn, when the list is expected to be open, and does not even read it', async () => {
+    let read = 0;
+    const v = executionListVerifier(() => {
+      read++;
+      return open;
+    });
+    expect((await v.verify(ctx(null), signal)).kind).toBe('continue');
+    expect(read).toBe(0);
+  });
+
+  it('accepts an async getter', async () => {
+    expect((await executionListVerifier(() => Promise.resolve(null)).verify(ctx('end_turn'), signal)).kind).toBe('continue');
+  });
+});
