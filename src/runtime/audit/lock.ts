@@ -1,0 +1,155 @@
+// A cross-process exclusive lock on one file (O_EXCL create, pid + random token inside),
+// synchronous because hooks are; a lock whose owner died is taken over with care.
+//
+// Races accepted, both needing a crash first: (1) a dead owner whose pid the system has
+// given to a new process looks alive, so waiters time out (LOCK_TIMEOUT_MS) with an Error
+// naming the file until someone deletes it; (2) a stealer stalled for more than
+// STEAL_MARKER_STALE_MS between re-reading a dead owner's lock and unlinking it can
+// unlink a lock a live writer just took, letting two writers in at once. Two writers can
+// fork the chain (two events with one seq), which verify reports: tamper evidence holds,
+// only availability suffers.
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+
+/** How long an append waits for the lock before giving up with an Error the caller logs. */
+export const LOCK_TIMEOUT_MS = 5000;
+// Backoff between tries: the lock is held for well under a millisecond per append, so
+// start short; cap it so a waiter never sleeps through many hand-overs in a row.
+const FIRST_BACKOFF_MS = 0.2;
+const MAX_BACKOFF_MS = 8;
+// A lock file is written right after it is created; one still without a readable owner
+// after this long belongs to a process that died between the two steps.
+const UNREADABLE_LOCK_GRACE_MS = 1000;
+// The steal section is one read and one unlink; a steal marker older than this was left
+// by a process that died inside it.
+const STEAL_MARKER_STALE_MS = 2000;
+
+const OWNER = /^(\d+) ([0-9a-f]{16})\n$/;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/** Locks this process holds; a lock file naming our own pid but not in here is a leftover. */
+const held = new Set<string>();
+
+function sleep(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+function errCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | null)?.code;
+}
+
+function readOrNull(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if (errCode(err) === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+function ageMs(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return errCode(err) === 'EPERM';
+  }
+  // A killed hook whose parent has not reaped it yet still answers signal 0 (Linux shows
+  // it as state Z); it will never release the lock.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+function tryCreate(file: string, content: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o600);
+  } catch (err) {
+    if (errCode(err) === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    writeSync(fd, content);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/** Whether the lock content names an owner that can no longer release it. */
+function isStale(file: string, content: string): boolean {
+  const m = OWNER.exec(content);
+  if (!m) return ageMs(file) > UNREADABLE_LOCK_GRACE_MS;
+  const pid = Number(m[1]);
+  if (pid === process.pid) return !held.has(file);
+  return !pidAlive(pid);
+}
+
+/**
+ * Removes the lock file if it still holds exactly `staleContent`. Stealers serialise on
+ * a steal marker and re-read under it, so a lock created after our first read is never
+ * removed by mistake; only a stealer stalled past STEAL_MARKER_STALE_MS can race.
+ */
+function breakStale(file: string, staleContent: string): boolean {
+  const marker = `${file}.steal`;
+  if (!tryCreate(marker, `${process.pid} ${randomBytes(8).toString('hex')}\n`)) {
+    if (ageMs(marker) > STEAL_MARKER_STALE_MS) unlinkQuiet(marker);
+    return false;
+  }
+  try {
+    if (readOrNull(file) === staleContent) unlinkQuiet(file);
+  } finally {
+    unlinkQuiet(marker);
+  }
+  return true;
+}
+
+function unlinkQuiet(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (err) {
+    if (errCode(err) !== 'ENOENT') throw err;
+  }
+}
+
+/**
+ * Runs `fn` while holding the exclusive lock `file`, waiting up to `timeoutMs`.
+ * Throws an Error naming the lock and its owner when the wait times out.
+ * @example withLock('/state/audit/log.lock', () => appendLine())
+ */
+export function withLock<T>(file: string, fn: () => T, timeoutMs = LOCK_TIMEOUT_MS): T {
+  if (held.has(file)) throw new Error(`lock ${file} is already held by this process`);
+  const content = `${process.pid} ${randomBytes(8).toString('hex')}\n`;
+  const deadline = Date.now() + timeoutMs;
+  let backoff = FIRST_BACKOFF_MS;
+  while (!tryCreate(file, content)) {
+    const current = readOrNull(file);
+    // Released between our try and our read: try again at once.
+    if (current === null) continue;
+    if (isStale(file, current) && breakStale(file, current)) continue;
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for the lock ${file} held by pid ${OWNER.exec(current)?.[1] ?? '?'}; if no Gatehouse process is running, delete that file`);
+    }
+    sleep(backoff * (0.5 + Math.random()));
+    backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+  }
+  held.add(file);
+  try {
+    return fn();
+  } finally {
+    held.delete(file);
+    // Remove only our own lock: if it was taken from us (we looked dead), leave theirs.
+    if (readOrNull(file) === content) unlinkQuiet(file);
+  }
+}

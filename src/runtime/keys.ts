@@ -1,0 +1,102 @@
+// The project's Ed25519 signing key: made on first use in `<state>/keys/` (private key
+// 0600), identified by the hex SHA-256 of its SPKI DER; rotation keeps the old public keys.
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from './fs-atomic.js';
+
+/** A loaded signing key. */
+export interface SigningKey {
+  /** Hex SHA-256 of the public key's SPKI DER. */
+  keyId: string;
+  /** Name used in signed notes (checkpoints): `gatehouse-<first 16 hex of keyId>`. */
+  name: string;
+  publicKey: KeyObject;
+  privateKey: KeyObject;
+  publicKeyPem: string;
+}
+
+const PRIVATE_FILE = 'ed25519.key.pem';
+const PUBLIC_FILE = 'ed25519.pub.pem';
+const RETIRED_DIR = 'retired';
+
+/** Hex SHA-256 of a public key's SPKI DER encoding. */
+export function keyIdOf(publicKey: KeyObject): string {
+  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex');
+}
+
+/** The signed-note key name for a key id. */
+export function keyNameOf(keyId: string): string {
+  return `gatehouse-${keyId.slice(0, 16)}`;
+}
+
+/** Parses a PEM public key (SPKI); throws on anything else. */
+export function publicKeyFromPem(pem: string): KeyObject {
+  const key = createPublicKey(pem);
+  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`expected an Ed25519 public key, got ${key.asymmetricKeyType ?? 'unknown'}`);
+  return key;
+}
+
+function keysDir(projectState: string): string {
+  return join(projectState, 'keys');
+}
+
+function fromPrivatePem(pem: string): SigningKey {
+  const privateKey = createPrivateKey(pem);
+  const publicKey = createPublicKey(privateKey);
+  const keyId = keyIdOf(publicKey);
+  return { keyId, name: keyNameOf(keyId), publicKey, privateKey, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+}
+
+function generate(dir: string): SigningKey {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const key = fromPrivatePem(pem);
+  // The private key is written first and alone decides which key is current.
+  writeFileAtomic(join(dir, PRIVATE_FILE), pem, { mode: 0o600 });
+  writeFileAtomic(join(dir, PUBLIC_FILE), key.publicKeyPem, { mode: 0o644 });
+  return key;
+}
+
+/** Loads the project's current key, creating it on first use. */
+export function loadOrCreateKey(projectState: string): SigningKey {
+  const dir = keysDir(projectState);
+  const file = join(dir, PRIVATE_FILE);
+  if (existsSync(file)) return fromPrivatePem(readFileSync(file, 'utf8'));
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return generate(dir);
+}
+
+/** Loads the current key without creating one; null when there is none yet. */
+export function loadKey(projectState: string): SigningKey | null {
+  const file = join(keysDir(projectState), PRIVATE_FILE);
+  return existsSync(file) ? fromPrivatePem(readFileSync(file, 'utf8')) : null;
+}
+
+/** Replaces the current key with a new one; the old public key stays in `keys/retired/`. */
+export function rotateKey(projectState: string): { previous: SigningKey; current: SigningKey } {
+  const previous = loadOrCreateKey(projectState);
+  const dir = keysDir(projectState);
+  mkdirSync(join(dir, RETIRED_DIR), { recursive: true, mode: 0o700 });
+  writeFileAtomic(join(dir, RETIRED_DIR, `${previous.keyId}.pub.pem`), previous.publicKeyPem, { mode: 0o644 });
+  renameSync(join(dir, PRIVATE_FILE), join(dir, RETIRED_DIR, `${previous.keyId}.key.pem`));
+  const current = generate(dir);
+  return { previous, current };
+}
+
+/** Public keys of every key this project has used (current and retired), by key id. */
+export function knownPublicKeys(projectState: string): Map<string, KeyObject> {
+  const out = new Map<string, KeyObject>();
+  const current = loadKey(projectState);
+  if (current) out.set(current.keyId, current.publicKey);
+  try {
+    for (const f of readdirSync(join(keysDir(projectState), RETIRED_DIR))) {
+      if (!f.endsWith('.pub.pem')) continue;
+      const k = publicKeyFromPem(readFileSync(join(keysDir(projectState), RETIRED_DIR, f), 'utf8'));
+      out.set(keyIdOf(k), k);
+    }
+  } catch {
+    // No retired keys.
+  }
+  return out;
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { CompactRange, consistencyProof, leafHash } from '../../../src/core/crypto/merkle.js';
+import { ProofRecorder } from '../../../src/runtime/audit/proof-recorder.js';
+
+describe('ProofRecorder', () => {
+  it('builds, in one pass, the same consistency proofs as the reference for every pair up to 40 leaves', () => {
+    const leaves = Array.from({ length: 40 }, (_, i) => leafHash(`e${i}`));
+    const pairs: [number, number][] = [];
+    for (let n = 0; n <= 40; n++) for (let m = 0; m <= n; m++) pairs.push([m, n]);
+    const recorder = new ProofRecorder(pairs);
+    const range = new CompactRange(recorder.onNode);
+    for (const leaf of leaves) {
+      range.push(leaf);
+      recorder.atSize(range);
+    }
+    for (const [m, n] of pairs) {
+      expect(recorder.proof(m, n)?.map((h) => h.toString('hex')), `${m} → ${n}`).toEqual(consistencyProof(leaves, m, n).map((h) => Buffer.from(h).toString('hex')));
+    }
+  });
+
+  it('has no proof for a size the log never reached', () => {
+    const recorder = new ProofRecorder([[3, 9]]);
+    const range = new CompactRange(recorder.onNode);
+    for (let i = 0; i < 6; i++) {
+      range.push(leafHash(`e${i}`));
+      recorder.atSize(range);
+    }
+    expect(recorder.proof(3, 9)).toBeNull();
+  });
+});
