@@ -1,0 +1,47 @@
+// Content-addressed store of evidence blobs (producer outputs, scope listings, policies):
+// `<state>/evidence/blobs/sha256/<hex>`, written atomically once, never rewritten.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../fs-atomic.js';
+
+/** A lowercase hex SHA-256 digest: the only names the store accepts (no path tricks). */
+export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
+
+/** Hex SHA-256 of some bytes. */
+export function sha256Hex(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** The folder holding every blob of a project. */
+export function blobDir(projectState: string): string {
+  return join(projectState, 'evidence', 'blobs', 'sha256');
+}
+
+/**
+ * Stores `data` under its SHA-256 and returns the hex digest; a blob already present is left alone.
+ * @example const digest = putBlob(state, Buffer.from(result.output, 'utf8'))
+ */
+export function putBlob(projectState: string, data: Buffer): string {
+  const digest = sha256Hex(data);
+  const dir = blobDir(projectState);
+  const file = join(dir, digest);
+  if (existsSync(file)) return digest;
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(file, data);
+  return digest;
+}
+
+/**
+ * The blob stored under `digest`, or null when it is absent or the name is not a digest.
+ * @example const out = getBlob(state, subject.digest.sha256)
+ */
+export function getBlob(projectState: string, digest: string): Buffer | null {
+  if (!SHA256_HEX_RE.test(digest)) return null;
+  try {
+    return readFileSync(join(blobDir(projectState), digest));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}

@@ -1,0 +1,99 @@
+// Seals one decision as an evidence bundle: blobs stored, statement digested, an
+// `evidence_sealed` audit event checkpointed, the anchored statement signed with DSSE.
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { canonicalJson } from '../../core/crypto/canonical-json.js';
+import { signEnvelope, type DsseEnvelope } from '../../core/crypto/dsse.js';
+import type { AuditLog } from '../audit/log.js';
+import type { SigningKey } from '../keys.js';
+import { putBlob } from './blobs.js';
+import { buildStatement, contentDigest, evidenceBlobs, PAYLOAD_TYPE, type EvidenceStatement, type SealInput } from './statement.js';
+
+/** Receipt ids: `ev-<UTC yyyymmddThhmmssZ>-<16 hex>`; 64 random bits make two seals in one second collide about never. */
+export const EVIDENCE_ID_RE = /^ev-\d{8}T\d{6}Z-[0-9a-f]{16}$/;
+/** Random bytes in a receipt id. */
+const ID_RANDOM_BYTES = 8;
+/** The audit event type and actor of a seal. */
+export const EVIDENCE_EVENT_TYPE = 'evidence_sealed';
+export const EVIDENCE_ACTOR = 'system:evidence';
+
+/** A bundle file as stored in `<state>/evidence/bundles/<id>.json`. */
+export interface EvidenceBundle {
+  envelope: DsseEnvelope;
+}
+
+/** The folder of a project's bundles. */
+export function bundleDir(projectState: string): string {
+  return join(projectState, 'evidence', 'bundles');
+}
+
+/** A fresh receipt id for a seal at `now`. */
+export function newEvidenceId(now: Date): string {
+  const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return `ev-${stamp}-${randomBytes(ID_RANDOM_BYTES).toString('hex')}`;
+}
+
+/**
+ * Creates `file` with `data`, atomically and exclusively: readers never see half a file,
+ * and an existing file is never replaced (link(2) fails with EEXIST, like O_EXCL).
+ */
+export function writeFileExclusive(file: string, data: string): void {
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o644);
+  try {
+    const buf = Buffer.from(data, 'utf8');
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+    closeSync(fd);
+    linkSync(tmp, file);
+  } finally {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Seals a decision: stores its blobs, records an `evidence_sealed` event holding the
+ * digest of the statement (minus anchor), checkpoints the log so a signed tree head
+ * covers that event, then signs the anchored statement. Throws on I/O failure.
+ * @example const { id } = sealEvidence(state, { where: 'in_session', kind: 'completion_verdict', verdict: 'pass', … }, key, audit)
+ */
+export function sealEvidence(projectState: string, input: SealInput, key: SigningKey, audit: AuditLog): { id: string; file: string } {
+  const now = input.now ?? new Date();
+  const id = newEvidenceId(now);
+  const digests = new Map<string, string>();
+  for (const blob of evidenceBlobs(input)) digests.set(blob.name, putBlob(projectState, blob.data));
+  const statement: EvidenceStatement = buildStatement(id, input, now.toISOString(), digests);
+
+  const event = audit.append({
+    type: EVIDENCE_EVENT_TYPE,
+    actor: EVIDENCE_ACTOR,
+    session_id: statement.predicate.session_id,
+    data: { evidence_id: id, content_digest: contentDigest(statement), kind: input.kind, where: input.where, verdict: input.verdict },
+  });
+  const checkpoint = audit.checkpoint(key);
+  const proof = audit.inclusionProof(event.seq, checkpoint.tree_size);
+  const line = audit.line(event.seq);
+  if (proof.root !== checkpoint.root || proof.leaf_index !== event.seq || line === null) {
+    throw new Error(`evidence: the audit log gives no proof of event ${event.seq} in its checkpoint of size ${checkpoint.tree_size}`);
+  }
+  statement.predicate.anchor = {
+    checkpoint: { note: checkpoint.note, tree_size: checkpoint.tree_size, root: checkpoint.root },
+    leaf_index: proof.leaf_index,
+    inclusion_proof: [...proof.hashes],
+    event_line: line,
+  };
+
+  const envelope = signEnvelope(PAYLOAD_TYPE, Buffer.from(canonicalJson(statement), 'utf8'), { keyId: key.keyId, privateKey: key.privateKey });
+  const dir = bundleDir(projectState);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${id}.json`);
+  const bundle: EvidenceBundle = { envelope };
+  writeFileExclusive(file, `${JSON.stringify(bundle, null, 2)}\n`);
+  return { id, file };
+}
