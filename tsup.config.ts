@@ -10,7 +10,7 @@ export default defineConfig([
     platform: 'node',
     dts: { entry: { index: 'src/index.ts' } },
     sourcemap: false,
-    clean: true,
+    clean: false,
     banner: { js: '#!/usr/bin/env node' },
   },
   {
@@ -20,7 +20,10 @@ export default defineConfig([
     platform: 'node',
     // Everything the hook needs is inlined so that Node resolves one file and nothing else.
     noExternal: [/.*/],
-    splitting: false,
+    // Code only the block and Stop paths need (audit log, evidence, keys) goes to chunks
+    // that an allowed PreToolUse call never loads.
+    splitting: true,
+    outDir: 'dist/hook',
     treeshake: true,
     minify: true,
     sourcemap: false,

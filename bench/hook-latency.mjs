@@ -10,7 +10,7 @@ const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 40;
 const WARMUP = 5;
 const CLI = resolve('dist/cli.js');
-const HOOK = resolve('dist/hook.js');
+const HOOK = resolve('dist/hook/hook.js');
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'gh-bench-')));
 const root = join(base, 'repo');

@@ -13,3 +13,11 @@ export { runProducers } from './runtime/producers.js';
 export type { ProducerResult } from './runtime/producers.js';
 export { startSession, endSession, checkSession } from './adapters/session-lifecycle.js';
 export { runHookGate } from './adapters/hook-gate.js';
+// The turn-level verifier chain for custom agent loops (see docs/verifier-chain.md).
+export * from './core/turn/index.js';
+export { shellStopHooksVerifier, runStopHooks, combineStopHooks } from './runtime/stop-hooks/shell.js';
+export { goalGateVerifier } from './runtime/stop-hooks/goal-gate.js';
+export { extensionStopHooksVerifier, loadExtensionHooks } from './runtime/stop-hooks/extension.js';
+export type { StopHookContext } from './runtime/stop-hooks/context.js';
+export type { StopHookSpec, StopHookResult } from './runtime/stop-hooks/shell.js';
+export type { GoalObjective } from './runtime/stop-hooks/goal-gate.js';

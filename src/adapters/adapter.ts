@@ -28,6 +28,10 @@ export interface RenderContext {
   stopTimeoutS: number;
   /** The policy's posture is fail-closed: baked into the command so it holds even if the policy cannot be read. */
   failClosed: boolean;
+  /** PreToolUse covers every tool (tool-loop watchdog, caps), not only the write tools. */
+  watchAllTools: boolean;
+  /** Render PostToolUse so failed tool results feed the consecutive-failure watchdog. */
+  trackFailures: boolean;
 }
 
 /** A rendered file, recorded so that removal can undo exactly it. */

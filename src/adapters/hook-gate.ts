@@ -1,20 +1,18 @@
 // One hook call, end to end: validate, load the session policy, let the adapter parse the
-// event, decide (write gate or verifier chain), log, and map the verdict to the agent's output.
+// event, decide (PreToolUse gates or the Stop chain), log, and map the verdict to the agent's output.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { PreToolEvent } from '../core/event.js';
 import type { Policy } from '../core/policy.js';
-import { VerifierChain, type ChainResult } from '../core/verifier-chain.js';
 import { allow, block, type Verdict } from '../core/verdict.js';
-import { compileWriteScope, decideWrite } from '../core/write-gate.js';
-import { resolveWriteTarget } from '../runtime/resolve-path.js';
 import { appendSessionLog, SESSION_FILES } from '../runtime/session-store.js';
-import { writeFileAtomic } from '../runtime/fs-atomic.js';
 import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';
-import { producersVerifier, scopeVerifier, type StopContext } from '../runtime/stop-verifiers.js';
+import { updateTurnState, type TurnState } from '../runtime/turn-state.js';
+import type { ChainResult } from '../core/verifier-chain.js';
 import type { HookOutput } from './adapter.js';
 import { claudeOutput } from './claude/output.js';
 import { hookAdapter } from './hook-adapters.js';
+import { decidePreTool, recordPostTool } from './pre-tool.js';
+import { runInSessionChain, type StopInput } from './stop-chain.js';
 
 /** One invocation of the hook command. */
 export interface HookRequest {
@@ -62,7 +60,22 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
     const parsed = adapter.parseEvent(req.eventName, input, req.cwd);
     if (!parsed.ok) return infraFailure(parsed.reason, failClosed);
     const event = parsed.value;
-    const verdict = event.kind === 'pre_tool' ? decidePreTool(policy, event) : await decideStop(policy, dir, logFile);
+    let verdict: Verdict;
+    if (event.kind === 'pre_tool') {
+      verdict = decidePreTool(policy, event, dir);
+      // The recorder (audit log, evidence, keys) is loaded only when there is something to seal.
+      if (verdict.decision !== 'allow' || policy.record_allows) {
+        const { recordGateDecision, digestOf } = await import('../runtime/recorder.js');
+        recordGateDecision(policy, event, verdict, digestOf(req.stdin));
+      }
+    } else if (event.kind === 'post_tool') {
+      verdict = recordPostTool(policy, event, dir);
+    } else {
+      const stop = await decideStop(policy, dir, { lastMessage: event.lastMessage, transcriptPath: event.transcriptPath }, logFile);
+      verdict = stop.verdict;
+      const { recordCompletion, digestOf } = await import('../runtime/recorder.js');
+      recordCompletion(policy, 'in_session', stop.result, { unverified: verdict.rule === 'completion.unverified', lastMessage: event.lastMessage, inputDigest: digestOf(req.stdin) });
+    }
     if (verdict.decision !== 'allow' || event.kind === 'stop') {
       appendSessionLog(logFile, { kind: 'decision', event: event.kind, tool: event.kind === 'pre_tool' ? event.tool : undefined, targets: event.kind === 'pre_tool' ? event.targets : undefined, decision: verdict.decision, rule: verdict.rule });
     }
@@ -72,53 +85,23 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   }
 }
 
-/** The write gate for one tool call. */
-export function decidePreTool(policy: Policy, event: PreToolEvent): Verdict {
-  if (event.toolKind !== 'write') return allow('not_a_write');
-  const scope = compileWriteScope(policy);
-  return decideWrite(
-    scope,
-    event.tool,
-    event.targets.map((target) => ({ target, real: resolveWriteTarget(target, event.cwd) })),
-  );
-}
-
-interface StopState {
-  consecutive_blocks: number;
-}
-
-/** The completion gate: the verifier chain, with Gatehouse's own count of consecutive blocks. */
-async function decideStop(policy: Policy, dir: string, logFile: string): Promise<Verdict> {
-  const stopFile = join(dir, SESSION_FILES.stop);
-  let state: StopState = { consecutive_blocks: 0 };
-  try {
-    state = JSON.parse(readFileSync(stopFile, 'utf8')) as StopState;
-  } catch {
-    // First stop of the session.
-  }
-  const result = await runCompletionChain(policy, dir);
-  const save = (n: number): void => writeFileAtomic(stopFile, `${JSON.stringify({ consecutive_blocks: n })}\n`, { mode: 0o600 });
-  if (result.outcome === 'continue') {
-    save(0);
-    return allow('completion.verified');
-  }
-  if (result.outcome === 'halt') {
-    save(0);
-    return { decision: 'halt', rule: result.decidedBy ?? 'chain', reason: result.reason ?? 'halted' };
-  }
-  if (state.consecutive_blocks >= policy.max_stop_blocks) {
-    save(0);
-    const note = `Gatehouse: the task ended UNVERIFIED after ${state.consecutive_blocks} refused attempts to finish; the last check to fail was ${result.decidedBy}. Review the work before trusting it.`;
-    appendSessionLog(logFile, { kind: 'unverified_stop', after_blocks: state.consecutive_blocks, rule: result.decidedBy });
-    return allow('completion.unverified', note);
-  }
-  save(state.consecutive_blocks + 1);
-  return block(result.decidedBy ?? 'chain', result.reason ?? 'blocked');
-}
-
-/** Runs the completion verifiers for a session (in-session Stop and end-of-session check alike). */
-export function runCompletionChain(policy: Policy, dir: string, exclude: string[] = policy.scope_exclude): Promise<ChainResult> {
-  const ctx: StopContext = { policy, baselineFile: join(dir, SESSION_FILES.baseline), exclude };
-  const chain = new VerifierChain<StopContext>([producersVerifier, scopeVerifier]);
-  return chain.run(ctx, new AbortController().signal);
+/** The completion gate: the verifier chain, with Gatehouse's own count of consecutive refused stops. */
+async function decideStop(policy: Policy, dir: string, input: StopInput, logFile: string): Promise<{ verdict: Verdict; result: ChainResult }> {
+  const run = await runInSessionChain(policy, dir, input);
+  const { result } = run;
+  const verdict = updateTurnState(dir, (s): { state: TurnState; result: Verdict } => {
+    // Keep what the stages wrote (extension veto counts, the nudge flag) and count the stop.
+    const base = { ...s, kv: { ...s.kv, ...run.state.kv }, stops: s.stops + 1 };
+    if (result.outcome === 'continue') return { state: { ...base, consecutive_blocks: 0 }, result: allow('completion.verified') };
+    if (result.outcome === 'halt') {
+      return { state: { ...base, consecutive_blocks: 0 }, result: { decision: 'halt', rule: result.decidedBy ?? 'chain', reason: result.reason ?? 'halted' } };
+    }
+    if (s.consecutive_blocks >= policy.max_stop_blocks) {
+      const note = `Gatehouse: the task ended UNVERIFIED after ${s.consecutive_blocks} refused attempts to finish; the last check to fail was ${result.decidedBy}. Review the work before trusting it.`;
+      appendSessionLog(logFile, { kind: 'unverified_stop', after_blocks: s.consecutive_blocks, rule: result.decidedBy });
+      return { state: { ...base, consecutive_blocks: 0 }, result: allow('completion.unverified', note) };
+    }
+    return { state: { ...base, consecutive_blocks: s.consecutive_blocks + 1 }, result: block(result.decidedBy ?? 'chain', result.reason ?? 'blocked') };
+  });
+  return { verdict, result };
 }

@@ -4,7 +4,7 @@ import { mkdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { splitCommand } from '../core/argv.js';
-import { POLICY_VERSION, type Policy, type ProducerSpec } from '../core/policy.js';
+import { POLICY_VERSION, type Policy, type ProducerSpec, type TurnPolicy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { ChainResult } from '../core/verifier-chain.js';
 import { isInside, relativeInside } from '../core/write-gate.js';
@@ -13,7 +13,12 @@ import { recordBaseline } from '../runtime/scope-baseline.js';
 import { SessionStore, type SessionMeta } from '../runtime/session-store.js';
 import { projectStateDir, stateBase } from '../runtime/state-dir.js';
 import type { Capabilities, RenderedFile } from './adapter.js';
-import { runCompletionChain } from './hook-gate.js';
+import { runEndOfSessionChain } from './stop-chain.js';
+import { digestOf, osUserActor, recordCompletion, recordEvent, writeCheckpoint } from '../runtime/recorder.js';
+import { canonicalJson } from '../core/crypto/canonical-json.js';
+import { loadExtensionHooks } from '../runtime/stop-hooks/extension.js';
+import { PROJECT_HOOKS_FILE } from '../runtime/stop-hooks/extension-config.js';
+import { clampProfile } from '../core/turn/context.js';
 import { AGENT_NAME_RE, adapterFor, capabilitiesFor } from './registry.js';
 
 /** Bytes of output kept per producer: enough for any useful failure tail, bounded on disk. */
@@ -36,6 +41,8 @@ export interface StartOptions {
   configFile?: string;
   /** Overrides the project state dir entirely. */
   stateDir?: string;
+  /** The session's objective and its gate command (operator-supplied; fail-closed). */
+  goal?: { objective: string; gateCommand: string };
   env: NodeJS.ProcessEnv;
   nodePath: string;
   hookBundle: string;
@@ -90,6 +97,25 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
   const config = loadConfig({ root: worktree, ...(opts.configFile ? { file: resolve(opts.configFile) } : {}) });
   if (!config.ok) return fail(config.reason);
   const gate = config.value.gate;
+  const turnConfig = config.value.turn;
+  // Hooks the agent could edit mid-session are read once, here, and the file is protected.
+  const extension = loadExtensionHooks(worktree, opts.env);
+  if (extension.problems.length > 0) return fail(`cannot load extension stop hooks: ${extension.problems.join('; ')}`);
+  const { profile } = clampProfile({
+    ...(turnConfig.verifiers.repeat_threshold !== null ? { repeat_threshold: turnConfig.verifiers.repeat_threshold } : {}),
+    ...(turnConfig.verifiers.halt_threshold !== null ? { halt_threshold: turnConfig.verifiers.halt_threshold } : {}),
+    max_tool_calls: turnConfig.verifiers.max_tool_calls,
+    failure_threshold: turnConfig.verifiers.failure_threshold,
+  });
+  const order = turnConfig.verifiers.order ?? null;
+  const goalCfg = opts.goal ? { objective: opts.goal.objective, gate_command: opts.goal.gateCommand, timeout_secs: DEFAULT_PRODUCER_TIMEOUT_S } : turnConfig.verifiers.goal;
+  const turn: TurnPolicy = {
+    enabled: turnConfig.verifiers.enabled,
+    order,
+    ...profile,
+    goal: goalCfg ? { text: goalCfg.objective, gate_command: goalCfg.gate_command, source: 'operator', timeout_secs: goalCfg.timeout_secs } : null,
+    watch_all_tools: turnConfig.verifiers.enabled && ((order ?? ['tool_loop']).includes('tool_loop') || profile.max_tool_calls !== null || profile.failure_threshold !== null),
+  };
 
   const allow = [...new Set([...gate.allow, ...opts.allow])];
   for (const p of allow) {
@@ -116,7 +142,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     const settingsFiles = adapter?.settingsFiles(worktree) ?? [];
     const configFiles = CONFIG_FILE_NAMES.map((n) => join(worktree, n));
     if (config.value.file) configFiles.push(config.value.file);
-    const protect = [...new Set([projectState, ...settingsFiles, ...configFiles, ...gate.protect.map((p) => join(worktree, p))])];
+    const protect = [...new Set([projectState, ...settingsFiles, ...configFiles, join(worktree, PROJECT_HOOKS_FILE), ...gate.protect.map((p) => join(worktree, p))])];
     const scopeExclude = (adapter?.renderTargets(worktree) ?? []).filter((f) => isInside(worktree, f)).map((f) => relativeInside(worktree, f));
     const producerList = [...producers.values()];
     const policy: Policy = {
@@ -133,6 +159,10 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       output_cap_bytes: OUTPUT_CAP_BYTES,
       posture: gate.posture,
       scope_exclude: scopeExclude,
+      record_allows: gate.record_allows,
+      stop_hooks: turnConfig.stop_hooks,
+      extension_hooks: extension.hooks,
+      turn,
       created_at: new Date().toISOString(),
     };
     // The baseline is taken before rendering, so the rendered settings are never "a change".
@@ -149,8 +179,10 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
         projectState,
         nodePath: opts.nodePath,
         hookBundle: opts.hookBundle,
-        stopTimeoutS: producersS + STOP_TIMEOUT_MARGIN_S,
+        stopTimeoutS: producersS + stopHooksTimeout(policy) + STOP_TIMEOUT_MARGIN_S,
         failClosed: policy.posture === 'fail-closed',
+        watchAllTools: turn.watch_all_tools,
+        trackFailures: turn.enabled && turn.failure_threshold !== null,
       });
       if (!r.ok) throw new RenderError(r.reason);
       rendered = r.value;
@@ -167,6 +199,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       end_verdict: null,
     };
     store.writeJson('meta', meta);
+    recordEvent(policy, 'session_started', osUserActor(), { agent: policy.agent, worktree, policy_digest: digestOf(canonicalJson(policy)) });
     return ok({ store, policy, capabilities: capabilitiesFor(opts.agent), rendered: rendered.map((f) => f.file) });
   } catch (err) {
     // Nothing half-made stays behind: the session folder goes, the settings were not touched.
@@ -178,8 +211,15 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
 
 class RenderError extends Error {}
 
+/** Seconds the stop-hook stages may take: they run in parallel within a stage, stages one after another. */
+function stopHooksTimeout(policy: Policy): number {
+  const shell = Math.max(0, ...policy.stop_hooks.map((h) => h.timeout_secs), policy.turn.goal?.timeout_secs ?? 0);
+  const extension = Math.max(0, ...policy.extension_hooks.map((h) => h.timeout_secs));
+  return shell + extension;
+}
+
 /** Removes exactly the hooks a session rendered and marks it ended. Idempotent. */
-export function endSession(store: SessionStore): Result<{ removed: number; alreadyEnded: boolean }> {
+export function endSession(store: SessionStore, exitCode: number | null = null): Result<{ removed: number; alreadyEnded: boolean }> {
   const meta = store.meta();
   if (!meta.ok) return fail(meta.reason);
   const rendered = store.readJson<RenderedFile[]>('render');
@@ -193,7 +233,14 @@ export function endSession(store: SessionStore): Result<{ removed: number; alrea
     }
   }
   const alreadyEnded = meta.value.status === 'ended';
-  if (!alreadyEnded) store.writeJson('meta', { ...meta.value, status: 'ended', ended_at: new Date().toISOString() });
+  if (!alreadyEnded) {
+    store.writeJson('meta', { ...meta.value, status: 'ended', ended_at: new Date().toISOString() });
+    const policy = store.policy();
+    if (policy.ok) {
+      recordEvent(policy.value, 'session_ended', osUserActor(), { reason: 'session end', exit_code: exitCode });
+      writeCheckpoint(policy.value);
+    }
+  }
   return ok({ removed, alreadyEnded });
 }
 
@@ -205,8 +252,11 @@ export async function checkSession(store: SessionStore): Promise<Result<ChainRes
   if (!meta.ok) return fail(meta.reason);
   // While hooks are still rendered their settings file differs from the baseline by design.
   const exclude = meta.value.status === 'active' ? policy.value.scope_exclude : [];
-  const result = await runCompletionChain(policy.value, store.dir, exclude);
+  const result = await runEndOfSessionChain(policy.value, store.dir, exclude);
+  const evidenceId = recordCompletion(policy.value, 'end_of_session', result, { actor: 'system:session-check' });
+  // The verdict is anchored by a signed checkpoint right away, whatever happens next.
+  writeCheckpoint(policy.value);
   const summary = result.outcome === 'continue' ? 'all required checks passed and every change is inside the allowlist' : `${result.decidedBy}: ${result.reason}`;
-  store.writeJson('meta', { ...meta.value, end_verdict: { passed: result.outcome === 'continue', summary, at: new Date().toISOString() } });
+  store.writeJson('meta', { ...meta.value, end_verdict: { passed: result.outcome === 'continue', summary, at: new Date().toISOString(), evidence_id: evidenceId } });
   return ok(result);
 }

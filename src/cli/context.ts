@@ -9,7 +9,7 @@ import { UserError } from './exit-codes.js';
 
 /** Absolute path of the lean hook bundle shipped beside the CLI bundle. */
 export function hookBundlePath(): string {
-  return fileURLToPath(new URL('./hook.js', import.meta.url));
+  return fileURLToPath(new URL('./hook/hook.js', import.meta.url));
 }
 
 /** The project state dir for a worktree (default: the current folder). */

@@ -1,4 +1,4 @@
-// The hook command shared by the lean bundle (dist/hook.js) and `gatehouse hook-gate`:
+// The hook command shared by the lean bundle (dist/hook/hook.js) and `gatehouse hook-gate`:
 // parse argv, read stdin, decide, write the agent's output, return the exit code.
 import { readFileSync } from 'node:fs';
 import { runHookGate, type HookRequest } from '../adapters/hook-gate.js';

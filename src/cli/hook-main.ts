@@ -1,5 +1,5 @@
-// The lean hook entry, bundled on its own as dist/hook.js: the agent runs
-// `node dist/hook.js check --session S --event E --state-dir D` on every gated call.
+// The lean hook entry, bundled on its own as dist/hook/hook.js: the agent runs
+// `node dist/hook/hook.js check --session S --event E --state-dir D` on every gated call.
 import { hookMain } from './hook-command.js';
 
 const failClosedArg = process.argv.includes('--fail-closed');

@@ -12,6 +12,16 @@ export interface PreToolEvent {
   toolKind: ToolKind;
   /** Paths the call writes, as the agent gave them (absolute or relative to `cwd`). */
   targets: string[];
+  /** The tool's arguments as the agent sent them (hashed by the tool-loop watchdog, never stored). */
+  input: unknown;
+  cwd: string;
+}
+
+/** A tool call has finished. */
+export interface PostToolEvent {
+  kind: 'post_tool';
+  tool: string;
+  failed: boolean;
   cwd: string;
 }
 
@@ -24,4 +34,4 @@ export interface StopEvent {
 }
 
 /** Any event a gate decides on. */
-export type GateEvent = PreToolEvent | StopEvent;
+export type GateEvent = PreToolEvent | PostToolEvent | StopEvent;

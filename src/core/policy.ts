@@ -14,6 +14,46 @@ export interface ProducerSpec {
   timeout_s: number;
 }
 
+/** An operator's stop hook (`[[stop_hooks]]`): shell text run in the worktree. */
+export interface StopHookPolicy {
+  name: string;
+  command: string;
+  timeout_secs: number;
+}
+
+/** A Stop hook from a Claude-Code-compatible hooks.json, loaded once at session start. */
+export interface ExtensionHookPolicy {
+  name: string;
+  source: 'project' | 'user';
+  file: string;
+  command: string;
+  timeout_secs: number;
+  cwd: string;
+}
+
+/** The session's objective and the command that proves it (fail-closed). */
+export interface GoalPolicy {
+  text: string;
+  gate_command: string;
+  source: 'operator' | 'model' | 'untrusted';
+  timeout_secs: number;
+}
+
+/** The Stop-side chain's settings. */
+export interface TurnPolicy {
+  /** The kill switch. */
+  enabled: boolean;
+  /** Stage names in run order; null = the default order. */
+  order: string[] | null;
+  repeat_threshold: number;
+  halt_threshold: number;
+  max_tool_calls: number | null;
+  failure_threshold: number | null;
+  goal: GoalPolicy | null;
+  /** The PreToolUse hook sees every tool (the tool-loop watchdog and caps need it), not only writes. */
+  watch_all_tools: boolean;
+}
+
 /** Version of the policy file format written by this build. */
 export const POLICY_VERSION = 1;
 
@@ -40,6 +80,11 @@ export interface Policy {
   posture: Posture;
   /** Worktree-relative files Gatehouse itself rendered: the in-session scope check ignores them. */
   scope_exclude: string[];
+  /** Record allowed gate decisions in the audit log too (blocks are always recorded). */
+  record_allows: boolean;
+  stop_hooks: StopHookPolicy[];
+  extension_hooks: ExtensionHookPolicy[];
+  turn: TurnPolicy;
   created_at: string;
 }
 

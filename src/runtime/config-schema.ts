@@ -76,6 +76,51 @@ const GateShape = {
     .max(MAX_STOP_BLOCKS_LIMIT, { error: `expected a whole number from 1 to ${MAX_STOP_BLOCKS_LIMIT}` })
     .default(DEFAULT_MAX_STOP_BLOCKS),
   posture: z.enum(['fail-open', 'fail-closed'], { error: 'expected "fail-open" or "fail-closed"' }).default('fail-open'),
+  record_allows: z.boolean({ error: 'expected true or false' }).default(false),
+};
+
+/** Longest a stop hook may run: stop hooks gate every turn, so minutes are already generous. */
+export const MAX_STOP_HOOK_TIMEOUT_S = 3_600;
+
+const Seconds = (max: number, fallback: number) =>
+  z
+    .int({ error: `expected a whole number of seconds from 1 to ${max}` })
+    .min(1, { error: `expected a whole number of seconds from 1 to ${max}` })
+    .max(max, { error: `expected a whole number of seconds from 1 to ${max}` })
+    .default(fallback);
+
+/** One operator stop hook (`[[stop_hooks]]`): a shell command that sees the turn and may veto the stop. */
+const StopHookShape = {
+  name: z.string({ error: 'expected a hook name (a string)' }).regex(PRODUCER_NAME, { error: 'expected a name of 1 to 64 letters, digits, `_`, `.` or `-`' }),
+  command: z.string({ error: 'expected the shell command to run (a string)' }).min(1, { error: 'expected a non-empty command' }),
+  timeout_secs: Seconds(MAX_STOP_HOOK_TIMEOUT_S, 30),
+};
+const StopHooks = z.array(z.strictObject(StopHookShape, { error: 'expected a stop hook: a mapping with `name` and `command`' }), { error: 'expected a list of stop hooks' });
+
+const OptionalCount = (min: number, max: number) =>
+  z
+    .int({ error: `expected a whole number from ${min} to ${max}, or null` })
+    .min(min, { error: `expected a whole number from ${min} to ${max}, or null` })
+    .max(max, { error: `expected a whole number from ${min} to ${max}, or null` })
+    .nullable()
+    .default(null);
+
+/** The session's objective and the command that proves it reached (fail-closed). */
+const GoalShape = {
+  objective: z.string({ error: 'expected the objective (a string)' }).min(1, { error: 'expected a non-empty objective' }),
+  gate_command: z.string({ error: 'expected the gate command (a string)' }).min(1, { error: 'expected a non-empty gate command' }),
+  timeout_secs: Seconds(MAX_TIMEOUT_S, DEFAULT_TIMEOUT_S),
+};
+
+/** The `verifiers` section: the Stop-side chain's kill switch, order and thresholds. */
+const VerifiersShape = {
+  enabled: z.boolean({ error: 'expected true or false' }).default(true),
+  order: z.array(z.string(), { error: 'expected a list of verifier names' }).optional(),
+  repeat_threshold: OptionalCount(2, 50),
+  halt_threshold: OptionalCount(3, 200),
+  max_tool_calls: OptionalCount(1, 100_000),
+  failure_threshold: OptionalCount(1, 100),
+  goal: z.strictObject(GoalShape, { error: 'expected `goal` to be a mapping with `objective` and `gate_command`' }).optional(),
 };
 
 /** A section named in the design that a later version will read; today it is refused, not ignored. */
@@ -90,8 +135,10 @@ export const ConfigFile = z.strictObject(
       .prefault({}),
     approvals: unsupported('approvals'),
     permissions: unsupported('permissions'),
-    stop_hooks: unsupported('stop_hooks'),
-    verifiers: unsupported('verifiers'),
+    stop_hooks: z.preprocess((v) => (v === null ? [] : v), StopHooks).default([]),
+    verifiers: z
+      .preprocess((v) => (v === null ? {} : v), z.strictObject(VerifiersShape, { error: 'expected the `verifiers` section to be a mapping' }))
+      .prefault({}),
     gateway: unsupported('gateway'),
   },
   { error: 'expected a mapping of sections (e.g. `gate:`) at the top of the file' },
@@ -123,8 +170,11 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): ConfigProbl
 
 /** Keys accepted in the mapping at `path`, for "did you mean" and for listing what is allowed. */
 function knownKeysAt(path: readonly (string | number)[]): readonly string[] {
-  if (path.length === 0) return ['gate'];
+  if (path.length === 0) return ['gate', 'stop_hooks', 'verifiers'];
   if (path.length === 1 && path[0] === 'gate') return Object.keys(GateShape);
+  if (path.length === 1 && path[0] === 'verifiers') return Object.keys(VerifiersShape);
+  if (path.length === 2 && path[0] === 'verifiers' && path[1] === 'goal') return Object.keys(GoalShape);
+  if (path.length === 2 && path[0] === 'stop_hooks') return Object.keys(StopHookShape);
   if (path.length === 3 && path[1] === 'producers') return Object.keys(ProducerShape);
   return [];
 }

@@ -18,12 +18,28 @@ export interface GateConfig {
   sequential: boolean;
   max_stop_blocks: number;
   posture: Posture;
+  record_allows: boolean;
+}
+
+/** The `stop_hooks` and `verifiers` sections after validation. */
+export interface TurnConfig {
+  stop_hooks: { name: string; command: string; timeout_secs: number }[];
+  verifiers: {
+    enabled: boolean;
+    order?: string[] | undefined;
+    repeat_threshold: number | null;
+    halt_threshold: number | null;
+    max_tool_calls: number | null;
+    failure_threshold: number | null;
+    goal?: { objective: string; gate_command: string; timeout_secs: number } | undefined;
+  };
 }
 
 /** A loaded config and the file it came from (`null` when the project has none). */
 export interface LoadedConfig {
   file: string | null;
   gate: GateConfig;
+  turn: TurnConfig;
 }
 
 /** File names looked for at the project root, in this order; at most one may exist. */
@@ -73,14 +89,14 @@ export function loadConfig(opts: { root: string; file?: string }): Result<Loaded
     if (!found.ok) return found;
     file = found.value;
   }
-  if (file === null) return ok({ file: null, gate: defaultGate() });
+  if (file === null) return ok({ file: null, ...defaults() });
 
   const format = formatOf(file);
   if (format === null) return fail(`Config file ${file} has an unknown extension; name it gatehouse.yaml or gatehouse.toml.`);
   const text = readConfigText(file);
   if (!text.ok) return text;
-  const gate = parseConfigText(text.value, format, file);
-  return gate.ok ? ok({ file, gate: gate.value }) : gate;
+  const parsed = parseConfigSections(text.value, format, file);
+  return parsed.ok ? ok({ file, ...parsed.value }) : parsed;
 }
 
 /**
@@ -88,6 +104,12 @@ export function loadConfig(opts: { root: string; file?: string }): Result<Loaded
  * @example parseConfigText('gate:\n  allow: ["src/**"]\n', 'yaml', 'gatehouse.yaml')
  */
 export function parseConfigText(text: string, format: Format, fileLabel: string): Result<GateConfig> {
+  const all = parseConfigSections(text, format, fileLabel);
+  return all.ok ? ok(all.value.gate) : all;
+}
+
+/** Parses and validates every section of config text. */
+export function parseConfigSections(text: string, format: Format, fileLabel: string): Result<Omit<LoadedConfig, 'file'>> {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const parsed = format === 'yaml' ? parseYaml(source, fileLabel) : parseTomlText(source, fileLabel);
   if (!parsed.ok) return parsed;
@@ -96,7 +118,8 @@ export function parseConfigText(text: string, format: Format, fileLabel: string)
   const checked = ConfigFile.safeParse(data ?? {}, { reportInput: true });
   if (checked.success) {
     const gate: GateConfig = checked.data.gate;
-    return ok(gate);
+    const turn: TurnConfig = { stop_hooks: checked.data.stop_hooks, verifiers: checked.data.verifiers };
+    return ok({ gate, turn });
   }
   const lines = describeIssues(checked.error.issues)
     .map((p) => ({ ...p, line: lineOf(p.path) }))
@@ -270,8 +293,9 @@ export function formatKeyPath(path: KeyPath): string {
     .join('');
 }
 
-function defaultGate(): GateConfig {
-  return ConfigFile.parse({}).gate;
+function defaults(): Omit<LoadedConfig, 'file'> {
+  const d = ConfigFile.parse({});
+  return { gate: d.gate, turn: { stop_hooks: d.stop_hooks, verifiers: d.verifiers } };
 }
 
 function formatOf(file: string): Format | null {

@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 export interface AtomicWriteOptions {
   /** File mode for a new file; an existing file keeps its mode unless this is set. */
   mode?: number;
+  /** Skip fsync: for small state rewritten on every hook call, where a crash may lose the last update but never tear it. */
+  noSync?: boolean;
 }
 
 /**
@@ -31,7 +33,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, opts: A
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
+    if (!opts.noSync) fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
     try {

@@ -20,7 +20,7 @@ export interface SessionMeta {
   ended_at: string | null;
   config_file: string | null;
   /** The last end-of-session verdict, when one ran. */
-  end_verdict: { passed: boolean; summary: string; at: string } | null;
+  end_verdict: { passed: boolean; summary: string; at: string; evidence_id?: string | null } | null;
 }
 
 /** File names inside a session folder. */

@@ -158,6 +158,6 @@ describe('hook bundle: completion gate', () => {
     hook(args(id, 'Stop'), stopPayload());
     const lines = readFileSync(join(state, 'sessions', id, 'gate.log'), 'utf8').trim().split('\n');
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ kind: 'decision', event: 'stop', decision: 'allow' });
-    expect(readdirSync(join(state, 'sessions', id))).toContain('stop-state.json');
+    expect(readdirSync(join(state, 'sessions', id))).toContain('turn-state.json');
   });
 });

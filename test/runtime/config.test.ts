@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONFIG_FILE_NAMES, findConfigFile, loadConfig, parseConfigText } from '../../src/runtime/config.js';
+import { CONFIG_FILE_NAMES, findConfigFile, loadConfig, parseConfigText, parseConfigSections } from '../../src/runtime/config.js';
 import type { GateConfig } from '../../src/runtime/config.js';
 import type { Result } from '../../src/core/result.js';
 
@@ -52,9 +52,12 @@ const FULL_GATE: GateConfig = {
   sequential: true,
   max_stop_blocks: 3,
   posture: 'fail-closed',
+  record_allows: false,
 };
 
-const DEFAULT_GATE: GateConfig = { allow: [], protect: [], producers: [], sequential: false, max_stop_blocks: 8, posture: 'fail-open' };
+const DEFAULT_GATE: GateConfig = { allow: [], protect: [], producers: [], sequential: false, max_stop_blocks: 8, posture: 'fail-open', record_allows: false };
+
+const DEFAULT_TURN = { stop_hooks: [], verifiers: { enabled: true, repeat_threshold: null, halt_threshold: null, max_tool_calls: null, failure_threshold: null } };
 
 function reasonOf<T>(r: Result<T>): string {
   if (r.ok) throw new Error(`expected a failure, got ${JSON.stringify(r.value)}`);
@@ -123,7 +126,7 @@ describe('parseConfigText errors name the file, the key path and its line', () =
     expect(reasonOf(yaml(text))).toContain(expected);
   });
 
-  it.each(['approvals', 'permissions', 'stop_hooks', 'verifiers', 'gateway'])('YAML: refuses the not-yet-supported section `%s` at its line, without quoting its value', (section) => {
+  it.each(['approvals', 'permissions', 'gateway'])('YAML: refuses the not-yet-supported section `%s` at its line, without quoting its value', (section) => {
     const reason = reasonOf(yaml(`gate:\n  allow: []\n${section}:\n  x: 1\n`));
     expect(reason).toContain(`gatehouse.yaml:3: ${section}: section \`${section}\` is not supported by this version of Gatehouse`);
     expect(reason).not.toContain('got');
@@ -145,7 +148,7 @@ describe('parseConfigText errors name the file, the key path and its line', () =
     ['a wrong type', '[gate]\nallow = ["src/"]\nsequential = "yes"\n', 'gatehouse.toml:3: gate.sequential: expected true or false, got "yes"'],
     ['an unknown key, suggesting the close one', '[gate]\nposture = "fail-open"\nmax_stop_block = 3\n', 'gatehouse.toml:3: gate.max_stop_block: unknown key `max_stop_block`; did you mean `max_stop_blocks`?'],
     ['an unknown section, suggesting the close one', '[gate]\nallow = []\n\n[gat]\nx = 1\n', 'gatehouse.toml:4: gat: unknown section `gat`; did you mean `gate`?'],
-    ['an unsupported section', '[gate]\nallow = []\n\n[[stop_hooks]]\nname = "x"\n', 'gatehouse.toml:4: stop_hooks: section `stop_hooks` is not supported by this version of Gatehouse'],
+    ['an unsupported section', '[gate]\nallow = []\n\n[gateway]\nport = 1\n', 'gatehouse.toml:4: gateway: section `gateway` is not supported by this version of Gatehouse'],
     ['a bad posture as a dotted key', 'gate.posture = "closed"\n', 'gatehouse.toml:1: gate.posture: expected "fail-open" or "fail-closed", got "closed"'],
     ['a negative timeout in the second array-of-tables item', '[[gate.producers]]\nname = "a"\ncommand = "x"\ntimeout_s = 5\n\n[[gate.producers]]\nname = "b"\ncommand = "y"\ntimeout_s = -5\n', 'gatehouse.toml:9: gate.producers[1].timeout_s: expected a whole number of seconds from 1 to 86400, got -5'],
     ['duplicate producer names', '[[gate.producers]]\nname = "t"\ncommand = "x"\n[[gate.producers]]\nname = "t"\ncommand = "y"\n', 'gatehouse.toml:5: gate.producers[1].name: expected a unique name'],
@@ -181,7 +184,7 @@ describe('findConfigFile and loadConfig', () => {
 
   it('returns the defaults with file null when the project has no config', () => {
     expect(findConfigFile(root)).toEqual({ ok: true, value: null });
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE } });
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE, turn: DEFAULT_TURN } });
   });
 
   it.each([
@@ -190,7 +193,7 @@ describe('findConfigFile and loadConfig', () => {
     ['gatehouse.toml', FULL_TOML],
   ])('loads %s from the project root', (name, text) => {
     writeFileSync(join(root, name), text);
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE } });
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE, turn: DEFAULT_TURN } });
   });
 
   it('refuses to choose when both gatehouse.yaml and gatehouse.toml exist', () => {
@@ -205,7 +208,7 @@ describe('findConfigFile and loadConfig', () => {
   it('loads an explicit file relative to the root, whatever its base name', () => {
     mkdirSync(join(root, 'conf'));
     writeFileSync(join(root, 'conf', 'ci.toml'), FULL_TOML);
-    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE } });
+    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE, turn: DEFAULT_TURN } });
   });
 
   it('fails when an explicit file does not exist, even though defaults would apply', () => {
@@ -230,5 +233,23 @@ describe('findConfigFile and loadConfig', () => {
     writeFileSync(join(root, 'gatehouse.toml'), '\uFEFF[gate]\nallow = ["src/"]\n');
     const r = loadConfig({ root });
     expect(r.ok && r.value.gate.allow).toEqual(['src/']);
+  });
+});
+
+describe('stop_hooks and verifiers sections', () => {
+  it('reads [[stop_hooks]] and the verifiers section from TOML and YAML alike', () => {
+    const toml = '[[stop_hooks]]\nname = "lint"\ncommand = "npm run lint"\n\n[verifiers]\nrepeat_threshold = 4\norder = ["tool_loop", "scope_check"]\n\n[verifiers.goal]\nobjective = "ship it"\ngate_command = "npm test"\n';
+    const yaml = 'stop_hooks:\n  - name: lint\n    command: npm run lint\nverifiers:\n  repeat_threshold: 4\n  order: [tool_loop, scope_check]\n  goal:\n    objective: ship it\n    gate_command: npm test\n';
+    const a = parseConfigSections(toml, 'toml', 'gatehouse.toml');
+    const b = parseConfigSections(yaml, 'yaml', 'gatehouse.yaml');
+    if (!a.ok || !b.ok) throw new Error('expected both to parse');
+    expect(a.value.turn).toEqual(b.value.turn);
+    expect(a.value.turn.stop_hooks).toEqual([{ name: 'lint', command: 'npm run lint', timeout_secs: 30 }]);
+    expect(a.value.turn.verifiers).toMatchObject({ enabled: true, repeat_threshold: 4, halt_threshold: null, goal: { objective: 'ship it', gate_command: 'npm test', timeout_secs: 300 } });
+  });
+
+  it('names the key and line of a bad threshold', () => {
+    const r = parseConfigSections('verifiers:\n  repeat_threshold: 1\n', 'yaml', 'gatehouse.yaml');
+    expect(reasonOf(r)).toContain('gatehouse.yaml:2: verifiers.repeat_threshold');
   });
 });

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 
 /** Absolute paths of the built bundles. */
 export const CLI = resolve('dist/cli.js');
-export const HOOK = resolve('dist/hook.js');
+export const HOOK = resolve('dist/hook/hook.js');
 
 /** Result of one process run. */
 export interface Ran {

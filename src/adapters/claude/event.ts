@@ -26,6 +26,19 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Whether a PostToolUse `tool_response` reports a failure. Claude Code has no single error
+ * field across tools; these are the shapes its tools use for errors.
+ */
+export function toolFailed(response: unknown): boolean {
+  if (typeof response === 'string') return /^(error|failed)\b/i.test(response.trim());
+  if (!isRecord(response)) return false;
+  if (response.is_error === true || response.isError === true || response.success === false || response.interrupted === true) return true;
+  if (typeof response.error === 'string' && response.error.length > 0) return true;
+  const code = response.exit_code ?? response.exitCode ?? response.returnCode;
+  return typeof code === 'number' && code !== 0;
+}
+
 /** Parses one Claude Code hook payload. */
 export function parseClaudeEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent> {
   if (!isRecord(input)) return fail('hook input is not a JSON object');
@@ -41,7 +54,11 @@ export function parseClaudeEvent(eventName: string, input: unknown, fallbackCwd:
       if (typeof p !== 'string') return fail(`${tool} input has no ${entry.pathKey}`);
       targets.push(p);
     }
-    return ok({ kind: 'pre_tool', tool, toolKind: entry?.kind ?? 'other', targets, cwd });
+    return ok({ kind: 'pre_tool', tool, toolKind: entry?.kind ?? 'other', targets, input: toolInput, cwd });
+  }
+  if (eventName === 'PostToolUse') {
+    const tool = typeof input.tool_name === 'string' ? input.tool_name : 'unknown';
+    return ok({ kind: 'post_tool', tool, failed: toolFailed(input.tool_response), cwd });
   }
   if (eventName === 'Stop' || eventName === 'SubagentStop') {
     const last = input.last_assistant_message;

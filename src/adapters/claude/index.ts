@@ -50,9 +50,11 @@ export const claudeAdapter: AgentAdapter = {
   },
   render(ctx: RenderContext): Result<RenderedFile[]> {
     const entries: HookEntry[] = [
-      { event: 'PreToolUse', matcher: CLAUDE_WRITE_MATCHER, command: claudeHookCommand(ctx, 'PreToolUse', ctx.failClosed), timeout: PRE_TOOL_TIMEOUT_S },
+      // `*` matches every tool; otherwise the exact write tools (a regex like `Edit.*` would over-match).
+      { event: 'PreToolUse', matcher: ctx.watchAllTools ? '*' : CLAUDE_WRITE_MATCHER, command: claudeHookCommand(ctx, 'PreToolUse', ctx.failClosed), timeout: PRE_TOOL_TIMEOUT_S },
       { event: 'Stop', command: claudeHookCommand(ctx, 'Stop', ctx.failClosed), timeout: ctx.stopTimeoutS },
     ];
+    if (ctx.trackFailures) entries.push({ event: 'PostToolUse', matcher: '*', command: claudeHookCommand(ctx, 'PostToolUse', ctx.failClosed), timeout: PRE_TOOL_TIMEOUT_S });
     const file = claudeSettingsFile(ctx.worktree);
     const r = renderHooks(file, entries);
     if (!r.ok) return fail(r.reason);

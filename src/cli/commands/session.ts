@@ -17,6 +17,8 @@ export interface StartFlags {
   require: string[];
   config?: string;
   stateDir?: string;
+  objective?: string;
+  gateCommand?: string;
   json?: boolean;
 }
 
@@ -29,12 +31,18 @@ export function withStartFlags(cmd: Command): Command {
     .option('--allow <glob>', 'path the agent may write, relative to the worktree (repeatable)', collect, [])
     .option('--require <name=command>', 'required check, e.g. test="npm test" (repeatable)', collect, [])
     .option('--config <file>', 'config file (default: gatehouse.yaml or gatehouse.toml in the worktree)')
-    .option('--state-dir <dir>', 'project state folder (default: see `gatehouse where`)');
+    .option('--state-dir <dir>', 'project state folder (default: see `gatehouse where`)')
+    .option('--objective <text>', "the session's goal, checked by --gate-command at every stop (fail-closed)")
+    .option('--gate-command <command>', 'shell command that must pass before the agent may stop (with --objective)');
 }
 
 /** Starts a session from parsed flags or throws a UserError. */
 export async function startFromFlags(flags: StartFlags): Promise<StartedSession> {
+  if ((flags.objective === undefined) !== (flags.gateCommand === undefined)) {
+    throw new UserError('--objective and --gate-command go together: give both or neither', EXIT.usage);
+  }
   const r = await startSession({
+    ...(flags.objective !== undefined && flags.gateCommand !== undefined ? { goal: { objective: flags.objective, gateCommand: flags.gateCommand } } : {}),
     agent: flags.agent,
     worktree: flags.worktree ?? '.',
     ...(flags.id !== undefined ? { id: flags.id } : {}),

@@ -1,0 +1,102 @@
+// Builds and runs the Stop-side verifier chain for a session: in-session (every stage, in
+// the configured order) and at the end of the session (the authoritative producers + scope).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Policy } from '../core/policy.js';
+import type { TurnVerifyContext } from '../core/turn/context.js';
+import { buildVerifierChain, type VerifierParts } from '../core/turn/builder.js';
+import { executionListVerifier, todosFromTranscript } from '../core/turn/execution-list.js';
+import { mutationNudgeVerifier } from '../core/turn/mutation-nudge.js';
+import { toolLoopVerifier } from '../core/turn/tool-loop.js';
+import { VerifierChain, type ChainResult } from '../core/verifier-chain.js';
+import { SESSION_FILES } from '../runtime/session-store.js';
+import { extensionStopHooksVerifier } from '../runtime/stop-hooks/extension.js';
+import { goalGateVerifier } from '../runtime/stop-hooks/goal-gate.js';
+import { shellStopHooksVerifier } from '../runtime/stop-hooks/shell.js';
+import type { StopHookContext } from '../runtime/stop-hooks/context.js';
+import { producersVerifier, scopeVerifier, type StopContext } from '../runtime/stop-verifiers.js';
+import { kvStore, readTurnState, type TurnState } from '../runtime/turn-state.js';
+import { profileOf } from './pre-tool.js';
+
+/** Everything any stage of the chain may read. */
+export type StopChainContext = TurnVerifyContext & StopContext & StopHookContext;
+
+/** What the agent said when it wanted to stop. */
+export interface StopInput {
+  lastMessage: string | null;
+  transcriptPath: string | null;
+}
+
+/** The chain's verdict plus the turn state the stages changed (to be saved by the caller). */
+export interface StopChainRun {
+  result: ChainResult;
+  state: TurnState;
+  notes: string[];
+}
+
+/** Transcripts are read whole; past this size only the tail holds the latest todo list. */
+const MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024;
+
+function readTranscript(path: string | null): string | null {
+  if (!path) return null;
+  try {
+    const text = readFileSync(path, 'utf8');
+    return text.length > MAX_TRANSCRIPT_BYTES ? text.slice(-MAX_TRANSCRIPT_BYTES) : text;
+  } catch {
+    return null;
+  }
+}
+
+function contextOf(policy: Policy, dir: string, state: TurnState, input: StopInput, exclude: string[]): StopChainContext {
+  return {
+    session_id: policy.session_id,
+    iterations: state.stops + 1,
+    tool_calls_made: state.tool_calls_made,
+    final_text: input.lastMessage ?? '',
+    recent_tool_calls: state.recent,
+    stop_reason: 'end_turn',
+    profile: profileOf(policy),
+    policy,
+    baselineFile: join(dir, SESSION_FILES.baseline),
+    exclude,
+  };
+}
+
+/** Runs the in-session chain at a Stop, in the policy's order, with its kill switch. */
+export async function runInSessionChain(policy: Policy, dir: string, input: StopInput): Promise<StopChainRun> {
+  const state = readTurnState(dir);
+  const work: TurnState = { ...state, kv: { ...state.kv } };
+  const store = kvStore(work);
+  const cwd = policy.worktree;
+  const parts: VerifierParts<StopChainContext> = {
+    tool_loop: toolLoopVerifier,
+    execution_list: executionListVerifier(() => {
+      const text = readTranscript(input.transcriptPath);
+      return text === null ? null : todosFromTranscript(text);
+    }),
+    evidence_producers: producersVerifier,
+    scope_check: scopeVerifier,
+    // A producer the gate ran just now is an execution after the last mutation.
+    mutation_nudge: mutationNudgeVerifier(() => ({
+      track: policy.producers.length > 0 ? { ...work.track, last_execution_index: work.tool_calls_made } : work.track,
+      hasExecutionTool: true,
+      store,
+    })),
+  };
+  if (policy.turn.goal) parts.shell_stop_hooks = goalGateVerifier({ globalHooks: policy.stop_hooks, objective: policy.turn.goal }, { cwd });
+  else if (policy.stop_hooks.length > 0) parts.shell_stop_hooks = shellStopHooksVerifier(policy.stop_hooks, { cwd });
+  if (policy.extension_hooks.length > 0) parts.extension_stop_hooks = extensionStopHooksVerifier(policy.extension_hooks, store);
+  const built = buildVerifierChain<StopContext & StopHookContext>({ enabled: policy.turn.enabled, ...(policy.turn.order ? { order: policy.turn.order } : {}) }, parts);
+  if (!built.ok) throw new Error(built.reason);
+  const result = await built.value.chain.run(contextOf(policy, dir, state, input, policy.scope_exclude), new AbortController().signal);
+  return { result, state: work, notes: built.value.notes };
+}
+
+/**
+ * The authoritative end-of-session check: the task's required checks and the scope check,
+ * whatever happened in the session and whatever the in-session chain's settings.
+ */
+export function runEndOfSessionChain(policy: Policy, dir: string, exclude: string[]): Promise<ChainResult> {
+  const ctx = contextOf(policy, dir, readTurnState(dir), { lastMessage: null, transcriptPath: null }, exclude);
+  return new VerifierChain<StopChainContext>([producersVerifier, scopeVerifier]).run(ctx, new AbortController().signal);
+}

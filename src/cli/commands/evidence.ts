@@ -1,0 +1,74 @@
+// `gatehouse evidence list|show|verify|export`: the signed evidence bundles sealed for every
+// completion verdict and refused write, verifiable offline against a trusted key.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Command } from 'commander';
+import { EVIDENCE_ID_RE } from '../../runtime/evidence/seal.js';
+import { exportEvidence, listEvidence, loadEvidence, verifyEvidenceFile } from '../../runtime/evidence/store.js';
+import { EXIT, UserError } from '../exit-codes.js';
+import { printJson, projectStateFor } from '../context.js';
+import { readTrustedKey } from './audit.js';
+
+type Flags = { worktree?: string; stateDir?: string; json?: boolean };
+const withProject = (c: Command): Command => c.option('--worktree <dir>', 'project folder', '.').option('--state-dir <dir>', 'project state folder').option('--json', 'print as JSON');
+
+/** Exit codes of `evidence verify`, as documented. */
+const VERIFY_EXIT = { ok: 0, missing: 1, mismatch: 2 } as const;
+
+/** The `evidence` command group. */
+export function evidenceCommand(): Command {
+  const evidence = new Command('evidence').description('signed evidence bundles (in-toto statements in DSSE envelopes)');
+
+  withProject(evidence.command('list'))
+    .description('list the evidence bundles of this project, oldest first')
+    .action((flags: Flags) => {
+      const items = listEvidence(projectStateFor(flags.worktree, flags.stateDir));
+      if (flags.json) return printJson(items);
+      if (items.length === 0) return void process.stdout.write('no evidence yet\n');
+      for (const e of items) process.stdout.write(`${e.id}  ${e.sealed_at}  ${e.session_id}  ${e.kind.padEnd(18)} ${e.where.padEnd(14)} ${e.verdict}\n`);
+    });
+
+  withProject(evidence.command('show'))
+    .description('print one bundle: the statement it signs')
+    .argument('<id>', 'receipt id (ev-…)')
+    .action((id: string, flags: Flags) => {
+      const r = loadEvidence(projectStateFor(flags.worktree, flags.stateDir), id);
+      if (!r.ok) throw new UserError(r.reason);
+      printJson(flags.json ? r.value : r.value.statement);
+    });
+
+  withProject(evidence.command('verify'))
+    .description('verify a bundle (by id, or an exported file) against a trusted public key')
+    .argument('<id-or-file>', 'receipt id or path to a bundle / export file')
+    .requiredOption('--key <pub.pem>', 'trusted public key (from `gatehouse keys show`, obtained separately)')
+    .addHelpText('after', '\nExit status: 0 verified, 1 no such bundle, 2 mismatch (signature, subjects or anchoring).')
+    .action((target: string, flags: Flags & { key: string }) => {
+      const key = readTrustedKey(flags.key);
+      let file = resolve(target);
+      if (EVIDENCE_ID_RE.test(target) && !existsSync(file)) file = join(projectStateFor(flags.worktree, flags.stateDir), 'evidence', 'bundles', `${target}.json`);
+      if (!existsSync(file)) {
+        process.stderr.write(`gatehouse: no evidence bundle ${target}; see \`gatehouse evidence list\`\n`);
+        process.exitCode = VERIFY_EXIT.missing;
+        return;
+      }
+      const check = verifyEvidenceFile(file, key);
+      if (flags.json) printJson(check);
+      else if (check.ok) process.stdout.write(`verified: ${target}\n`);
+      else process.stdout.write(`MISMATCH: ${target}\n${check.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+      process.exitCode = check.ok ? VERIFY_EXIT.ok : VERIFY_EXIT.mismatch;
+    });
+
+  withProject(evidence.command('export'))
+    .description('write a self-contained bundle file (envelope, blobs, proof) that `evidence verify FILE` checks anywhere')
+    .argument('<id>', 'receipt id')
+    .option('--out <file>', 'output file (default: <id>.evidence.json in the current folder)')
+    .action((id: string, flags: Flags & { out?: string }) => {
+      const out = resolve(flags.out ?? `${id}.evidence.json`);
+      const r = exportEvidence(projectStateFor(flags.worktree, flags.stateDir), id, out);
+      if (!r.ok) throw new UserError(r.reason, EXIT.failure);
+      if (flags.json) printJson(r.value);
+      else process.stdout.write(`${r.value.file}\n`);
+    });
+
+  return evidence;
+}

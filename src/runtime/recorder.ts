@@ -1,0 +1,162 @@
+// Seals gate outcomes as evidence: audit events in the project's hash chain, and evidence
+// bundles for refused writes and completion verdicts. Failures are logged and swallowed.
+import { createHash } from 'node:crypto';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { parseAgentClaim } from '../core/agent-claim.js';
+import type { Policy } from '../core/policy.js';
+import type { ChainResult } from '../core/verifier-chain.js';
+import type { Verdict } from '../core/verdict.js';
+import { AuditLog } from './audit/log.js';
+import type { AuditEventDataMap, AuditEventType } from './audit/events.js';
+import { sealEvidence } from './evidence/seal.js';
+import type { EvidenceVerdict, EvidenceWhere } from './evidence/statement.js';
+import { loadOrCreateKey } from './keys.js';
+import type { ProducerResult } from './producers.js';
+import type { Change } from './scope-baseline.js';
+import { appendSessionLog, SESSION_FILES } from './session-store.js';
+import { sessionDir } from './state-dir.js';
+
+/** The actor of decisions made inside hook processes. */
+export const HOOK_ACTOR = 'system:hook-gate';
+
+/** The principal of the person running the CLI. */
+export function osUserActor(): string {
+  let name = 'unknown';
+  try {
+    name = userInfo().username.replace(/[^A-Za-z0-9._@-]/g, '_') || 'unknown';
+  } catch {
+    // No passwd entry (containers): keep "unknown".
+  }
+  return `os-user:${name}`;
+}
+
+/** Hex SHA-256 of raw bytes or text (the hook input is recorded by digest, never in full). */
+export function digestOf(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** The audit log of a project state dir. */
+export function auditLogFor(projectState: string): AuditLog {
+  return new AuditLog(join(projectState, 'audit'));
+}
+
+function logFailure(policy: Policy, what: string, err: unknown): void {
+  appendSessionLog(join(sessionDir(policy.state_dir, policy.session_id), SESSION_FILES.log), {
+    kind: 'seal_error',
+    what,
+    error: err instanceof Error ? err.message : String(err),
+  });
+}
+
+/** Runs `fn`, logging and swallowing any failure: sealing never changes a verdict. */
+function guarded<T>(policy: Policy, what: string, fn: () => T): T | null {
+  try {
+    return fn();
+  } catch (err) {
+    logFailure(policy, what, err);
+    return null;
+  }
+}
+
+/** Appends one event to the project's audit log (guarded). */
+export function recordEvent<T extends AuditEventType>(policy: Policy, type: T, actor: string, data: AuditEventDataMap[T]): void {
+  guarded(policy, type, () => auditLogFor(policy.state_dir).append({ type, actor, session_id: policy.session_id, data }));
+}
+
+/** Records a PreToolUse decision; a refused write also gets an evidence bundle. */
+export function recordGateDecision(policy: Policy, event: { tool: string; targets: string[] }, verdict: Verdict, inputDigest: string): string | null {
+  if (verdict.decision === 'allow' && !policy.record_allows) return null;
+  return guarded(policy, 'gate_decision', () => {
+    const audit = auditLogFor(policy.state_dir);
+    audit.append({
+      type: 'gate_decision',
+      actor: HOOK_ACTOR,
+      session_id: policy.session_id,
+      data: {
+        event: 'pre_tool',
+        tool: event.tool,
+        targets: event.targets,
+        decision: verdict.decision,
+        rule: verdict.rule,
+        input_digest: inputDigest,
+        ...(verdict.decision !== 'allow' ? { reason: verdict.reason } : {}),
+      },
+    });
+    if (verdict.decision !== 'block' || !verdict.rule.startsWith('write.')) return null;
+    return sealEvidence(policy.state_dir, {
+      where: 'in_session',
+      kind: 'write_refused',
+      verdict: 'refused',
+      decided_by: verdict.rule,
+      reason: verdict.reason,
+      verifiers: [],
+      producers: [],
+      scope: null,
+      policy,
+      write: { tool: event.tool, targets: event.targets, rule: verdict.rule },
+      agent_claim: null,
+    }, loadOrCreateKey(policy.state_dir), audit).id;
+  });
+}
+
+function producersOf(result: ChainResult): ProducerResult[] {
+  const rec = result.records.find((r) => r.name === 'evidence_producers');
+  return Array.isArray(rec?.detail) ? (rec.detail as ProducerResult[]) : [];
+}
+
+function scopeOf(result: ChainResult): { changed: Change[]; outside: Change[] } | null {
+  const d = result.records.find((r) => r.name === 'scope_check')?.detail as { changed?: Change[]; outside?: Change[] } | undefined;
+  return d?.changed ? { changed: d.changed, outside: d.outside ?? [] } : null;
+}
+
+/** What the verdict of a completion check was, for the evidence. */
+export function completionVerdict(result: ChainResult, unverified: boolean): EvidenceVerdict {
+  if (unverified) return 'unverified';
+  return result.outcome === 'continue' ? 'pass' : result.outcome === 'halt' ? 'halt' : 'fail';
+}
+
+/** Records a completion verdict (in-session Stop or end of session) and seals its evidence. */
+export function recordCompletion(
+  policy: Policy,
+  where: EvidenceWhere,
+  result: ChainResult,
+  opts: { unverified?: boolean; lastMessage?: string | null; inputDigest?: string; actor?: string } = {},
+): string | null {
+  return guarded(policy, 'completion_verdict', () => {
+    const audit = auditLogFor(policy.state_dir);
+    const verifiers = result.records.map((r) => ({ name: r.name, outcome: r.outcome, ...(r.reason !== undefined ? { reason: r.reason } : {}) }));
+    audit.append({
+      type: 'completion_verdict',
+      actor: opts.actor ?? HOOK_ACTOR,
+      session_id: policy.session_id,
+      data: {
+        where,
+        outcome: opts.unverified ? 'allow' : result.outcome,
+        decided_by: result.decidedBy,
+        reason: result.reason,
+        verifiers,
+        ...(opts.inputDigest ? { input_digest: opts.inputDigest } : {}),
+      },
+    });
+    const claim = parseAgentClaim(opts.lastMessage ?? null);
+    return sealEvidence(policy.state_dir, {
+      where,
+      kind: 'completion_verdict',
+      verdict: completionVerdict(result, opts.unverified ?? false),
+      decided_by: result.decidedBy,
+      reason: result.reason,
+      verifiers,
+      producers: producersOf(result),
+      scope: scopeOf(result),
+      policy,
+      write: null,
+      agent_claim: claim,
+    }, loadOrCreateKey(policy.state_dir), audit).id;
+  });
+}
+
+/** Writes a signed checkpoint of the project's audit log now (guarded). */
+export function writeCheckpoint(policy: Policy): void {
+  guarded(policy, 'checkpoint', () => auditLogFor(policy.state_dir).checkpoint(loadOrCreateKey(policy.state_dir)));
+}

@@ -1,0 +1,70 @@
+// Per-session turn state kept between hook processes: recent tool calls, counters, the
+// mutation track and verifier key/values. Read-modify-write under a lock (hooks run in parallel).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ToolCallRecord, TurnStateStore } from '../core/turn/context.js';
+import { EMPTY_MUTATION_TRACK, type MutationTrack } from '../core/turn/mutation-nudge.js';
+import type { ToolRun } from '../core/turn/tool-loop.js';
+import { withLock } from './audit/lock.js';
+import { writeFileAtomic } from './fs-atomic.js';
+
+/** Everything the turn verifiers need to remember for one session. */
+export interface TurnState {
+  tool_calls_made: number;
+  recent: ToolCallRecord[];
+  run: ToolRun | null;
+  /** Consecutive failed tool results seen through PostToolUse. */
+  failures: number;
+  track: MutationTrack;
+  /** Stop events seen (the turn's iterations, as far as hooks can tell). */
+  stops: number;
+  /** Consecutive refused stops, Gatehouse's own count. */
+  consecutive_blocks: number;
+  kv: Record<string, unknown>;
+}
+
+const STATE_FILE = 'turn-state.json';
+const LOCK_FILE = 'turn-state.lock';
+/** Hooks must never hang on a stuck lock: past this, work without it (a lost update costs little). */
+const TURN_LOCK_TIMEOUT_MS = 2000;
+
+function empty(): TurnState {
+  return { tool_calls_made: 0, recent: [], run: null, failures: 0, track: { ...EMPTY_MUTATION_TRACK }, stops: 0, consecutive_blocks: 0, kv: {} };
+}
+
+/** Reads the session's turn state (empty when there is none yet or it is unreadable). */
+export function readTurnState(sessionDir: string): TurnState {
+  try {
+    return { ...empty(), ...(JSON.parse(readFileSync(join(sessionDir, STATE_FILE), 'utf8')) as Partial<TurnState>) };
+  } catch {
+    return empty();
+  }
+}
+
+/**
+ * Runs `fn` on the current state under the session's lock and saves what it returns.
+ * @example updateTurnState(dir, async (s) => ({ ...s, stops: s.stops + 1 }))
+ */
+export function updateTurnState<T>(sessionDir: string, fn: (state: TurnState) => { state: TurnState; result: T }): T {
+  const run = (): T => {
+    const { state, result } = fn(readTurnState(sessionDir));
+    writeFileAtomic(join(sessionDir, STATE_FILE), `${JSON.stringify(state)}\n`, { mode: 0o600, noSync: true });
+    return result;
+  };
+  try {
+    return withLock(join(sessionDir, LOCK_FILE), run, TURN_LOCK_TIMEOUT_MS);
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith('timed out')) return run();
+    throw err;
+  }
+}
+
+/** A key/value view over `state.kv` for verifiers that keep per-session flags. */
+export function kvStore(state: TurnState): TurnStateStore {
+  return {
+    get: <V>(key: string) => state.kv[key] as V | undefined,
+    set: (key: string, value: unknown) => {
+      state.kv[key] = value;
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startSession } from '../../src/adapters/session-lifecycle.js';
+import { HOOK, hook, tempDir } from '../support/cli.js';
+
+let root: string;
+let state: string;
+
+async function start(config = '', allow: string[] = []): Promise<string> {
+  if (config) writeFileSync(join(root, 'gatehouse.yaml'), config);
+  const r = await startSession({ agent: 'claude', worktree: root, allow, require: [], stateDir: state, env: { HOME: join(root, '..', 'home') }, nodePath: process.execPath, hookBundle: HOOK });
+  if (!r.ok) throw new Error(r.reason);
+  return r.value.policy.session_id;
+}
+
+const args = (id: string, event: string): string[] => ['check', '--session', id, '--event', event, '--state-dir', state];
+const bash = (command: string) => ({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Bash', tool_input: { command } });
+const stop = (extra: Record<string, unknown> = {}) => ({ hook_event_name: 'Stop', cwd: root, last_assistant_message: 'done', ...extra });
+
+beforeEach(() => {
+  const base = tempDir();
+  root = join(base, 'repo');
+  state = join(base, 'state');
+  mkdirSync(join(root, 'src'), { recursive: true });
+});
+
+describe('tool-loop watchdog in the PreToolUse hook', () => {
+  it('blocks the fifth identical call and halts the run at the eighth', async () => {
+    const id = await start();
+    const statuses: (number | null)[] = [];
+    let halted = '';
+    for (let i = 1; i <= 8; i++) {
+      const r = hook(args(id, 'PreToolUse'), bash('ls -la'));
+      statuses.push(r.status);
+      if (i === 5) expect(r.stderr).toMatch(/different approach/i);
+      if (i === 8) halted = r.stdout;
+    }
+    expect(statuses).toEqual([0, 0, 0, 0, 2, 2, 2, 0]);
+    expect(JSON.parse(halted)).toMatchObject({ continue: false });
+  });
+
+  it('lets different arguments break the run', async () => {
+    const id = await start();
+    for (let i = 0; i < 4; i++) hook(args(id, 'PreToolUse'), bash('ls'));
+    expect(hook(args(id, 'PreToolUse'), bash('ls src')).status).toBe(0);
+    expect(hook(args(id, 'PreToolUse'), bash('ls')).status).toBe(0);
+  });
+
+  it('follows configured thresholds', async () => {
+    const id = await start('verifiers:\n  repeat_threshold: 2\n  halt_threshold: 3\n');
+    expect(hook(args(id, 'PreToolUse'), bash('x')).status).toBe(0);
+    expect(hook(args(id, 'PreToolUse'), bash('x')).status).toBe(2);
+    expect(JSON.parse(hook(args(id, 'PreToolUse'), bash('x')).stdout)).toMatchObject({ continue: false });
+  });
+
+  it('halts when max_tool_calls is exceeded', async () => {
+    const id = await start('verifiers:\n  max_tool_calls: 2\n');
+    expect(hook(args(id, 'PreToolUse'), bash('a')).status).toBe(0);
+    expect(hook(args(id, 'PreToolUse'), bash('b')).status).toBe(0);
+    expect(JSON.parse(hook(args(id, 'PreToolUse'), bash('c')).stdout)).toMatchObject({ continue: false });
+  });
+
+  it('blocks the next call after N failed tool results seen through PostToolUse', async () => {
+    const id = await start('verifiers:\n  failure_threshold: 2\n');
+    const failed = { hook_event_name: 'PostToolUse', cwd: root, tool_name: 'Bash', tool_response: { stdout: '', stderr: 'boom', exit_code: 1 } };
+    hook(args(id, 'PreToolUse'), bash('a'));
+    hook(args(id, 'PostToolUse'), failed);
+    hook(args(id, 'PreToolUse'), bash('b'));
+    hook(args(id, 'PostToolUse'), failed);
+    const r = hook(args(id, 'PreToolUse'), bash('c'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/failed/i);
+  });
+
+  it('does nothing when the verifier chain is switched off', async () => {
+    const id = await start('verifiers:\n  enabled: false\n');
+    for (let i = 0; i < 6; i++) expect(hook(args(id, 'PreToolUse'), bash('ls')).status).toBe(0);
+  });
+});
+
+describe('Stop-side verifiers in the Stop hook', () => {
+  it('halts the run when a [[stop_hooks]] hook exits 3', async () => {
+    const id = await start('stop_hooks:\n  - name: budget\n    command: "echo over budget; exit 3"\n');
+    const r = hook(args(id, 'Stop'), stop());
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ continue: false });
+    expect(JSON.parse(r.stdout).stopReason).toContain('over budget');
+  });
+
+  it('blocks with the stop hook stdout on exit 2 and passes the context on stdin', async () => {
+    const id = await start(`stop_hooks:\n  - name: ctx\n    command: "cat > ${join(root, '..', 'ctx.json')}; echo needs docs; exit 2"\n`);
+    const r = hook(args(id, 'Stop'), stop({ last_assistant_message: 'all good' }));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('needs docs');
+    expect(JSON.parse(readFileSync(join(root, '..', 'ctx.json'), 'utf8'))).toMatchObject({ final_text: 'all good', session_id: id, stop_reason: 'end_turn' });
+  });
+
+  it('blocks while the latest TodoWrite in the transcript has unfinished items', async () => {
+    const id = await start();
+    const transcript = join(root, '..', 'transcript.jsonl');
+    const todo = (todos: unknown[]) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'TodoWrite', input: { todos } }] } });
+    writeFileSync(transcript, `${todo([{ content: 'write code', status: 'completed', activeForm: 'x' }, { content: 'write tests', status: 'in_progress', activeForm: 'x' }, { content: 'update docs', status: 'pending', activeForm: 'x' }])}\n`);
+    const r = hook(args(id, 'Stop'), stop({ transcript_path: transcript }));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('write tests (in progress)');
+    expect(r.stderr).toContain('update docs');
+    expect(r.stderr).not.toContain('write code');
+    writeFileSync(transcript, `${todo([{ content: 'write tests', status: 'completed', activeForm: 'x' }])}\n`, { flag: 'a' });
+    expect(hook(args(id, 'Stop'), stop({ transcript_path: transcript })).status).toBe(0);
+  });
+
+  it('nudges once to run a check after an unchecked write, and never twice', async () => {
+    const id = await start('', ['src/**']);
+    hook(args(id, 'PreToolUse'), { hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: join(root, 'src/a.ts'), content: 'x' } });
+    const first = hook(args(id, 'Stop'), stop());
+    expect(first.status).toBe(2);
+    expect(first.stderr).toMatch(/run a quick check/);
+    expect(hook(args(id, 'Stop'), stop()).status).toBe(0);
+  });
+
+  it('does not nudge when a command ran after the last write', async () => {
+    const id = await start('', ['src/**']);
+    hook(args(id, 'PreToolUse'), { hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: join(root, 'src/a.ts'), content: 'x' } });
+    hook(args(id, 'PreToolUse'), bash('npm test'));
+    expect(hook(args(id, 'Stop'), stop()).status).toBe(0);
+  });
+
+  it('vetoes the stop when the goal gate command fails (fail-closed)', async () => {
+    const id = await start('verifiers:\n  goal:\n    objective: make the marker\n    gate_command: test -f marker\n');
+    const r = hook(args(id, 'Stop'), stop());
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('make the marker');
+    writeFileSync(join(root, 'marker'), '');
+    expect(hook(args(id, 'Stop'), stop()).status).toBe(0);
+  });
+
+  it('runs extension stop hooks from .gatehouse/hooks.json loaded at session start', async () => {
+    mkdirSync(join(root, '.gatehouse'));
+    writeFileSync(join(root, '.gatehouse/hooks.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo \'{"decision":"block","reason":"changelog missing"}\'' }] }] } }));
+    const id = await start();
+    const r = hook(args(id, 'Stop'), stop());
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('changelog missing');
+  });
+});
