@@ -12,7 +12,7 @@ import type { HookOutput } from './adapter.js';
 import { claudeOutput } from './claude/output.js';
 import { hookAdapter } from './hook-adapters.js';
 import { decidePreTool, recordPostTool } from './pre-tool.js';
-import { runInSessionChain, type StopInput } from './stop-chain.js';
+import type { StopInput } from './stop-chain.js';
 
 /** One invocation of the hook command. */
 export interface HookRequest {
@@ -87,6 +87,8 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
 
 /** The completion gate: the verifier chain, with Gatehouse's own count of consecutive refused stops. */
 async function decideStop(policy: Policy, dir: string, input: StopInput, logFile: string): Promise<{ verdict: Verdict; result: ChainResult }> {
+  // The chain spawns processes and reads git: loaded only at Stop, never on a PreToolUse call.
+  const { runInSessionChain } = await import('./stop-chain.js');
   const run = await runInSessionChain(policy, dir, input);
   const { result } = run;
   const verdict = updateTurnState(dir, (s): { state: TurnState; result: Verdict } => {

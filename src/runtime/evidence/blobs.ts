@@ -28,7 +28,8 @@ export function putBlob(projectState: string, data: Buffer): string {
   const file = join(dir, digest);
   if (existsSync(file)) return digest;
   mkdirSync(dir, { recursive: true });
-  writeFileAtomic(file, data);
+  // No fsync: like the audit log, evidence guards against tampering, not power loss.
+  writeFileAtomic(file, data, { noSync: true });
   return digest;
 }
 

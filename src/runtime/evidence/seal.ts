@@ -1,7 +1,7 @@
 // Seals one decision as an evidence bundle: blobs stored, statement digested, an
 // `evidence_sealed` audit event checkpointed, the anchored statement signed with DSSE.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../../core/crypto/canonical-json.js';
 import { signEnvelope, type DsseEnvelope } from '../../core/crypto/dsse.js';
@@ -45,7 +45,7 @@ export function writeFileExclusive(file: string, data: string): void {
     const buf = Buffer.from(data, 'utf8');
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
+    // No fsync: sealing runs inside a hook; tamper evidence, not power-loss durability, is the goal.
     closeSync(fd);
     linkSync(tmp, file);
   } finally {

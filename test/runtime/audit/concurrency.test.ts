@@ -1,17 +1,22 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../../src/runtime/audit/log.js';
 import { withLock } from '../../../src/runtime/audit/lock.js';
 import type { AuditEvent } from '../../../src/runtime/audit/record.js';
 import { verifyAudit } from '../../../src/runtime/audit/verify.js';
-import { appendChildScript, exited, gateEvent, ready, spawnAppender, tempKey, tempProject } from './helpers.js';
+import { bundleAppendChild, exited, gateEvent, ready, spawnAppender, tempKey, tempProject } from './helpers.js';
 
 let project: ReturnType<typeof tempProject>;
+let childDir: string;
+let script: string;
 beforeAll(() => {
-  appendChildScript();
+  childDir = mkdtempSync(join(tmpdir(), 'gh-child-'));
+  script = bundleAppendChild(childDir);
 });
+afterAll(() => rmSync(childDir, { recursive: true, force: true }));
 beforeEach(() => {
   project = tempProject();
 });
@@ -25,11 +30,11 @@ function deadPid(): number {
 
 describe('concurrent writers', () => {
   it('8 processes × 500 appends make one unbroken chain of 4000 events', async () => {
-    const writers = Array.from({ length: 8 }, (_, i) => spawnAppender(project.audit, 500, `w${i}`));
+    const writers = Array.from({ length: 8 }, (_, i) => spawnAppender(script, project.audit, 500, `w${i}`));
     const results = await Promise.all(writers.map(exited));
     for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0 });
 
-    const key = tempKey();
+    const key = tempKey(project.state);
     const log = new AuditLog(project.audit);
     log.checkpoint(key);
     const report = verifyAudit(project.audit, [key.publicKey]);
@@ -49,7 +54,7 @@ describe('writers killed mid-append', () => {
   it('a writer SIGKILLed in a tight append loop leaves a log that verifies or names the cut line, and the next append heals it', async () => {
     const log = new AuditLog(project.audit);
     for (let round = 0; round < 5; round++) {
-      const child = spawnAppender(project.audit, -1, `k${round}`);
+      const child = spawnAppender(script, project.audit, -1, `k${round}`);
       const done = exited(child);
       await ready(child);
       await new Promise((r) => setTimeout(r, 20 + round * 15));

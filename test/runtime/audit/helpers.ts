@@ -16,9 +16,9 @@ export function tempProject(): { state: string; audit: string; dispose: () => vo
   return { state, audit, dispose: () => rmSync(state, { recursive: true, force: true }) };
 }
 
-/** A signing key kept in its own temp state folder. */
-export function tempKey(): SigningKey {
-  return loadOrCreateKey(mkdtempSync(join(tmpdir(), 'gh-key-')));
+/** A signing key kept in a fresh folder under `parent` (a temp project's state). */
+export function tempKey(parent: string): SigningKey {
+  return loadOrCreateKey(mkdtempSync(join(parent, 'key-')));
 }
 
 /** A gate decision event numbered `i`. */
@@ -31,20 +31,16 @@ export function gateEvent(i: number, session = 's1'): AppendInput<'gate_decision
   };
 }
 
-let childBundle: string | null = null;
-
-/** Bundles fixtures/append-child.ts (and the audit code it imports) to one .mjs, once. */
-export function appendChildScript(): string {
-  if (childBundle !== null) return childBundle;
-  const out = join(mkdtempSync(join(tmpdir(), 'gh-child-')), 'append-child.mjs');
+/** Bundles fixtures/append-child.ts (and the audit code it imports) to one .mjs in `dir`. */
+export function bundleAppendChild(dir: string): string {
+  const out = join(dir, 'append-child.mjs');
   buildSync({ entryPoints: [resolve('test/runtime/audit/fixtures/append-child.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: out, logLevel: 'error' });
-  childBundle = out;
   return out;
 }
 
-/** Starts a child that appends `count` events (-1: until killed) tagged `tag`. */
-export function spawnAppender(audit: string, count: number, tag: string): ChildProcess {
-  return spawn(process.execPath, [appendChildScript(), audit, String(count), tag], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the bundled child appending `count` events (-1: until killed) tagged `tag`. */
+export function spawnAppender(script: string, audit: string, count: number, tag: string): ChildProcess {
+  return spawn(process.execPath, [script, audit, String(count), tag], { stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Resolves with the exit code (or signal) and stderr of a child. */

@@ -85,7 +85,7 @@ describe('AuditLog', () => {
   });
 
   it('signs checkpoints as C2SP notes over the current tree head, without adding events', () => {
-    const key = tempKey();
+    const key = tempKey(project.state);
     const log = new AuditLog(project.audit);
     for (let i = 0; i < 5; i++) log.append(gateEvent(i));
     const cp = log.checkpoint(key);

@@ -17,14 +17,14 @@ function rotated(log: AuditLog, data: ReturnType<typeof keyRotatedData>): void {
 
 describe('rotation endorsements', () => {
   it('verify under the previous key and yield the new public key', () => {
-    const [a, b] = [tempKey(), tempKey()];
+    const [a, b] = [tempKey(project.state), tempKey(project.state)];
     const data = keyRotatedData(a, b);
     const r = verifyRotationEndorsement(data, a.publicKey);
     expect(r.ok && r.value.export({ type: 'spki', format: 'pem' })).toBe(b.publicKeyPem);
   });
 
   it('fail for another signer, another key id, or a key that does not match its id', () => {
-    const [a, b, c] = [tempKey(), tempKey(), tempKey()];
+    const [a, b, c] = [tempKey(project.state), tempKey(project.state), tempKey(project.state)];
     expect(verifyRotationEndorsement({ ...keyRotatedData(a, b), endorsement: rotationEndorsement(c, b) }, a.publicKey)).toMatchObject({ ok: false, reason: expect.stringMatching(/is not endorsed by key/) as string });
     expect(verifyRotationEndorsement(keyRotatedData(a, b), c.publicKey)).toMatchObject({ ok: false, reason: expect.stringMatching(/names previous key/) as string });
     expect(verifyRotationEndorsement({ ...keyRotatedData(a, b), public_key_pem: c.publicKeyPem }, a.publicKey)).toMatchObject({ ok: false, reason: expect.stringMatching(/not the id of the public key/) as string });
@@ -49,7 +49,7 @@ describe('verifyAudit across a key rotation', () => {
 
   it('rejects a rotation the trusted key did not endorse, and the checkpoints of its key', () => {
     const log = new AuditLog(project.audit);
-    const [trusted, intruder, accomplice] = [tempKey(), tempKey(), tempKey()];
+    const [trusted, intruder, accomplice] = [tempKey(project.state), tempKey(project.state), tempKey(project.state)];
     for (let i = 0; i < 3; i++) log.append(gateEvent(i));
     log.checkpoint(trusted);
     rotated(log, { ...keyRotatedData(trusted, intruder), endorsement: rotationEndorsement(accomplice, intruder) });
@@ -63,8 +63,8 @@ describe('verifyAudit across a key rotation', () => {
 
   it('does not let a rotated-in key vouch for a tree without its rotation', () => {
     const log = new AuditLog(project.audit);
-    const a: SigningKey = tempKey();
-    const b: SigningKey = tempKey();
+    const a: SigningKey = tempKey(project.state);
+    const b: SigningKey = tempKey(project.state);
     for (let i = 0; i < 3; i++) log.append(gateEvent(i));
     log.checkpoint(b);
     rotated(log, keyRotatedData(a, b));

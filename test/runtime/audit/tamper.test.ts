@@ -14,7 +14,7 @@ let log: AuditLog;
 // 30 events; checkpoints at 10 and 20; events 20..29 are past the latest checkpoint.
 beforeEach(() => {
   project = tempProject();
-  key = tempKey();
+  key = tempKey(project.state);
   log = new AuditLog(project.audit);
   for (let i = 0; i < 30; i++) {
     log.append(gateEvent(i));
@@ -165,7 +165,7 @@ describe('verifyAudit finds tampering', () => {
   });
 
   it('rejects a checkpoint replaced by one signed with another key', () => {
-    const forger = tempKey();
+    const forger = tempKey(project.state);
     const cps = readFileSync(log.checkpointPath, 'utf8').split('\n');
     writeFileSync(log.checkpointPath, `${cps[0]}\n`);
     log.checkpoint(forger);
@@ -179,7 +179,7 @@ describe('verifyAudit finds tampering', () => {
     events.splice(3, 1);
     writeLines(rechain(events));
     writeFileSync(log.checkpointPath, '');
-    const forger = tempKey();
+    const forger = tempKey(project.state);
     const forged = new AuditLog(project.audit);
     forged.repair();
     forged.checkpoint(forger);

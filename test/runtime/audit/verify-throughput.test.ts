@@ -27,7 +27,7 @@ describe('verifyAudit throughput', () => {
     }
     writeSync(fd, batch);
     closeSync(fd);
-    const key = tempKey();
+    const key = tempKey(project.state);
     const t0 = performance.now();
     log.repair();
     const rebuildMs = performance.now() - t0;
