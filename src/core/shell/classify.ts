@@ -1,0 +1,318 @@
+// Classifies a bash command for the pre-tool hook: deny, approve or ask, with a reason per
+// simple command and every file it would write. An early warning; the scope check at the end is the net.
+import type { FunctionNode, Node, Redirect, Script, SimpleCommand, Word } from './ast.js';
+import { commandName, isSafeEnvName, parseArgs, unwrapCommand } from './command-line.js';
+import { denyReason, gatehouseArgs, isBlockDevice } from './deny-rules.js';
+import { parseShell } from './parser.js';
+import { normalizePath, resolvePath } from './paths.js';
+import { readOnlyReason } from './read-only.js';
+import { codeSource, isDecoderOrDownloader, SHELLS } from './runners.js';
+import { isForkBomb, someSimpleCommand, wordRuns } from './walk.js';
+import type { WriteTarget } from './write-target.js';
+import { commandTargets, redirectTargets } from './write-targets.js';
+import { isInside } from '../write-gate.js';
+
+/** What the classifier needs to know about the session. */
+export interface ShellContext {
+  /** The directory the command runs in (absolute). */
+  cwd: string;
+  /** Absolute paths of the gate's own files; writes and deletes there are denied. */
+  protectedPaths: string[];
+  /** Names of our CLI; default `['gatehouse']`. */
+  gatehouseCommands?: string[];
+}
+
+/** deny: refuse; approve: run without asking; ask: a person decides. */
+export type ShellClass = 'deny' | 'approve' | 'ask';
+
+/** The verdict on one simple command. */
+export interface SimpleCommandInfo {
+  /** Literal values; non-literal words shown as written. */
+  argv: string[];
+  literal: boolean;
+  class: ShellClass;
+  reason: string;
+}
+
+/** The verdict on a whole command line. */
+export interface ShellAnalysis {
+  /** deny if any command is denied, else ask if any asks, else approve. */
+  class: ShellClass;
+  reason: string;
+  commands: SimpleCommandInfo[];
+  writeTargets: WriteTarget[];
+  parsed: boolean;
+}
+
+export type { WriteTarget } from './write-target.js';
+
+/** Deepest re-analysis of a string as a script (`sh -c '…'`, `eval`, heredoc into `sh`); real commands nest one or two. */
+export const MAX_REANALYSIS_DEPTH = 4;
+
+/** Longest command text quoted in a reason; the full argv is in `commands`. */
+const MAX_SHOWN_CHARS = 160;
+
+const DEFAULT_GATEHOUSE_COMMANDS = ['gatehouse'];
+
+/** Shell variables that change how later commands are found or run. */
+const DANGEROUS_VARIABLES = /^(PATH|IFS|ENV|BASH_ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|PAGER|EDITOR|VISUAL|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|PERL5LIB|RUBYOPT|(LD|DYLD|GIT|BASH)_.*)$/;
+
+const RANK: Record<ShellClass, number> = { approve: 0, ask: 1, deny: 2 };
+
+/** What runs into a command's standard input, as far as the analysis needs to know. */
+type Feed = 'pipe' | 'decoded' | null;
+
+interface Scope {
+  /** The directory commands run in, or null after a `cd` that could not be followed. */
+  cwd: string | null;
+}
+
+/** The highest class seen so far for one command, with the first reason at that class. */
+class Judgement {
+  class: ShellClass = 'approve';
+  reason = 'it only reads';
+  raise(c: ShellClass, reason: string): void {
+    if (RANK[c] > RANK[this.class]) {
+      this.class = c;
+      this.reason = reason;
+    }
+  }
+}
+
+/**
+ * Classifies a bash command line.
+ * @example analyzeShell('ls -la | grep x', {cwd: '/w', protectedPaths: []}).class // 'approve'
+ */
+export function analyzeShell(command: string, ctx: ShellContext): ShellAnalysis {
+  const parsed = parseShell(command);
+  if (!parsed.ok) {
+    const reason = `Gatehouse could not parse this command (${parsed.reason}), so a person must review it.`;
+    return { class: 'ask', reason, commands: [], writeTargets: [], parsed: false };
+  }
+  const analyzer = new Analyzer(ctx);
+  analyzer.script(parsed.value, { cwd: normalizePath(ctx.cwd) }, 0, null);
+  return analyzer.result();
+}
+
+class Analyzer {
+  readonly commands: SimpleCommandInfo[] = [];
+  readonly targets: WriteTarget[] = [];
+  private readonly protectedPaths: string[];
+  private readonly names: string[];
+  private readonly cwd: string;
+
+  constructor(ctx: ShellContext) {
+    this.protectedPaths = ctx.protectedPaths.map(normalizePath);
+    this.names = ctx.gatehouseCommands ?? DEFAULT_GATEHOUSE_COMMANDS;
+    this.cwd = normalizePath(ctx.cwd);
+  }
+
+  script(s: Script, scope: Scope, depth: number, feed: Feed): void {
+    for (const item of s.items) this.node(item.node, item.background ? { ...scope } : scope, depth, feed);
+  }
+
+  private node(n: Node, scope: Scope, depth: number, feed: Feed): void {
+    switch (n.type) {
+      case 'and_or':
+        return n.parts.forEach((p) => this.node(p, scope, depth, feed));
+      case 'pipeline':
+        return n.commands.forEach((c, i) => {
+          const upstream = n.commands.slice(0, i);
+          const stageFeed: Feed = i === 0 ? feed : upstream.some((u) => someSimpleCommand(u, isDecoderOrDownloader)) ? 'decoded' : 'pipe';
+          this.node(c, n.commands.length > 1 ? { ...scope } : scope, depth, stageFeed);
+        });
+      case 'simple':
+        return this.simple(n, scope, depth, feed);
+      case 'subshell':
+        this.compoundRedirects(n.type, n.redirects, scope, depth);
+        return this.script(n.body, { ...scope }, depth, feed);
+      case 'group':
+        this.compoundRedirects(n.type, n.redirects, scope, depth);
+        return this.script(n.body, scope, depth, feed);
+      case 'if':
+        this.compoundRedirects(n.type, n.redirects, scope, depth);
+        for (const c of n.clauses) {
+          this.script(c.cond, scope, depth, feed);
+          this.script(c.body, scope, depth, feed);
+        }
+        if (n.elseBody) this.script(n.elseBody, scope, depth, feed);
+        return;
+      case 'loop':
+        this.compoundRedirects(n.type, n.redirects, scope, depth);
+        this.script(n.cond, scope, depth, feed);
+        return this.script(n.body, scope, depth, feed);
+      case 'for':
+        this.compoundRedirects(n.type, n.redirects, scope, depth);
+        this.subs([...(n.items ?? []), ...(n.header ? [n.header] : [])], scope, depth);
+        return this.script(n.body, scope, depth, feed);
+      case 'case':
+        this.compoundRedirects(n.type, n.redirects, scope, depth);
+        this.subs([n.subject, ...n.arms.flatMap((a) => a.patterns)], scope, depth);
+        return n.arms.forEach((a) => this.script(a.body, scope, depth, feed));
+      case 'function':
+        return this.functionDef(n, scope, depth);
+      case 'arith':
+      case 'cond':
+        this.compoundRedirects(n.type, n.redirects, scope, depth);
+        return this.subs(n.type === 'arith' ? [n.expr] : n.words, scope, depth);
+    }
+  }
+
+  /** Analyses the substitutions inside `words`; each runs in a child shell. */
+  private subs(words: readonly Word[], scope: Scope, depth: number): void {
+    for (const w of words) for (const s of w.subs) this.script(s, { ...scope }, depth, null);
+  }
+
+  private redirectWords(redirects: readonly Redirect[]): Word[] {
+    return redirects.flatMap((r) => (r.body ? [r.target, r.body] : [r.target]));
+  }
+
+  private functionDef(n: FunctionNode, scope: Scope, depth: number): void {
+    if (isForkBomb(n.name, n.body)) {
+      this.commands.push({ argv: [`${n.name}()`], literal: true, class: 'deny', reason: 'it defines a function that calls itself in a pipeline or in the background: a fork bomb' });
+    }
+    // The body is judged as if it ran: a definition is usually followed by a call.
+    this.node(n.body, { ...scope }, depth, null);
+  }
+
+  private compoundRedirects(type: string, redirects: readonly Redirect[], scope: Scope, depth: number): void {
+    if (redirects.length === 0) return;
+    this.subs(this.redirectWords(redirects), scope, depth);
+    const targets = redirectTargets(redirects);
+    if (targets.length === 0) return;
+    const j = new Judgement();
+    this.judgeTargets(targets, scope.cwd, j);
+    this.commands.push({ argv: [type, ...redirects.map((r) => `${r.fd ?? ''}${r.op}${r.target.text}`)], literal: true, class: j.class, reason: j.reason });
+  }
+
+  private simple(cmd: SimpleCommand, scope: Scope, depth: number, feed: Feed): void {
+    // Substitutions run first, in child shells, before the command itself.
+    this.subs([...cmd.assignments.map((a) => a.value), ...cmd.words, ...this.redirectWords(cmd.redirects)], scope, depth);
+    const j = new Judgement();
+    const targets = redirectTargets(cmd.redirects);
+    const argv = cmd.words.map((w) => (w.literal ? w.value : w.text));
+    let cwd = scope.cwd;
+    if (cmd.words.length === 0) {
+      for (const a of cmd.assignments) if (DANGEROUS_VARIABLES.test(a.name)) j.raise('ask', `it sets ${a.name}, which changes how later commands are found or run`);
+      if (cmd.assignments.length > 0) j.reason = 'it only sets shell variables';
+    } else {
+      for (const a of cmd.assignments) if (!isSafeEnvName(a.name)) j.raise('ask', `it sets ${a.name} for the command, which can change what it runs`);
+      const u = unwrapCommand(cmd.words);
+      if (u.cwdChanged) cwd = null;
+      const name = commandName(u.words[0]);
+      if (name === null) j.raise('ask', `the command name ${u.words[0]!.text} is only known at run time`);
+      else {
+        const deny = denyReason(u.words, cwd, this.names);
+        if (deny) j.raise('deny', deny);
+        targets.push(...commandTargets(u.words));
+        const handled = this.codeRunner(u.words, name, cmd, scope, depth, feed, j);
+        this.findExec(u.words, name, scope, depth);
+        if (gatehouseArgs(u.words, this.names)) j.raise('ask', 'it runs the Gatehouse CLI, which supervises this session');
+        for (const reason of u.asks) j.raise('ask', reason);
+        if (!handled) {
+          const notReadOnly = readOnlyReason(u.words);
+          if (notReadOnly) j.raise('ask', notReadOnly);
+        }
+        this.followCd(u.words, name, scope);
+      }
+    }
+    this.judgeTargets(targets, cwd, j);
+    const shown = [...cmd.assignments.map((a) => `${a.name}=${a.value.text}`), ...argv];
+    this.commands.push({ argv: shown, literal: cmd.words.every((w) => w.literal), class: j.class, reason: j.reason });
+  }
+
+  /** Judges a shell, interpreter, `eval` or `source`; true if the command's class is fully decided here. */
+  private codeRunner(words: Word[], name: string, cmd: SimpleCommand, scope: Scope, depth: number, feed: Feed, j: Judgement): boolean {
+    const src = codeSource(words);
+    if (!src || src.kind === 'none') return false;
+    if (src.kind === 'inline') {
+      const code = src.code[0];
+      if (src.code.some((w) => wordRuns(w, isDecoderOrDownloader))) j.raise('deny', 'it runs code that is decoded or downloaded at run time, which no one can review');
+      else if (name === 'eval' && src.code.every((w) => w.literal)) {
+        this.reanalyse(src.code.map((w) => w.value).join(' '), scope, depth, j);
+        j.raise('ask', '`eval` runs its arguments as a new command line');
+      } else if (SHELLS.has(name) && code?.literal) {
+        this.reanalyse(code.value, scope, depth, j);
+        j.reason = j.class === 'approve' ? 'its script is literal and is judged command by command' : j.reason;
+        return true;
+      } else j.raise('ask', `${name} runs ${code ? `code given inline (${code.text})` : 'inline code'}, which Gatehouse does not analyse`);
+    } else if (src.kind === 'file') {
+      if (wordRuns(src.file, isDecoderOrDownloader)) j.raise('deny', 'it runs a script that is decoded or downloaded at run time, which no one can review');
+      else j.raise('ask', `${name} runs the script ${src.file.text}, which Gatehouse does not read`);
+    } else if (feed === 'decoded') j.raise('deny', 'it runs text that an earlier command in the pipe decoded or downloaded, which no one can review');
+    else if (feed === 'pipe') j.raise('ask', `${name} runs a script read from a pipe`);
+    else {
+      const input = [...cmd.redirects].reverse().find((r) => r.op === '<<' || r.op === '<<-' || r.op === '<<<' || r.op === '<');
+      const body = input?.op === '<' ? null : (input?.body ?? input?.target);
+      if (body && wordRuns(body, isDecoderOrDownloader)) j.raise('deny', 'it runs a script that is decoded or downloaded at run time, which no one can review');
+      else if (body?.literal) this.reanalyse(body.value, scope, depth, j);
+      j.raise('ask', input ? `${name} runs a script fed to its standard input` : `it starts an interactive ${name}`);
+    }
+    return true;
+  }
+
+  /** Parses `text` as a script of its own and analyses it in a child scope. */
+  private reanalyse(text: string, scope: Scope, depth: number, j: Judgement): void {
+    if (depth + 1 > MAX_REANALYSIS_DEPTH) return j.raise('ask', `it nests scripts more than ${MAX_REANALYSIS_DEPTH} levels deep`);
+    const parsed = parseShell(text);
+    if (!parsed.ok) return j.raise('ask', `its inner script does not parse (${parsed.reason})`);
+    this.script(parsed.value, { ...scope }, depth + 1, null);
+  }
+
+  /** `find … -exec CMD ARGS ;`: the inner command is judged like any other (find itself then asks). */
+  private findExec(words: Word[], name: string, scope: Scope, depth: number): void {
+    if (name !== 'find') return;
+    for (let i = 0; i < words.length; i++) {
+      if (!['-exec', '-execdir', '-ok', '-okdir'].includes(words[i]!.value)) continue;
+      const end = words.findIndex((w, k) => k > i && (w.value === ';' || w.value === '+'));
+      const inner = words.slice(i + 1, end === -1 ? words.length : end);
+      if (inner.length > 0) this.simple({ type: 'simple', assignments: [], words: inner, redirects: [] }, { ...scope }, depth, null);
+      i = end === -1 ? words.length : end;
+    }
+  }
+
+  /** `cd DIR` moves the scope; a directory that is not literal makes relative paths unknown. */
+  private followCd(words: Word[], name: string, scope: Scope): void {
+    if (name === 'popd') scope.cwd = null;
+    if (name !== 'cd' && name !== 'pushd') return;
+    const dir = parseArgs(words.slice(1), {}).positionals[0];
+    scope.cwd = dir && dir.literal && dir.value !== '-' ? resolvePath(scope.cwd, dir.value) : null;
+  }
+
+  private judgeTargets(targets: readonly WriteTarget[], cwd: string | null, j: Judgement): void {
+    for (const t of targets) {
+      const abs = t.literal ? resolvePath(cwd, t.path) : null;
+      const reported = abs !== null && cwd !== this.cwd && !t.path.startsWith('/') ? { ...t, path: abs } : abs === null && t.literal ? { ...t, literal: false } : t;
+      this.targets.push(reported);
+      const verb = t.kind === 'delete' ? 'deletes' : t.kind === 'create' ? 'creates' : 'writes';
+      if (!t.literal) j.raise('ask', `it ${verb} ${t.path} (${t.via}), a path only known at run time`);
+      else if (abs === null) j.raise('ask', `it ${verb} ${t.path} (${t.via}) after a change of directory Gatehouse could not follow`);
+      else if (isBlockDevice(abs)) j.raise('deny', `it writes straight to the disk device ${abs}, destroying its file systems`);
+      else {
+        const hit = this.protectedPaths.find((p) => isInside(p, abs) || (t.recursive && isInside(abs, p)));
+        if (hit) j.raise('deny', `it ${verb} ${t.path} (${t.via}), ${isInside(hit, abs) ? 'inside' : 'which holds'} the supervisor's own files (${hit}); an agent may never change them`);
+        else j.raise('ask', `it ${verb} ${t.path} (${t.via})`);
+      }
+    }
+  }
+
+  result(): ShellAnalysis {
+    const top = this.commands.reduce<SimpleCommandInfo | null>((best, c) => (best === null || RANK[c.class] > RANK[best.class] ? c : best), null);
+    const cls: ShellClass = top?.class ?? 'approve';
+    const base = { class: cls, commands: this.commands, writeTargets: this.targets, parsed: true };
+    if (top === null) return { ...base, reason: 'The command runs nothing.' };
+    const shown = show(top.argv);
+    if (cls === 'deny') return { ...base, reason: `Gatehouse refused \`${shown}\`: ${top.reason}. Do not retry it or reach the same effect another way.` };
+    if (cls === 'ask') {
+      const more = this.commands.filter((c) => c.class === 'ask').length - 1;
+      return { ...base, reason: `Gatehouse needs a person to approve \`${shown}\`: ${top.reason}${more > 0 ? ` (and ${more} more command${more > 1 ? 's' : ''} need review)` : ''}.` };
+    }
+    const names = [...new Set(this.commands.map((c) => c.argv[0]).filter((a) => a !== undefined))];
+    return { ...base, reason: `Read-only commands only (${names.join(', ')}).` };
+  }
+}
+
+function show(argv: readonly string[]): string {
+  const s = argv.join(' ');
+  return s.length > MAX_SHOWN_CHARS ? `${s.slice(0, MAX_SHOWN_CHARS)}…` : s;
+}

@@ -1,0 +1,155 @@
+// The commands Gatehouse refuses outright, judged one simple command at a time: catastrophic
+// deletes, disk formatting, raw device writes, and an agent resolving its own approval requests.
+import type { Word } from './ast.js';
+import { commandName, hasOption, parseArgs } from './command-line.js';
+import { normalizePath, resolvePath } from './paths.js';
+
+/** Top-level folders whose contents are scratch space; clearing them is not catastrophic. */
+const SCRATCH_TOP_LEVEL = new Set(['tmp']);
+
+/** Names `$HOME` can be written as, after quote removal. */
+const HOME_FORMS = /^(\$HOME|\$\{HOME\}|~[A-Za-z0-9_.-]*)/;
+
+/**
+ * True if recursively deleting (or re-owning) `w` would wreck the machine or a home folder:
+ * `/`, `/*`, a top-level folder such as `/usr`, `~`, `~/`, `$HOME`, `~user`, or a relative path that
+ * resolves to one of those from `cwd`.
+ */
+export function isCatastrophicTarget(w: Word, cwd: string | null): boolean {
+  let v = w.value;
+  // Trailing `/*`, `/.` and `/` do not make a tree any smaller.
+  for (let prev = ''; prev !== v; ) {
+    prev = v;
+    v = v.replace(/\/\*$|\/\.$|(.)\/+$/, '$1');
+  }
+  if (v === '' && w.value.startsWith('/')) v = '/';
+  const home = HOME_FORMS.exec(v);
+  if (home && (v === home[0] || /^\/*$/.test(v.slice(home[0].length)))) return true;
+  if (home) return false;
+  if (!v.startsWith('/') && !w.literal) return false;
+  const abs = resolvePath(cwd, v);
+  if (abs === null) return false;
+  if (abs === '/') return true;
+  const segments = normalizePath(abs).split('/').filter(Boolean);
+  return segments.length === 1 && !SCRATCH_TOP_LEVEL.has(segments[0]!);
+}
+
+/** Commands that wipe whole trees when given `-r`/`-R`, with the flags that make them recursive. */
+const RECURSIVE_DESTROYERS: Record<string, string[]> = {
+  rm: ['-r', '-R', '--recursive'],
+  chmod: ['-R', '--recursive'],
+  chown: ['-R', '--recursive'],
+  chgrp: ['-R', '--recursive'],
+};
+
+/** Programs that format or wipe a disk or partition. */
+const FORMATTERS = /^(mkfs(\..+)?|mke2fs|mkswap|wipefs|mkdosfs|mkntfs)$/;
+
+/** Block devices: writing one directly destroys the file systems on it. */
+const BLOCK_DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d|dm-\d|mapper\/|loop\d)/;
+
+/** True if `path` is a disk or partition device. */
+export function isBlockDevice(path: string): boolean {
+  return BLOCK_DEVICE.test(path);
+}
+
+/** Subcommands of our CLI that resolve an approval; the agent must never run them itself. */
+const APPROVAL_VERBS = new Set(['approve', 'deny', 'reject', 'resolve']);
+
+/** How many leading positionals of our CLI are searched for an approval verb (`gatehouse approvals resolve ID`). */
+const APPROVAL_VERB_WINDOW = 3;
+
+/** Package runners that start a package's binary: `npx gatehouse approve`. Value: how many words the runner itself takes. */
+const PACKAGE_RUNNERS: Record<string, (words: readonly Word[]) => number> = {
+  npx: () => 1,
+  pnpx: () => 1,
+  bunx: () => 1,
+  npm: (w) => (['exec', 'x'].includes(w[1]?.value ?? '') ? 2 : -1),
+  pnpm: (w) => (['exec', 'dlx'].includes(w[1]?.value ?? '') ? 2 : 1),
+  yarn: (w) => (['exec', 'dlx'].includes(w[1]?.value ?? '') ? 2 : 1),
+  bun: (w) => (w[1]?.value === 'x' ? 2 : -1),
+};
+
+/** JavaScript runtimes that can start our CLI's built file (`node dist/cli.js approve`). */
+const JS_RUNTIMES = new Set(['node', 'nodejs', 'bun', 'tsx', 'ts-node']);
+
+/**
+ * If `words` run our own CLI, the arguments given to it; otherwise null. Recognises the command
+ * by name, by any path ending in `/gatehouse` or `dist/cli.js`, through a JS runtime, or via `npx`.
+ */
+export function gatehouseArgs(words: readonly Word[], names: readonly string[]): Word[] | null {
+  const isOurs = (w: Word | undefined): boolean =>
+    !!w && w.literal && (names.includes(w.value) || w.value.endsWith('/gatehouse') || w.value === 'dist/cli.js' || w.value.endsWith('/dist/cli.js') || names.some((n) => w.value.endsWith(`/${n}`)));
+  const name = commandName(words[0]);
+  if (name === null) return null;
+  if (isOurs(words[0])) return words.slice(1);
+  let i = -1;
+  if (JS_RUNTIMES.has(name)) i = words.findIndex((w, k) => k > 0 && !w.value.startsWith('-'));
+  const runner = PACKAGE_RUNNERS[name];
+  if (runner) {
+    const skip = runner(words);
+    if (skip < 0) return null;
+    i = words.findIndex((w, k) => k >= skip && !w.value.startsWith('-'));
+    const pkg = words[i];
+    const bare = pkg?.value.replace(/^@[^/]+\//, '').replace(/@[^@]*$/, '') ?? '';
+    if (pkg && pkg.literal && names.some((n) => bare === n || bare === `${n}-cli`)) return words.slice(i + 1);
+    return null;
+  }
+  return i > 0 && isOurs(words[i]) ? words.slice(i + 1) : null;
+}
+
+/** A reason if `args` (given to our CLI) resolve an approval; null otherwise. */
+export function approvalCommandReason(args: readonly Word[]): string | null {
+  const positionals = args.filter((w) => !w.value.startsWith('-')).slice(0, APPROVAL_VERB_WINDOW);
+  if (!positionals.some((w) => w.literal && APPROVAL_VERBS.has(w.value))) return null;
+  return 'it resolves a Gatehouse approval request; only a person may do that, never the agent that asked';
+}
+
+/** HTTP clients whose arguments are checked for requests to the approvals API. */
+const HTTP_CLIENTS = new Set(['curl', 'wget', 'http', 'https', 'xh', 'xhs', 'curlie', 'fetch', 'httpie', 'aria2c']);
+
+/** A URL (or bare host:port) on this machine's loopback interface. */
+const LOOPBACK = /(^|\/\/|@)(localhost|127(\.\d{1,3}){1,3}|0\.0\.0\.0|0|\[::1?\]|\[0:0:0:0:0:0:0:1\])(:\d+)?(\/|$)/i;
+
+/** Methods that change state on a server. */
+const MUTATING_METHOD = /^(POST|PUT|PATCH|DELETE)$/i;
+
+/** Options that make a request send a body, and so a POST, without naming the method. */
+const BODY_OPTIONS = ['-d', '-F', '-T', '--data', '--data-raw', '--data-binary', '--data-urlencode', '--json', '--form', '--upload-file', '--post-data', '--post-file', '--body-data'];
+
+/** A reason if an HTTP client resolves an approval through the gateway's API; null otherwise. */
+export function approvalsApiReason(words: readonly Word[]): string | null {
+  const name = commandName(words[0]);
+  if (name === null || !HTTP_CLIENTS.has(name)) return null;
+  const values = words.slice(1).map((w) => w.value);
+  if (!values.some((v) => v.includes('/approvals/'))) return null;
+  const resolve = values.some((v) => /resolve/i.test(v));
+  const mutating =
+    values.some((v) => MUTATING_METHOD.test(v) || /^(-X|--request=|--method=)(POST|PUT|PATCH|DELETE)$/i.test(v)) ||
+    hasOption(parseArgs(words.slice(1), {}), ...BODY_OPTIONS);
+  if (!resolve && !(mutating && values.some((v) => LOOPBACK.test(v)))) return null;
+  return 'it calls the Gatehouse approvals API to resolve a request; only a person may do that, never the agent that asked';
+}
+
+/**
+ * The reason to refuse one simple command outright (after unwrapping), or null.
+ * Write targets (protected paths, block devices) are judged separately by the classifier.
+ */
+export function denyReason(words: readonly Word[], cwd: string | null, gatehouseNames: readonly string[]): string | null {
+  const name = commandName(words[0]);
+  if (name === null) return null;
+  const args = words.slice(1);
+  const recursiveFlags = RECURSIVE_DESTROYERS[name];
+  if (recursiveFlags) {
+    const parsed = parseArgs(args, name === 'rm' ? {} : { longWithValue: ['--from'] });
+    const targets = name === 'rm' || hasOption(parsed, '--reference') ? parsed.positionals : parsed.positionals.slice(1);
+    const root = targets.find((w) => isCatastrophicTarget(w, cwd));
+    if (root && hasOption(parsed, ...recursiveFlags)) {
+      return `it ${name === 'rm' ? 'deletes' : 'changes permissions of'} everything under ${root.text}, which would wreck the machine or a home folder`;
+    }
+  }
+  if (FORMATTERS.test(name)) return 'it formats a disk or partition';
+  const ours = gatehouseArgs(words, gatehouseNames);
+  if (ours) return approvalCommandReason(ours);
+  return approvalsApiReason(words);
+}

@@ -1,0 +1,33 @@
+// POSIX path arithmetic for write targets: join against a working directory and normalise
+// `.`, `..` and repeated slashes, without touching the file system (symlinks are runtime's job).
+
+/**
+ * Normalises an absolute `/`-separated path: collapses `//`, drops `.`, resolves `..`
+ * (never above `/`) and removes a trailing slash.
+ * @example normalizePath('/a/b/../c/.//d/') // '/a/c/d'
+ */
+export function normalizePath(p: string): string {
+  const out: string[] = [];
+  for (const seg of p.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') out.pop();
+    else out.push(seg);
+  }
+  return `/${out.join('/')}`;
+}
+
+/**
+ * Resolves `p` against `cwd` (absolute); null when `p` is relative and `cwd` is unknown.
+ * @example resolvePath('/w', '../x') // '/x'
+ */
+export function resolvePath(cwd: string | null, p: string): string | null {
+  if (p.startsWith('/')) return normalizePath(p);
+  if (cwd === null) return null;
+  return normalizePath(`${cwd}/${p}`);
+}
+
+/** The last segment of `p`, ignoring trailing slashes. */
+export function baseName(p: string): string {
+  const trimmed = p.replace(/\/+$/, '');
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+}

@@ -1,0 +1,41 @@
+// The WriteTarget record shared by the write-target readers, and the small helpers they all
+// use: building a target from a word, and recognising paths that are streams rather than files.
+import type { Word } from './ast.js';
+
+/** A file or folder a command would change. */
+export interface WriteTarget {
+  /** As written after quote removal when `literal`; otherwise the text as written. Relative to the command's directory, or absolute. */
+  path: string;
+  /** What writes it: `redirect >`, `tee`, `sed -i`, `cp`, `rm`, `git checkout --`, … */
+  via: string;
+  kind: 'write' | 'delete' | 'create';
+  /** False when the path contains an expansion (`$X`, `*`, `~`, `$(…)`): the caller cannot check it. */
+  literal: boolean;
+  /** The operation reaches everything below `path` (`rm -r`, `mv`, `git checkout -- dir`). */
+  recursive: boolean;
+}
+
+/** Paths that are streams or devices without storage: writing there changes no file. */
+const STREAM_PATHS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom']);
+
+/** `/dev/fd/N` and `/proc/self/fd/N` are open descriptors, also streams. */
+const FD_PATH = /^\/(dev|proc\/self)\/fd\/\d+$/;
+
+/** True for paths that are not files on disk (`/dev/null`, `/dev/stderr`, `/dev/fd/3`, …). */
+export function isStreamPath(path: string): boolean {
+  return STREAM_PATHS.has(path) || FD_PATH.test(path);
+}
+
+/** Builds a target from a word; a folder word `dir` is joined in front of a relative path. */
+export function target(w: Word, via: string, kind: WriteTarget['kind'], recursive = false, dir: Word | null = null): WriteTarget {
+  const raw = w.literal ? w.value : w.text;
+  const literal = w.literal && (dir === null || dir.literal);
+  const base = dir === null ? null : dir.literal ? dir.value : dir.text;
+  const path = base === null || raw.startsWith('/') ? raw : `${base.replace(/\/+$/, '')}/${raw}`;
+  return { path, via, kind, literal, recursive };
+}
+
+/** A literal word, for paths the readers make up (the `.` a lone `ln SRC` links into). */
+export function literalWord(value: string): Word {
+  return { text: value, value, literal: true, splits: false, subs: [] };
+}

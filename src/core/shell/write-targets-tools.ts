@@ -1,0 +1,213 @@
+// Write-target readers for tools with their own argument syntax: sed/perl in-place edits,
+// git, curl, wget, patch, tar, unzip and find. Each returns the targets its arguments name.
+import type { Word } from './ast.js';
+import { hasOption, longMatches, optionValues, parseArgs } from './command-line.js';
+import { literalWord, target, type WriteTarget } from './write-target.js';
+
+type Reader = (args: Word[]) => WriteTarget[];
+
+/** `sed -i[SUFFIX]` / `--in-place[=SUFFIX]`: the files after the script are rewritten. */
+function sedTargets(args: Word[]): WriteTarget[] {
+  let inPlace = false;
+  let script = false;
+  const positionals: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === '--') {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (v.startsWith('--')) {
+      const name = v.split('=')[0]!;
+      if (longMatches(name, '--in-place')) inPlace = true;
+      else if (longMatches(name, '--expression') || longMatches(name, '--file')) {
+        script = true;
+        if (!v.includes('=')) i++;
+      } else if (longMatches(name, '--line-length') && !v.includes('=')) i++;
+      continue;
+    }
+    if (v.startsWith('-') && v.length > 1) {
+      for (let j = 1; j < v.length; j++) {
+        const c = v[j]!;
+        if (c === 'i') {
+          inPlace = true;
+          break; // the rest of the cluster is the backup suffix
+        }
+        if (c === 'e' || c === 'f' || c === 'l') {
+          if (c !== 'l') script = true;
+          if (j + 1 === v.length) i++;
+          break;
+        }
+      }
+      continue;
+    }
+    positionals.push(args[i]!);
+  }
+  if (!inPlace) return [];
+  return positionals.slice(script ? 0 : 1).map((w) => target(w, 'sed -i', 'write'));
+}
+
+/** `perl -i[EXT] -pe CODE FILE…`: the files are rewritten in place. */
+function perlTargets(args: Word[]): WriteTarget[] {
+  let inPlace = false;
+  let code = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === '--') {
+      i++;
+      break;
+    }
+    if (!v.startsWith('-') || v === '-') break;
+    for (let j = 1; j < v.length; j++) {
+      const c = v[j]!;
+      if (c === 'i') inPlace = true;
+      if (c === 'e' || c === 'E') {
+        code = true;
+        if (j + 1 === v.length) i++;
+        break;
+      }
+      if ('iIMmxFdDV'.includes(c)) break; // these take the rest of the cluster as their value
+    }
+  }
+  if (!inPlace) return [];
+  return args.slice(code ? i : i + 1).map((w) => target(w, 'perl -i', 'write'));
+}
+
+/** git global options that take a value (`git -C dir status`). */
+const GIT_GLOBAL_WITH_VALUE = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path'];
+
+/** Splits `git [global options] SUBCOMMAND ARGS`; `dir` is the `-C` folder, if literal and given. */
+export function gitCommand(args: readonly Word[]): { sub: string | null; rest: Word[]; dir: Word | null; globals: string[] } {
+  let dir: Word | null = null;
+  const globals: string[] = [];
+  let i = 0;
+  for (; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (!v.startsWith('-')) break;
+    globals.push(v.split('=')[0]!);
+    if (GIT_GLOBAL_WITH_VALUE.includes(v) && i + 1 < args.length) {
+      if (v === '-C') dir = dir === null ? args[i + 1]! : { ...args[i + 1]!, literal: false };
+      i++;
+    }
+  }
+  const sub = args[i];
+  return { sub: sub ? (sub.literal ? sub.value : sub.text) : null, rest: args.slice(i + 1), dir, globals };
+}
+
+function gitTargets(args: Word[]): WriteTarget[] {
+  const { sub, rest, dir } = gitCommand(args);
+  const at = (w: Word, via: string, kind: WriteTarget['kind'], recursive: boolean): WriteTarget => target(w, via, kind, recursive, dir);
+  const values = rest.map((w) => w.value);
+  const out: WriteTarget[] = [];
+  if (sub === 'checkout') {
+    const dash = values.indexOf('--');
+    if (dash !== -1) out.push(...rest.slice(dash + 1).map((w) => at(w, 'git checkout --', 'write', true)));
+  } else if (sub === 'restore') {
+    const parsed = parseArgs(rest, { shortWithValue: 's', longWithValue: ['--source', '--pathspec-from-file'] });
+    const worktree = !hasOption(parsed, '-S', '--staged') || hasOption(parsed, '-W', '--worktree');
+    if (worktree) out.push(...parsed.positionals.map((w) => at(w, 'git restore', 'write', true)));
+  } else if (sub === 'rm') {
+    const parsed = parseArgs(rest, { longWithValue: ['--pathspec-from-file'] });
+    if (!hasOption(parsed, '--cached')) out.push(...parsed.positionals.map((w) => at(w, 'git rm', 'delete', hasOption(parsed, '-r'))));
+  } else if (sub === 'mv') {
+    const files = parseArgs(rest, {}).positionals;
+    if (files.length >= 2) {
+      out.push(...files.slice(0, -1).map((w) => at(w, 'git mv', 'delete', true)));
+      out.push(at(files[files.length - 1]!, 'git mv', 'write', false));
+    }
+  }
+  if (sub !== null && ['diff', 'log', 'show', 'format-patch', 'range-diff'].includes(sub)) {
+    const parsed = parseArgs(rest, { longWithValue: ['--output'] });
+    out.push(...optionValues(parsed, '--output').map((w) => at(w, `git ${sub} --output`, 'write', false)));
+  }
+  return out;
+}
+
+/** curl's short options that take a value, so `-sSo out` and `-H x -o out` are read correctly. */
+const CURL_SHORT_WITH_VALUE = 'AbcCdDEeFHKmoPQrTtUuwXxYyz';
+
+function curlTargets(args: Word[]): WriteTarget[] {
+  const parsed = parseArgs(args, { shortWithValue: CURL_SHORT_WITH_VALUE, longWithValue: ['--output', '--dump-header', '--cookie-jar', '--trace', '--trace-ascii', '--stderr', '--etag-save'] });
+  const out: WriteTarget[] = [];
+  for (const o of parsed.options) {
+    if (!o.value || o.value.value === '-') continue;
+    if (o.name === '-o' || longMatches(o.name, '--output')) out.push(target(o.value, 'curl -o', 'write'));
+    else if (o.name === '-D' || o.name === '-c' || ['--dump-header', '--cookie-jar', '--trace', '--trace-ascii', '--stderr', '--etag-save'].some((n) => longMatches(o.name, n))) {
+      out.push(target(o.value, `curl ${o.name}`, 'write'));
+    }
+  }
+  return out;
+}
+
+function wgetTargets(args: Word[]): WriteTarget[] {
+  const parsed = parseArgs(args, { shortWithValue: 'aBeiOoPQtTUw', longWithValue: ['--output-document', '--output-file', '--append-output', '--directory-prefix'] });
+  const out: WriteTarget[] = [];
+  for (const o of parsed.options) {
+    if (!o.value || o.value.value === '-') continue;
+    if (o.name === '-O' || longMatches(o.name, '--output-document')) out.push(target(o.value, 'wget -O', 'write'));
+    else if (o.name === '-o' || o.name === '-a' || longMatches(o.name, '--output-file') || longMatches(o.name, '--append-output')) out.push(target(o.value, 'wget -o', 'write'));
+    else if (o.name === '-P' || longMatches(o.name, '--directory-prefix')) out.push(target(o.value, 'wget -P', 'create'));
+  }
+  return out;
+}
+
+function patchTargets(args: Word[]): WriteTarget[] {
+  const parsed = parseArgs(args, { shortWithValue: 'BDdFgioprVYz', longWithValue: ['--input', '--output', '--reject-file', '--directory', '--strip'] });
+  const out = parsed.positionals.slice(0, 1).map((w) => target(w, 'patch', 'write'));
+  for (const w of optionValues(parsed, '-o', '--output', '-r', '--reject-file')) if (w.value !== '-') out.push(target(w, 'patch -o', 'write'));
+  return out;
+}
+
+/** tar's short options that take a value. */
+const TAR_SHORT_WITH_VALUE = 'bCfFgHKLNTVX';
+
+function tarTargets(args: Word[]): WriteTarget[] {
+  // Old style: `tar xzf a.tgz` is `tar -xzf a.tgz`.
+  const first = args[0];
+  const words = first && !first.value.startsWith('-') ? [{ ...first, value: `-${first.value}` }, ...args.slice(1)] : args;
+  const parsed = parseArgs(words, { shortWithValue: TAR_SHORT_WITH_VALUE, longWithValue: ['--file', '--directory', '--files-from', '--exclude-from'] });
+  const out: WriteTarget[] = [];
+  if (hasOption(parsed, '-x', '--extract', '--get')) {
+    out.push(...optionValues(parsed, '-C', '--directory').map((w) => target(w, 'tar -x -C', 'write')));
+  } else if (hasOption(parsed, '-c', '--create', '-r', '--append', '-u', '--update')) {
+    out.push(...optionValues(parsed, '-f', '--file').filter((w) => w.value !== '-').map((w) => target(w, 'tar -f', 'write')));
+  }
+  return out;
+}
+
+function unzipTargets(args: Word[]): WriteTarget[] {
+  const out: WriteTarget[] = [];
+  args.forEach((w, i) => {
+    if (w.value === '-d' && args[i + 1]) out.push(target(args[i + 1]!, 'unzip -d', 'write'));
+    else if (w.value.startsWith('-d') && w.value.length > 2) out.push(target({ ...w, value: w.value.slice(2), text: w.text.slice(2) }, 'unzip -d', 'write'));
+  });
+  return out;
+}
+
+/** find actions that write a file named by their first argument. */
+const FIND_FILE_ACTIONS = new Set(['-fprint', '-fprint0', '-fprintf', '-fls']);
+
+function findTargets(args: Word[]): WriteTarget[] {
+  const start = args.findIndex((w) => /^[-(!]/.test(w.value));
+  const roots = start === -1 ? args : args.slice(0, start);
+  const out: WriteTarget[] = [];
+  args.forEach((w, i) => {
+    if (FIND_FILE_ACTIONS.has(w.value) && args[i + 1]) out.push(target(args[i + 1]!, `find ${w.value}`, 'write'));
+    if (w.value === '-delete') out.push(...(roots.length ? roots : [literalWord('.')]).map((r) => target(r, 'find -delete', 'delete', true)));
+  });
+  return out;
+}
+
+/** The tool readers, by program name. */
+export const TOOL_TARGETS: Record<string, Reader> = {
+  sed: sedTargets,
+  perl: perlTargets,
+  git: gitTargets,
+  curl: curlTargets,
+  wget: wgetTargets,
+  patch: patchTargets,
+  tar: tarTargets,
+  unzip: unzipTargets,
+  find: findTargets,
+};
