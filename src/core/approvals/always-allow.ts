@@ -1,0 +1,146 @@
+// Always-allow rules: calls the operator has said never to ask about again. Each rule names
+// a tool and matches the call's argument key exactly, by glob or by regex — only as written.
+import { canonicalJson } from '../crypto/canonical-json.js';
+import type { ToolKind } from '../event.js';
+import { compileGlob } from '../glob.js';
+import { fail, ok, type Result } from '../result.js';
+import { shellJoin } from '../shell-quote.js';
+import { KIND_KEY_PREFIX } from './profiles.js';
+import { compileStarGlob } from './star-glob.js';
+
+/**
+ * One rule. `tool` is the agent's tool name or `kind:<kind>`. `match` is exactly one of:
+ * - `exact` — the key must equal this text; never read as a pattern (`a.b` does not match `axb`);
+ * - `glob` — on a path key, the allowlist's path glob (`**` crosses `/`, `*` does not);
+ *   on a command or JSON key, a `*`-only glob where `*` matches anything and the rest is literal;
+ * - `regex` — a regular expression (`u` flag) that must match the whole key.
+ */
+export interface AlwaysAllowRule {
+  tool: string;
+  match: { exact: string } | { glob: string } | { regex: string };
+}
+
+/** The call as the always-allow list sees it. `paths` are worktree-relative. */
+export interface AlwaysAllowCall {
+  tool: string;
+  kind: ToolKind;
+  paths: string[];
+  input: unknown;
+}
+
+interface CompiledRule {
+  rule: AlwaysAllowRule;
+  /** `kind:` rules name a kind, others a tool. */
+  target: { kind: ToolKind } | { tool: string };
+  test: (key: string, isPath: boolean) => boolean;
+}
+
+/** The always-allow list, compiled once. */
+export interface CompiledAlwaysAllow {
+  readonly rules: readonly CompiledRule[];
+}
+
+const KINDS: readonly ToolKind[] = ['write', 'shell', 'read', 'other'];
+
+/** An empty list: nothing is always allowed until the operator says so. */
+export const NO_ALWAYS_ALLOW: CompiledAlwaysAllow = { rules: [] };
+
+/** Compiles the rules once; an invalid rule (bad regex, unknown kind, two matchers) is an error value. */
+export function compileAlwaysAllow(rules: readonly AlwaysAllowRule[]): Result<CompiledAlwaysAllow> {
+  const out: CompiledRule[] = [];
+  for (const [i, rule] of rules.entries()) {
+    const where = `Always-allow rule ${i + 1} (${JSON.stringify(rule?.tool ?? null)})`;
+    if (typeof rule?.tool !== 'string' || rule.tool.trim() === '') return fail(`${where} names no tool; give the tool name, e.g. "Bash", or kind:shell.`);
+    let target: CompiledRule['target'] = { tool: rule.tool };
+    if (rule.tool.startsWith(KIND_KEY_PREFIX)) {
+      const kind = rule.tool.slice(KIND_KEY_PREFIX.length) as ToolKind;
+      if (!KINDS.includes(kind)) return fail(`${where} names unknown tool kind; use one of ${KINDS.map((k) => KIND_KEY_PREFIX + k).join(', ')}.`);
+      target = { kind };
+    }
+    const m = (typeof rule.match === 'object' && rule.match !== null ? rule.match : {}) as Record<string, unknown>;
+    const keys = Object.keys(m).filter((k) => k === 'exact' || k === 'glob' || k === 'regex');
+    const key = keys[0];
+    const value = key === undefined ? undefined : m[key];
+    if (keys.length !== 1 || Object.keys(m).length !== 1 || typeof value !== 'string') {
+      return fail(`${where} must match with exactly one of { exact: "…" }, { glob: "…" } or { regex: "…" }.`);
+    }
+    const test = compileMatcher(key as 'exact' | 'glob' | 'regex', value);
+    if (!test.ok) return fail(`${where}: ${test.reason}`);
+    out.push({ rule, target, test: test.value });
+  }
+  return ok({ rules: out });
+}
+
+function compileMatcher(type: 'exact' | 'glob' | 'regex', value: string): Result<CompiledRule['test']> {
+  if (type === 'exact') return ok((key) => key === value);
+  if (value === '') return fail(`an empty ${type} matches nothing useful; write a pattern or use exact.`);
+  if (type === 'glob') {
+    const path = compileGlob(value).re;
+    const text = compileStarGlob(value);
+    return ok((key, isPath) => (isPath ? path : text).test(key));
+  }
+  try {
+    // Anchored: a rule written for `npm test` must not admit `npm test; curl … | sh`.
+    const re = new RegExp(`^(?:${value})$`, 'u');
+    return ok((key) => re.test(key));
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return fail(`${JSON.stringify(value)} is not a valid regular expression (${why}); fix it, or use exact or glob.`);
+  }
+}
+
+/**
+ * The call's argument keys: a shell call's command string; each path of a write call;
+ * otherwise the canonical JSON of its input. `isPath` picks the glob flavour.
+ * Null when the input cannot be keyed (not JSON): such a call is never always-allowed.
+ */
+export function argumentKeys(call: AlwaysAllowCall): { keys: string[]; isPath: boolean } | null {
+  if (call.kind === 'shell') {
+    const cmd = commandOf(call.input);
+    if (cmd !== null) return { keys: [cmd], isPath: false };
+  }
+  if (call.kind === 'write' && call.paths.length > 0) return { keys: [...call.paths], isPath: true };
+  try {
+    return { keys: [canonicalJson(call.input ?? null)], isPath: false };
+  } catch {
+    return null;
+  }
+}
+
+/** A shell tool's command: a string (`Bash`), or an argv list (some agents) joined as sh would read it. */
+function commandOf(input: unknown): string | null {
+  if (typeof input !== 'object' || input === null) return null;
+  const cmd = (input as Record<string, unknown>).command;
+  if (typeof cmd === 'string') return cmd;
+  if (Array.isArray(cmd) && cmd.length > 0 && cmd.every((w) => typeof w === 'string')) return shellJoin(cmd as string[]);
+  return null;
+}
+
+/**
+ * The first rule that covers the call, or null. Every key must be matched (a write to
+ * two paths needs both allowed), each by some rule for this tool or its kind.
+ */
+export function matchesAlwaysAllow(compiled: CompiledAlwaysAllow, call: AlwaysAllowCall): AlwaysAllowRule | null {
+  const applicable = compiled.rules.filter((r) => ('tool' in r.target ? r.target.tool === call.tool : r.target.kind === call.kind));
+  if (applicable.length === 0) return null;
+  const args = argumentKeys(call);
+  if (args === null) return null;
+  let first: AlwaysAllowRule | null = null;
+  for (const key of args.keys) {
+    const hit = applicable.find((r) => r.test(key, args.isPath));
+    if (hit === undefined) return null;
+    first ??= hit.rule;
+  }
+  return first;
+}
+
+/**
+ * The rules an "always" resolution adds: exact rules on this tool name for each argument
+ * key, so the operator allows exactly what they saw, never a pattern. One rule per path for
+ * a multi-path write; empty when the input cannot be keyed.
+ */
+export function rulesForAlways(call: AlwaysAllowCall): AlwaysAllowRule[] {
+  const args = argumentKeys(call);
+  if (args === null) return [];
+  return args.keys.map((k) => ({ tool: call.tool, match: { exact: k } }));
+}

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { compileAlwaysAllow, NO_ALWAYS_ALLOW, type CompiledAlwaysAllow } from '../../../src/core/approvals/always-allow.js';
+import { decideToolCall, DEFAULT_APPROVALS, summarizeInput, type DecideCall, type ToolDecision } from '../../../src/core/approvals/decide.js';
+import { compileProfile, type CompiledProfile } from '../../../src/core/approvals/profiles.js';
+import type { ShellClass } from '../../../src/core/shell/index.js';
+import { analysis } from './shell-fixture.js';
+
+const builder = compileProfile('builder', {});
+const readOnly = compileProfile('read-only', {});
+
+function always(): CompiledAlwaysAllow {
+  const c = compileAlwaysAllow([
+    { tool: 'Bash', match: { exact: 'rm -rf dist' } },
+    { tool: 'Write', match: { glob: 'docs/**' } },
+  ]);
+  if (!c.ok) throw new Error(c.reason);
+  return c.value;
+}
+
+const bash = (command: string, cls: ShellClass): DecideCall => ({
+  tool: 'Bash',
+  kind: 'shell',
+  paths: [],
+  input: { command },
+  shell: analysis([[command.split(' '), cls]]),
+});
+const deleting = (call: DecideCall): DecideCall => ({ ...call, shell: { ...call.shell!, writeTargets: [{ path: 'dist', via: 'rm', kind: 'delete', literal: true, recursive: true }] } });
+const write = (path: string): DecideCall => ({ tool: 'Write', kind: 'write', paths: [path], input: { file_path: path, content: 'x' } });
+
+type Row = [what: string, call: DecideCall, profile: CompiledProfile | null, interactive: boolean, smart: boolean, expected: Pick<ToolDecision, 'kind' | 'by'>];
+
+const DENY_PROFILE = { kind: 'deny', by: 'profile:read-only' } as const;
+const DENY_CLASSIFIER = { kind: 'deny', by: 'classifier' } as const;
+const ASK = { kind: 'ask', by: 'approvals' } as const;
+
+const table: Row[] = [
+  // 1. the profile settles first, approvals on or off
+  ['the profile refuses a write while approvals are interactive', write('docs/a.md'), readOnly, true, true, DENY_PROFILE],
+  ['the profile refuses a write in a headless run', write('docs/a.md'), readOnly, false, false, DENY_PROFILE],
+  ['the profile refuses a command the classifier would approve and always-allow covers', deleting(bash('rm -rf dist', 'approve')), readOnly, true, true, DENY_PROFILE],
+  // 2. the classifier deny-list settles before anything that allows
+  ['the classifier deny-list refuses even an always-allowed command', bash('rm -rf dist', 'deny'), builder, true, true, DENY_CLASSIFIER],
+  ['the classifier deny-list refuses in a headless run', bash('rm -rf dist', 'deny'), builder, false, false, DENY_CLASSIFIER],
+  ['the classifier deny-list refuses with no profile set', bash('rm -rf dist', 'deny'), null, false, true, DENY_CLASSIFIER],
+  // 3. classifier approve allows only with smart auto-approve
+  ['classifier approve allows when smart auto-approve is on', bash('git status', 'approve'), builder, true, true, { kind: 'allow', by: 'classifier' }],
+  ['classifier approve asks when smart auto-approve is off', bash('git status', 'approve'), builder, true, false, ASK],
+  ['classifier approve with smart off still meets the always-allow list', bash('rm -rf dist', 'approve'), builder, true, false, { kind: 'allow', by: 'always-allow' }],
+  // 4. + 5. classifier ask falls through to always-allow
+  ['classifier ask falls through to an always-allow match', bash('rm -rf dist', 'ask'), builder, true, true, { kind: 'allow', by: 'always-allow' }],
+  ['classifier ask with no always-allow match asks', bash('rm -rf build', 'ask'), builder, true, true, ASK],
+  ['an always-allow path glob allows a write', write('docs/guide/a.md'), builder, true, false, { kind: 'allow', by: 'always-allow' }],
+  // 6. interactive asks, headless allows: nothing below the profile and the deny-list runs
+  ['a write outside always-allow asks when interactive', write('src/a.ts'), builder, true, false, ASK],
+  ['a write with no profile asks when interactive', write('src/a.ts'), null, true, false, ASK],
+  ['a write is allowed by default when not interactive', write('src/a.ts'), builder, false, false, { kind: 'allow', by: 'default' }],
+  ['classifier ask is allowed by default when not interactive', bash('rm -rf build', 'ask'), builder, false, false, { kind: 'allow', by: 'default' }],
+  ['classifier approve is allowed by default, not by the classifier, when not interactive', bash('git status', 'approve'), builder, false, true, { kind: 'allow', by: 'default' }],
+  ['an always-allowed command is allowed by default when not interactive', bash('rm -rf dist', 'ask'), builder, false, false, { kind: 'allow', by: 'default' }],
+];
+
+describe('decideToolCall: the decision order', () => {
+  for (const [what, call, profile, interactive, smart, expected] of table) {
+    it(what, () => {
+      const d = decideToolCall({ call, profile, alwaysAllow: always(), settings: { ...DEFAULT_APPROVALS, interactive, smart_auto_approve: smart } });
+      expect({ kind: d.kind, by: d.by }).toEqual(expected);
+    });
+  }
+
+  it('asks with a reason that names the call and the timeout, without the written content', () => {
+    const call: DecideCall = { tool: 'Write', kind: 'write', paths: ['src/a.ts'], input: { file_path: 'src/a.ts', content: 'TOP SECRET' } };
+    const d = decideToolCall({ call, profile: null, alwaysAllow: NO_ALWAYS_ALLOW, settings: { ...DEFAULT_APPROVALS, interactive: true } });
+    expect(d.kind).toBe('ask');
+    if (d.kind === 'ask') {
+      expect(d.reason).toContain('Write src/a.ts (10 bytes)');
+      expect(d.reason).toContain('600 s');
+      expect(d.reason).not.toContain('TOP SECRET');
+    }
+  });
+
+  it('tells the model what to do next when the classifier refuses', () => {
+    const d = decideToolCall({ call: bash('rm -rf /', 'deny'), profile: null, alwaysAllow: NO_ALWAYS_ALLOW, settings: DEFAULT_APPROVALS });
+    expect(d).toEqual({ kind: 'deny', by: 'classifier', reason: expect.stringMatching(/rated deny.*ask the operator.*or use a safer command/) });
+  });
+
+  it('defaults to headless approvals with a 600 s timeout and no smart auto-approve', () => {
+    expect(DEFAULT_APPROVALS).toEqual({ interactive: false, timeout_seconds: 600, smart_auto_approve: false });
+  });
+});
+
+describe('summarizeInput', () => {
+  it('never includes what Write would write: path and byte count only', () => {
+    const s = summarizeInput('Write', { file_path: 'src/a.ts', content: 'const password = "hunter2";\n'.repeat(50) });
+    expect(s).toBe('Write src/a.ts (1400 bytes)');
+  });
+
+  it('counts bytes, not characters', () => {
+    expect(summarizeInput('Write', { file_path: 'a', content: 'é日' })).toBe('Write a (5 bytes)');
+  });
+
+  it('summarises edits by path and sizes', () => {
+    expect(summarizeInput('Edit', { file_path: 'a.ts', old_string: 'abc', new_string: 'secret!', replace_all: true })).toBe(
+      'Edit a.ts (replace 3 bytes with 7 bytes, every occurrence)',
+    );
+    expect(summarizeInput('MultiEdit', { file_path: 'a.ts', edits: [{ old_string: 'a', new_string: 'bb' }, { old_string: 'c', new_string: 'dd' }] })).toBe(
+      'MultiEdit a.ts (2 edits, 2 → 4 bytes)',
+    );
+    expect(summarizeInput('NotebookEdit', { notebook_path: 'n.ipynb', new_source: 'print(1)', edit_mode: 'insert' })).toBe('NotebookEdit n.ipynb (insert, 8 bytes)');
+  });
+
+  it('shows a Bash command truncated to the limit', () => {
+    expect(summarizeInput('Bash', { command: 'npm test', description: 'run tests' })).toBe('Bash: npm test');
+    const s = summarizeInput('Bash', { command: `echo ${'x'.repeat(500)}` }, 40);
+    expect(Array.from(s)).toHaveLength(40);
+    expect(s.endsWith('…')).toBe(true);
+  });
+
+  it('masks secret-looking values in a command', () => {
+    const s = summarizeInput('Bash', { command: `API_TOKEN=abc123 curl -H 'Authorization: Bearer xyz789' --password hunter2 x` });
+    expect(s).not.toMatch(/abc123|xyz789|hunter2/);
+    expect(s).toContain('API_TOKEN=***');
+  });
+
+  it('cannot hide a second line, terminal escapes or reordered text from the person approving', () => {
+    const s = summarizeInput('Bash', { command: 'ls\nrm -rf ~ \u001b[2K\u202Eevil' });
+    expect(s).toContain('ls ↵ rm -rf ~');
+    for (const hidden of ['\u001b', '\u202E', '\n']) expect(s).not.toContain(hidden);
+  });
+
+  it('lists only the keys of any other tool input', () => {
+    expect(summarizeInput('WebFetch', { url: 'https://internal/secret', prompt: 'x' })).toBe('WebFetch {prompt, url}');
+    expect(summarizeInput('write_file', { path: 'a', content: 'SECRET' })).toBe('write_file {content, path}');
+    expect(summarizeInput('TodoWrite', {})).toBe('TodoWrite (no arguments)');
+    expect(summarizeInput('X', 'raw')).toBe('X (string input)');
+  });
+});
