@@ -1,0 +1,182 @@
+// The two approval records (a pending request and its one resolution), their ids, and
+// the checks that every record read back from disk must pass before anyone trusts it.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Principal } from '../../core/approvals/principal.js';
+import { fail, ok, type Result } from '../../core/result.js';
+import { checkStoredPrincipal } from './system-principals.js';
+
+/** An approval request a hook process is waiting on. */
+export interface PendingApproval {
+  /** `ap-<base36 ms>-<hex>`: safe as a file name, sorts by creation time. */
+  id: string;
+  /** 128 random bits as hex; an HTTP resolver must echo it, so a stale page cannot answer a newer request. */
+  nonce: string;
+  session_id: string;
+  agent: string;
+  tool: string;
+  /** Already redacted by the caller. */
+  summary: string;
+  created_at: string;
+  expires_at: string;
+  /** The hook process waiting for the answer; when it is gone the request is swept. */
+  pid: number;
+}
+
+/** What a human (or the queue itself) answered; `always` also asks the caller to add an always-allow rule. */
+export type ApprovalDecision = 'allow' | 'reject' | 'always';
+
+/** The one answer to an approval; created exclusively, never rewritten. */
+export interface Resolution {
+  id: string;
+  decision: ApprovalDecision;
+  reason: string | null;
+  principal: Principal;
+  resolved_at: string;
+  /** Set when the queue denied the request because its time ran out. */
+  expired?: boolean;
+}
+
+/** Why a resolve call was refused; `message` says what to do next. */
+export type ResolveError = {
+  code: 'bad_id' | 'not_found' | 'nonce_mismatch' | 'already_resolved' | 'bad_principal' | 'bad_decision';
+  message: string;
+};
+
+/** What `ApprovalQueue.enqueue` needs from the caller. */
+export type EnqueueInput = Omit<PendingApproval, 'id' | 'nonce' | 'created_at' | 'expires_at' | 'pid'> & { ttlSeconds: number };
+/** An answer as a resolver gives it. */
+export interface ResolveInput {
+  decision: ApprovalDecision;
+  reason?: string | null;
+  /** Required for HTTP principals (auth scoped-token or loopback); checked whenever given. */
+  nonce?: string;
+  principal: Principal;
+}
+/** Everything known about one id; `problem` says why a record is missing or unusable. */
+export interface ApprovalState {
+  pending: PendingApproval | null;
+  resolution: Resolution | null;
+  problem: { code: 'bad_id' | 'corrupt_pending' | 'corrupt_resolution'; message: string } | null;
+}
+/** The outcome of a resolve call. */
+export type ResolveResult = { ok: true; value: Resolution } | { ok: false; error: ResolveError };
+
+/** The decisions a resolver may give. */
+export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ['allow', 'reject', 'always'];
+
+/**
+ * Approval ids. Anchored and made of [0-9a-z-] only, so an id can never name a path
+ * outside `pending/` or `resolved/` (no dots, no slashes).
+ */
+export const APPROVAL_ID_RE = /^ap-[0-9a-z]{1,12}-[0-9a-f]{8,32}$/;
+// Width of the time part: base36 of Date.now() is 8 digits until the year 2059; padding
+// to 9 keeps ids sorting by time for far longer than this format will live.
+const ID_TIME_WIDTH = 9;
+// Random part of an id: 48 bits on top of the millisecond makes two ids created in the
+// same millisecond collide about once in 10^14 pairs; the exclusive create catches the rest.
+const ID_RANDOM_BYTES = 6;
+// 128 bits: the nonce is a capability for HTTP resolvers, so it must not be guessable.
+const NONCE_BYTES = 16;
+const NONCE_RE = /^[0-9a-f]{32}$/;
+
+/** Longest summary stored; summaries are shown in a TUI row or a web card, and a hook must never fail on a long one, so longer ones are cut. */
+export const MAX_SUMMARY_CHARS = 4000;
+/** Longest resolver reason stored; the reason is fed back to the agent, which needs a sentence, not a document. */
+export const MAX_REASON_CHARS = 2000;
+/** Longest agent, tool or session name stored (longer ones are cut); these are labels, and the bound keeps a record small. */
+export const MAX_LABEL_CHARS = 200;
+
+/** True if `id` is a well-formed approval id (and so a safe file name). */
+export function isApprovalId(id: unknown): id is string {
+  return typeof id === 'string' && APPROVAL_ID_RE.test(id);
+}
+
+/** A fresh approval id for a request created at `at`. */
+export function newApprovalId(at: Date): string {
+  const time = at.getTime().toString(36).padStart(ID_TIME_WIDTH, '0');
+  return `ap-${time}-${randomBytes(ID_RANDOM_BYTES).toString('hex')}`;
+}
+
+/** A fresh 128-bit nonce as lowercase hex. */
+export function newNonce(): string {
+  return randomBytes(NONCE_BYTES).toString('hex');
+}
+
+/** Whether `given` equals the request's nonce, compared in constant time. */
+export function nonceMatches(given: unknown, expected: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Cuts `text` to `max` characters, marking the cut. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+type Fields = Record<string, unknown>;
+
+function text(d: Fields, key: string, max: number): string | null {
+  const v = d[key];
+  return typeof v === 'string' && v.length <= max ? null : `${key} must be a string of at most ${max} characters`;
+}
+function time(d: Fields, key: string): string | null {
+  const v = d[key];
+  return typeof v === 'string' && Number.isFinite(Date.parse(v)) ? null : `${key} must be an ISO date`;
+}
+function first(...checks: (string | null)[]): string | null {
+  for (const c of checks) if (c !== null) return c;
+  return null;
+}
+
+function parseObject(json: string, what: string): Result<Fields> {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return fail(`${what} is not valid JSON`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(`${what} is not a JSON object`);
+  return ok(value as Fields);
+}
+
+/** Parses and checks a pending record read from the file named after `expectedId`. */
+export function parsePending(json: string, expectedId: string): Result<PendingApproval> {
+  const parsed = parseObject(json, `pending approval ${expectedId}`);
+  if (!parsed.ok) return parsed;
+  const d = parsed.value;
+  const problem = first(
+    d.id === expectedId ? null : `id does not match its file name ${expectedId}`,
+    typeof d.nonce === 'string' && NONCE_RE.test(d.nonce) ? null : 'nonce must be 32 lowercase hex digits',
+    text(d, 'session_id', MAX_LABEL_CHARS),
+    text(d, 'agent', MAX_LABEL_CHARS),
+    text(d, 'tool', MAX_LABEL_CHARS),
+    text(d, 'summary', MAX_SUMMARY_CHARS),
+    time(d, 'created_at'),
+    time(d, 'expires_at'),
+    Number.isSafeInteger(d.pid) && (d.pid as number) > 0 ? null : 'pid must be a positive integer',
+  );
+  if (problem !== null) return fail(`pending approval ${expectedId} is corrupt: ${problem}`);
+  const { id, nonce, session_id, agent, tool, summary, created_at, expires_at, pid } = d as unknown as PendingApproval;
+  return ok({ id, nonce, session_id, agent, tool, summary, created_at, expires_at, pid });
+}
+
+/** Parses and checks a resolution record read from the file named after `expectedId`. */
+export function parseResolution(json: string, expectedId: string): Result<Resolution> {
+  const parsed = parseObject(json, `resolution of ${expectedId}`);
+  if (!parsed.ok) return parsed;
+  const d = parsed.value;
+  const principal = checkStoredPrincipal(d.principal);
+  const problem = first(
+    d.id === expectedId ? null : `id does not match its file name ${expectedId}`,
+    APPROVAL_DECISIONS.includes(d.decision as ApprovalDecision) ? null : `decision must be one of ${APPROVAL_DECISIONS.join(', ')}`,
+    d.reason === null ? null : text(d, 'reason', MAX_REASON_CHARS),
+    principal.ok ? null : `principal is not valid: ${principal.reason}`,
+    time(d, 'resolved_at'),
+    d.expired === undefined || typeof d.expired === 'boolean' ? null : 'expired must be true or false',
+  );
+  if (problem !== null || !principal.ok) return fail(`resolution of ${expectedId} is corrupt: ${problem ?? 'bad principal'}`);
+  const { id, decision, reason, resolved_at, expired } = d as unknown as Resolution;
+  return ok({ id, decision, reason, principal: principal.value, resolved_at, ...(expired === undefined ? {} : { expired }) });
+}
