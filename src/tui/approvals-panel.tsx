@@ -1,0 +1,155 @@
+// The `gatehouse tui` panel: pending tool-call approvals, live, with keys to allow,
+// reject (with a reason) or always allow the selected one as the local user.
+import { useEffect, useRef } from 'react';
+import { Box, Text, useApp, useInput } from 'ink';
+import type { Key } from 'ink';
+import type { Principal } from '../core/approvals/principal.js';
+import type { ApprovalDecision, ApprovalQueue, PendingApproval } from '../runtime/approvals/index.js';
+import { ApprovalRow } from './approval-row.js';
+import { stripControl } from './format.js';
+import { listWindow, useTerminalRows } from './list-window.js';
+import { EmptyState, KeyHelp, ReasonPrompt, StatusLine } from './panel-lines.js';
+import type { PanelStatus } from './panel-lines.js';
+import { usePending } from './use-pending.js';
+import { useSyncedState } from './use-synced-state.js';
+
+/**
+ * Longest reject reason the prompt takes. The queue keeps 2,000 characters and cuts the
+ * rest; stopping the input there shows the user what will be kept.
+ */
+export const MAX_REASON_INPUT_CHARS = 2000;
+/** Lines around the list: header, "more above", "more below", status or prompt (two when it wraps), key help, and one spare. */
+const CHROME_ROWS = 7;
+/** Each approval takes two lines. */
+const ROWS_PER_ITEM = 2;
+
+const DONE: Record<ApprovalDecision, string> = { allow: 'allowed', reject: 'rejected', always: 'always allowed' };
+
+/** Browsing the list, or typing the reason for rejecting approval `id`. */
+type Mode = { kind: 'browse' } | { kind: 'reason'; id: string; text: string };
+/**
+ * The selected item by id (undefined until the first item is shown); `index` is where
+ * the selection lands if that item goes away.
+ */
+type Selection = { id: string | undefined; index: number };
+type UiState = { mode: Mode; selection: Selection; status: PanelStatus | undefined };
+
+const INITIAL: UiState = { mode: { kind: 'browse' }, selection: { id: undefined, index: 0 }, status: undefined };
+
+export interface ApprovalsPanelProps {
+  queue: ApprovalQueue;
+  /** Who is deciding: recorded with every resolution. */
+  principal: Principal;
+  /** Clock for "time left"; pass the queue's clock in tests. Default: the system clock. */
+  now?: () => Date;
+}
+
+/** The default clock; module-level so its identity is stable across renders. */
+function systemClock(): Date {
+  return new Date();
+}
+
+/** The selected index: the selected item's, else the old position clamped to the list. */
+function selectedIndex(items: readonly PendingApproval[], selection: Selection): number {
+  const found = items.findIndex((item) => item.id === selection.id);
+  if (found >= 0) return found;
+  return Math.max(0, Math.min(selection.index, items.length - 1));
+}
+
+/**
+ * Lists pending approvals live and resolves the selected one from the keyboard.
+ * @example render(<ApprovalsPanel queue={new ApprovalQueue(projectState)} principal={who} />) // who: from osUserPrincipal
+ */
+export function ApprovalsPanel({ queue, principal, now = systemClock }: ApprovalsPanelProps) {
+  const { exit } = useApp();
+  const { items, nowMs, refresh } = usePending(queue, now);
+  const [ui, setUi, getUi] = useSyncedState<UiState>(INITIAL);
+  // Key handlers read the list through a ref, like the UI state, so a burst of keys
+  // acts on what is on screen now.
+  const latestItems = useRef(items);
+  latestItems.current = items;
+  const rows = useTerminalRows();
+
+  // Pin the selection to the first item shown, so that if it is then resolved elsewhere
+  // the panel notices the switch instead of acting on whatever slid into its place.
+  const selected = selectedIndex(items, ui.selection);
+  const shownId = items[selected]?.id;
+  useEffect(() => {
+    const state = getUi();
+    if (state.selection.id === undefined && shownId !== undefined) setUi({ ...state, selection: { id: shownId, index: selected } });
+  }, [shownId, selected, getUi, setUi]);
+
+  const decide = (id: string, decision: ApprovalDecision, reason?: string) => {
+    const result = queue.resolve(id, { decision, principal, ...(reason ? { reason } : {}) });
+    const status = result.ok ? { ok: true, message: `${DONE[decision]} ${id}` } : { ok: false, message: result.error.message };
+    setUi({ ...getUi(), mode: { kind: 'browse' }, status });
+    refresh();
+  };
+
+  const onReasonKey = (mode: Extract<Mode, { kind: 'reason' }>, input: string, key: Key) => {
+    const state = getUi();
+    if (key.escape) {
+      setUi({ ...state, mode: { kind: 'browse' }, status: { ok: true, message: `kept ${mode.id} waiting` } });
+    } else if (key.return) {
+      decide(mode.id, 'reject', mode.text.trim());
+    } else if (key.backspace || key.delete) {
+      setUi({ ...state, mode: { ...mode, text: Array.from(mode.text).slice(0, -1).join('') } });
+    } else if (!key.ctrl && !key.meta && input) {
+      const text = (mode.text + stripControl(input)).slice(0, MAX_REASON_INPUT_CHARS);
+      setUi({ ...state, mode: { ...mode, text } });
+    }
+  };
+
+  useInput((input, key) => {
+    const state = getUi();
+    if (state.mode.kind === 'reason') {
+      onReasonKey(state.mode, input, key);
+      return;
+    }
+    if (input === 'q') {
+      exit();
+      return;
+    }
+    const list = latestItems.current;
+    const index = selectedIndex(list, state.selection);
+    const step = key.upArrow || input === 'k' ? -1 : key.downArrow || input === 'j' ? 1 : 0;
+    if (step !== 0) {
+      const next = Math.max(0, Math.min(index + step, list.length - 1));
+      setUi({ ...state, selection: { id: list[next]?.id, index: next } });
+      return;
+    }
+    const item = list[index];
+    if (!item || !'aAr'.includes(input)) return;
+    const pinned = state.selection.id;
+    if (pinned !== undefined && pinned !== item.id) {
+      // The item the user picked is gone and another one took its place a moment ago:
+      // a key meant for the old one must not approve the new one.
+      const message = `${pinned} was resolved elsewhere; press ${input} again to act on ${item.id}, now selected`;
+      setUi({ ...state, selection: { id: item.id, index }, status: { ok: false, message } });
+      return;
+    }
+    if (input === 'a') decide(item.id, 'allow');
+    else if (input === 'A') decide(item.id, 'always');
+    else if (input === 'r') setUi({ ...state, mode: { kind: 'reason', id: item.id, text: '' }, status: undefined });
+  });
+
+  const capacity = Math.max(1, Math.floor((rows - CHROME_ROWS) / ROWS_PER_ITEM));
+  const { start, end } = listWindow(items.length, selected, capacity);
+
+  return (
+    <Box flexDirection="column">
+      <Text bold>
+        Gatehouse · {items.length === 0 ? 'no' : items.length} pending approval{items.length === 1 ? '' : 's'}
+      </Text>
+      {items.length === 0 ? <EmptyState /> : null}
+      {start > 0 ? <Text dimColor>  … {start} more above</Text> : null}
+      {items.slice(start, end).map((item, offset) => (
+        <ApprovalRow key={item.id} item={item} selected={start + offset === selected} nowMs={nowMs} />
+      ))}
+      {end < items.length ? <Text dimColor>  … {items.length - end} more below</Text> : null}
+      {ui.mode.kind === 'reason' ? <ReasonPrompt id={ui.mode.id} text={ui.mode.text} /> : null}
+      {ui.mode.kind === 'browse' && ui.status ? <StatusLine status={ui.status} /> : null}
+      {ui.mode.kind === 'browse' && items.length > 0 ? <KeyHelp /> : null}
+    </Box>
+  );
+}

@@ -1,0 +1,34 @@
+// The one-line pieces of the approvals panel around the list: the empty state, the
+// reject-reason prompt, the outcome of the last action and the key help.
+import { Text } from 'ink';
+
+/** The outcome of the last key action, shown on one line until the next one. */
+export type PanelStatus = { ok: boolean; message: string };
+
+/** Shown when nothing is waiting; the panel keeps watching for new requests. */
+export function EmptyState() {
+  return <Text>Nothing is waiting for approval. New requests appear here as agents ask. Press q to quit.</Text>;
+}
+
+/** The reject-reason input: what is being rejected, the text so far and a cursor. */
+export function ReasonPrompt({ id, text }: { id: string; text: string }) {
+  return (
+    <Text wrap="truncate-start">
+      Reason for rejecting {id} (Enter rejects, Esc cancels): {text}
+      <Text inverse> </Text>
+    </Text>
+  );
+}
+
+/**
+ * The result of the last action: green when it worked, red with the queue's message when
+ * not. It wraps rather than cuts: the end of an error message says what to do next.
+ */
+export function StatusLine({ status }: { status: PanelStatus }) {
+  return <Text color={status.ok ? 'green' : 'red'}>{status.message}</Text>;
+}
+
+/** The keys of the list view. */
+export function KeyHelp() {
+  return <Text dimColor>↑/↓ or k/j select · a allow · r reject · A always allow · q quit</Text>;
+}

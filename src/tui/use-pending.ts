@@ -1,0 +1,40 @@
+// Keeps the panel's view of the approval queue current: re-reads it whenever any
+// process changes a record, and once a second so time left counts down and expiries drop.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { ApprovalQueue, PendingApproval } from '../runtime/approvals/index.js';
+
+/** How often the clock ticks: time left is shown to the second. */
+export const TICK_MS = 1000;
+
+export interface PendingView {
+  /** Unresolved, unexpired approvals, oldest first. */
+  items: PendingApproval[];
+  /** The time the view was taken, in epoch milliseconds. */
+  nowMs: number;
+  /** Re-reads the queue now (after this process resolved something). */
+  refresh: () => void;
+}
+
+/**
+ * Subscribes to `queue.watch` for the component's lifetime and ticks a clock. The tick
+ * also re-lists, because an item that expires changes no record and so fires no watch.
+ */
+export function usePending(queue: ApprovalQueue, now: () => Date): PendingView {
+  // A ref, so a caller passing a fresh clock function each render does not resubscribe.
+  const clock = useRef(now);
+  clock.current = now;
+  const [view, setView] = useState(() => ({ items: queue.list(), nowMs: now().getTime() }));
+  const refresh = useCallback(() => setView({ items: queue.list(), nowMs: clock.current().getTime() }), [queue]);
+
+  useEffect(() => {
+    refresh();
+    const watcher = queue.watch(refresh);
+    const timer = setInterval(refresh, TICK_MS);
+    return () => {
+      clearInterval(timer);
+      watcher.close();
+    };
+  }, [queue, refresh]);
+
+  return { ...view, refresh };
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { displayText, formatTimeLeft, stripControl } from '../../src/tui/format.js';
+import { listWindow } from '../../src/tui/list-window.js';
+
+describe('displayText', () => {
+  it('turns escape sequences and newlines from an agent into plain spaces on one line', () => {
+    expect(displayText('rm -rf\n\u001B[2Jbuild\u009B31m\t end ')).toBe('rm -rf [2Jbuild 31m end');
+  });
+});
+
+describe('stripControl', () => {
+  it('drops control characters from typed text but keeps its spaces', () => {
+    expect(stripControl('too \u0007risky ')).toBe('too risky ');
+  });
+});
+
+describe('formatTimeLeft', () => {
+  it('shows the two largest units, rounding partial seconds up', () => {
+    expect(formatTimeLeft(3_725_000)).toBe('1h 02m');
+    expect(formatTimeLeft(272_000)).toBe('4m 32s');
+    expect(formatTimeLeft(41_001)).toBe('42s');
+  });
+
+  it('says expired once no time is left', () => {
+    expect(formatTimeLeft(0)).toBe('expired');
+    expect(formatTimeLeft(-5000)).toBe('expired');
+  });
+});
+
+describe('listWindow', () => {
+  it('shows the whole list when it fits', () => {
+    expect(listWindow(3, 2, 8)).toEqual({ start: 0, end: 3 });
+  });
+
+  it('keeps the selection near the middle of a long list and clamps at both ends', () => {
+    expect(listWindow(50, 10, 5)).toEqual({ start: 8, end: 13 });
+    expect(listWindow(50, 0, 5)).toEqual({ start: 0, end: 5 });
+    expect(listWindow(50, 49, 5)).toEqual({ start: 45, end: 50 });
+  });
+});
