@@ -6,7 +6,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
@@ -27,7 +27,7 @@ export default tseslint.config(
   },
   {
     // core is pure: no I/O, no clock, no env, and nothing of our other layers.
-    files: ['src/core/**/*.ts'],
+    files: ['src/core/**/*.ts', 'src/core/**/*.tsx'],
     rules: {
       'no-restricted-imports': [
         'error',

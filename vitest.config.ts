@@ -3,7 +3,7 @@ import { SummaryReporter } from './test/support/summary-reporter.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default', new SummaryReporter()],
     testTimeout: 30_000,

@@ -32,6 +32,8 @@ export interface RenderContext {
   watchAllTools: boolean;
   /** Render PostToolUse so failed tool results feed the consecutive-failure watchdog. */
   trackFailures: boolean;
+  /** Seconds the PreToolUse hook may take (longer than the approval TTL when approvals are on). */
+  preToolTimeoutS: number;
 }
 
 /** A rendered file, recorded so that removal can undo exactly it. */

@@ -11,7 +11,7 @@ import type { ChainResult } from '../core/verifier-chain.js';
 import type { HookOutput } from './adapter.js';
 import { claudeOutput } from './claude/output.js';
 import { hookAdapter } from './hook-adapters.js';
-import { decidePreTool, recordPostTool } from './pre-tool.js';
+import { decideToolUse, recordPostTool } from './pre-tool.js';
 import type { StopInput } from './stop-chain.js';
 
 /** One invocation of the hook command. */
@@ -62,7 +62,7 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
     const event = parsed.value;
     let verdict: Verdict;
     if (event.kind === 'pre_tool') {
-      verdict = decidePreTool(policy, event, dir);
+      verdict = await decideToolUse(policy, event, dir);
       // The recorder (audit log, evidence, keys) is loaded only when there is something to seal.
       if (verdict.decision !== 'allow' || policy.record_allows) {
         const { recordGateDecision, digestOf } = await import('../runtime/recorder.js');

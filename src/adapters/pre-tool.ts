@@ -7,7 +7,8 @@ import { observeCall } from '../core/turn/mutation-nudge.js';
 import { checkFailureCount, checkMaxToolCalls, checkToolRun, extendToolRun } from '../core/turn/tool-loop.js';
 import type { VerifierOutcome } from '../core/verifier-chain.js';
 import { allow, block, type Verdict } from '../core/verdict.js';
-import { compileWriteScope, decideWrite } from '../core/write-gate.js';
+import { compileWriteScope, decideWrite, isInside, relativeInside } from '../core/write-gate.js';
+import { analyzeShell, type ShellAnalysis } from '../core/shell/index.js';
 import { resolveWriteTarget } from '../runtime/resolve-path.js';
 import { updateTurnState } from '../runtime/turn-state.js';
 
@@ -17,14 +18,58 @@ export function profileOf(policy: Policy): RobustnessProfile {
   return { repeat_threshold: t.repeat_threshold, halt_threshold: t.halt_threshold, max_tool_calls: t.max_tool_calls, failure_threshold: t.failure_threshold };
 }
 
-/** The write gate alone, for one tool call. */
-export function decideWriteCall(policy: Policy, event: PreToolEvent): Verdict {
-  if (event.toolKind !== 'write') return allow('not_a_write');
+/** The shell analysis of a Bash-like call (null for other tools). */
+export function analyzeCall(policy: Policy, event: PreToolEvent): ShellAnalysis | null {
+  if (event.toolKind !== 'shell') return null;
+  const input = event.input as { command?: unknown } | null;
+  if (typeof input?.command !== 'string') return null;
+  return analyzeShell(input.command, { cwd: event.cwd, protectedPaths: policy.protect });
+}
+
+/**
+ * The write gate for one tool call: a write tool's targets, or the literal write targets the
+ * shell analysis found in a command (an early warning; the scope check at Stop is the net).
+ */
+export function decideWriteCall(policy: Policy, event: PreToolEvent, shell: ShellAnalysis | null): Verdict {
+  let targets = event.targets;
+  if (event.toolKind === 'shell') {
+    if (!shell) return allow('not_a_write');
+    // Only literal targets can be checked; an expanded one makes the classifier ask instead.
+    // Deletions are left to the scope check (which reports them): refusing them here would also
+    // stop the agent from removing a file it wrongly created, the very fix the check asks for.
+    targets = shell.writeTargets.filter((t) => t.literal && t.kind !== 'delete').map((t) => t.path);
+  } else if (event.toolKind !== 'write') {
+    return allow('not_a_write');
+  }
   return decideWrite(
     compileWriteScope(policy),
     event.tool,
-    event.targets.map((target) => ({ target, real: resolveWriteTarget(target, event.cwd) })),
+    targets.map((target) => ({ target, real: resolveWriteTarget(target, event.cwd) })),
   );
+}
+
+/** Worktree-relative real paths of the call's write targets, for permission profiles and rules. */
+function relativeTargets(policy: Policy, event: PreToolEvent, shell: ShellAnalysis | null): string[] {
+  const raw = event.toolKind === 'shell' ? (shell?.writeTargets.map((t) => t.path) ?? []) : event.targets;
+  return raw.map((t) => {
+    const real = resolveWriteTarget(t, event.cwd);
+    return real.ok && isInside(policy.worktree, real.value) ? relativeInside(policy.worktree, real.value) : t;
+  });
+}
+
+/** Whether the approval step can change the outcome: a profile, interactive review, or a classifier deny. */
+export function approvalsInForce(policy: Policy, shell: ShellAnalysis | null): boolean {
+  return policy.permissions.profile !== null || policy.approvals.interactive || shell?.class === 'deny';
+}
+
+/** Decides one tool call end to end: write gate, watchdog, then permission profile, classifier and approvals. */
+export async function decideToolUse(policy: Policy, event: PreToolEvent, sessionDir: string): Promise<Verdict> {
+  const shell = analyzeCall(policy, event);
+  const gated = decidePreTool(policy, event, sessionDir, shell);
+  if (gated.decision !== 'allow' || !approvalsInForce(policy, shell)) return gated;
+  // The queue, profiles and recorder load only when this policy can need them.
+  const { approvalStep } = await import('./approval-step.js');
+  return approvalStep(policy, event, { paths: relativeTargets(policy, event, shell), ...(shell ? { shell } : {}) });
 }
 
 function worst(outcomes: VerifierOutcome[]): VerifierOutcome {
@@ -36,8 +81,8 @@ function worst(outcomes: VerifierOutcome[]): VerifierOutcome {
  * (the most specific reason); then a watchdog block; otherwise allow. Every attempt is
  * recorded, refused ones included, so a loop keeps counting until it halts.
  */
-export function decidePreTool(policy: Policy, event: PreToolEvent, sessionDir: string): Verdict {
-  const write = decideWriteCall(policy, event);
+export function decidePreTool(policy: Policy, event: PreToolEvent, sessionDir: string, shell: ShellAnalysis | null = null): Verdict {
+  const write = decideWriteCall(policy, event, shell);
   if (!policy.turn.enabled || !policy.turn.watch_all_tools) return write;
   const profile = profileOf(policy);
   return updateTurnState(sessionDir, (s) => {

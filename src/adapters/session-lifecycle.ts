@@ -19,12 +19,18 @@ import { canonicalJson } from '../core/crypto/canonical-json.js';
 import { loadExtensionHooks } from '../runtime/stop-hooks/extension.js';
 import { PROJECT_HOOKS_FILE } from '../runtime/stop-hooks/extension-config.js';
 import { clampProfile } from '../core/turn/context.js';
+import { compileAlwaysAllow, type AlwaysAllowRule } from '../core/approvals/always-allow.js';
+import { compileProfileSpec, type ProfileSpec } from '../core/approvals/profiles.js';
 import { AGENT_NAME_RE, adapterFor, capabilitiesFor } from './registry.js';
 
 /** Bytes of output kept per producer: enough for any useful failure tail, bounded on disk. */
 const OUTPUT_CAP_BYTES = 1024 * 1024;
 /** Added to the producers' own timeouts so the agent never times the Stop hook out first (a timed-out hook fails open). */
 const STOP_TIMEOUT_MARGIN_S = 60;
+/** Seconds past the approval TTL before Claude Code may time out a waiting PreToolUse hook. */
+const APPROVAL_TIMEOUT_MARGIN_S = 60;
+/** PreToolUse without approvals is a few path checks; a minute is far beyond any real run and still bounded. */
+const DEFAULT_PRE_TOOL_TIMEOUT_S = 60;
 /** Producer name rule, shared with the config schema. */
 const PRODUCER_NAME_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 /** Default producer timeout for `--require` (same as the config default). */
@@ -41,6 +47,8 @@ export interface StartOptions {
   configFile?: string;
   /** Overrides the project state dir entirely. */
   stateDir?: string;
+  /** Permission profile name (overrides the config's `permissions.profile`). */
+  profile?: string;
   /** The session's objective and its gate command (operator-supplied; fail-closed). */
   goal?: { objective: string; gateCommand: string };
   env: NodeJS.ProcessEnv;
@@ -108,6 +116,19 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     failure_threshold: turnConfig.verifiers.failure_threshold,
   });
   const order = turnConfig.verifiers.order ?? null;
+  const approvalsCfg = config.value.approvals;
+  const permissionsCfg = config.value.permissions;
+  // Rules and profiles are compiled here so a bad regex or profile fails the start, not a hook.
+  const alwaysAllow: AlwaysAllowRule[] = approvalsCfg.always_allow.map((r) => ({
+    tool: r.tool,
+    match: r.exact !== undefined ? { exact: r.exact } : r.glob !== undefined ? { glob: r.glob } : { regex: r.regex ?? '' },
+  }));
+  const compiledRules = compileAlwaysAllow(alwaysAllow);
+  if (!compiledRules.ok) return fail(`approvals.always_allow: ${compiledRules.reason}`);
+  for (const [name, spec] of Object.entries(permissionsCfg.custom)) {
+    const compiled = compileProfileSpec(name, spec as ProfileSpec);
+    if (!compiled.ok) return fail(`permissions.custom.${name}: ${compiled.reason}`);
+  }
   const goalCfg = opts.goal ? { objective: opts.goal.objective, gate_command: opts.goal.gateCommand, timeout_secs: DEFAULT_PRODUCER_TIMEOUT_S } : turnConfig.verifiers.goal;
   const turn: TurnPolicy = {
     enabled: turnConfig.verifiers.enabled,
@@ -163,6 +184,8 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       stop_hooks: turnConfig.stop_hooks,
       extension_hooks: extension.hooks,
       turn,
+      approvals: { interactive: approvalsCfg.interactive, timeout_seconds: approvalsCfg.timeout_seconds, smart_auto_approve: approvalsCfg.smart_auto_approve, always_allow: alwaysAllow },
+      permissions: { profile: opts.profile ?? permissionsCfg.profile ?? null, custom: permissionsCfg.custom as Record<string, ProfileSpec> },
       created_at: new Date().toISOString(),
     };
     // The baseline is taken before rendering, so the rendered settings are never "a change".
@@ -181,8 +204,11 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
         hookBundle: opts.hookBundle,
         stopTimeoutS: producersS + stopHooksTimeout(policy) + STOP_TIMEOUT_MARGIN_S,
         failClosed: policy.posture === 'fail-closed',
-        watchAllTools: turn.watch_all_tools,
+        // Every tool (Bash included) when the watchdog, the shell analysis of an allowlist, a profile or approvals need it.
+        watchAllTools: turn.watch_all_tools || allow.length > 0 || approvalsCfg.interactive || policy.permissions.profile !== null,
         trackFailures: turn.enabled && turn.failure_threshold !== null,
+        // The hook may wait for a person: Claude Code must never time it out first (a timed-out hook fails open).
+        preToolTimeoutS: approvalsCfg.interactive ? approvalsCfg.timeout_seconds + APPROVAL_TIMEOUT_MARGIN_S : DEFAULT_PRE_TOOL_TIMEOUT_S,
       });
       if (!r.ok) throw new RenderError(r.reason);
       rendered = r.value;

@@ -6,6 +6,7 @@ import { demoCommand } from './commands/demo.js';
 import { auditCommand } from './commands/audit.js';
 import { evidenceCommand } from './commands/evidence.js';
 import { keysCommand } from './commands/keys.js';
+import { approveCommand, serveCommand, tuiCommand } from './commands/approvals.js';
 import { runCommand } from './commands/run.js';
 import { sessionCommand } from './commands/session.js';
 import { EXIT, UserError } from './exit-codes.js';
@@ -16,7 +17,7 @@ export function buildProgram(): Command {
     .description('Supervise AI coding agents: blocking write and completion gates inside the agent session.')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)');
-  for (const cmd of [sessionCommand(), runCommand(), auditCommand(), evidenceCommand(), keysCommand(), whereCommand(), agentsCommand(), hookGateCommand(), demoCommand()]) program.addCommand(cmd);
+  for (const cmd of [sessionCommand(), runCommand(), auditCommand(), evidenceCommand(), keysCommand(), approveCommand(), serveCommand(), tuiCommand(), whereCommand(), agentsCommand(), hookGateCommand(), demoCommand()]) program.addCommand(cmd);
   const exitOverride = (c: Command): void => {
     c.exitOverride();
     for (const sub of c.commands) exitOverride(sub);

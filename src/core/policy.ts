@@ -1,5 +1,7 @@
 // The compiled session policy: one JSON file written at session start and read by
 // every hook call. Plain types only; validation happens where the file is read.
+import type { AlwaysAllowRule } from './approvals/always-allow.js';
+import type { ProfileSpec } from './approvals/profiles.js';
 
 /** How an unexpected infrastructure failure inside a hook is treated. */
 export type Posture = 'fail-open' | 'fail-closed';
@@ -54,6 +56,20 @@ export interface TurnPolicy {
   watch_all_tools: boolean;
 }
 
+/** Opt-in human review of tool calls. */
+export interface ApprovalsPolicy {
+  interactive: boolean;
+  timeout_seconds: number;
+  smart_auto_approve: boolean;
+  always_allow: AlwaysAllowRule[];
+}
+
+/** The permission profile in force (fail-closed) and the custom profiles it may name. */
+export interface PermissionsPolicy {
+  profile: string | null;
+  custom: Record<string, ProfileSpec>;
+}
+
 /** Version of the policy file format written by this build. */
 export const POLICY_VERSION = 1;
 
@@ -85,6 +101,8 @@ export interface Policy {
   stop_hooks: StopHookPolicy[];
   extension_hooks: ExtensionHookPolicy[];
   turn: TurnPolicy;
+  approvals: ApprovalsPolicy;
+  permissions: PermissionsPolicy;
   created_at: string;
 }
 

@@ -123,6 +123,50 @@ const VerifiersShape = {
   goal: z.strictObject(GoalShape, { error: 'expected `goal` to be a mapping with `objective` and `gate_command`' }).optional(),
 };
 
+/** Default approval TTL: long enough for a person to notice and answer, short enough that nothing waits forever. */
+export const DEFAULT_APPROVAL_TIMEOUT_S = 600;
+/** Longest approval TTL: a day; Claude Code's hook timeout is derived from it. */
+export const MAX_APPROVAL_TIMEOUT_S = 86_400;
+
+const TokenShape = {
+  principal: z.string({ error: 'expected the token principal name (a string)' }).regex(/^[A-Za-z0-9._@-]{1,64}$/, { error: 'expected 1 to 64 letters, digits, `.`, `_`, `@` or `-`' }),
+  scopes: z.array(z.enum(['approvals:read', 'approvals:resolve'], { error: 'expected "approvals:read" or "approvals:resolve"' }), { error: 'expected a list of scopes' }).min(1, { error: 'expected at least one scope' }),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, { error: 'expected the hex SHA-256 of the token (64 lowercase hex digits), never the token itself' }).optional(),
+  env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected the name of an environment variable' }).optional(),
+};
+const Token = z.strictObject(TokenShape, { error: 'expected a token: a mapping with principal, scopes and sha256 or env' }).refine((t) => (t.sha256 === undefined) !== (t.env === undefined), { error: 'expected exactly one of `sha256` (the hash of the secret) or `env` (a variable holding it)' });
+
+const AlwaysAllowShape = {
+  tool: z.string({ error: 'expected a tool name or kind:<kind>' }).min(1),
+  exact: z.string().optional(),
+  glob: z.string().optional(),
+  regex: z.string().optional(),
+};
+const AlwaysAllow = z.strictObject(AlwaysAllowShape, { error: 'expected a rule: tool plus one of exact, glob or regex' }).refine((r) => [r.exact, r.glob, r.regex].filter((x) => x !== undefined).length === 1, { error: 'expected exactly one of `exact`, `glob` or `regex` (a literal value is never read as a pattern)' });
+
+/** The `approvals` section: opt-in human review of tool calls. */
+const ApprovalsShape = {
+  interactive: z.boolean({ error: 'expected true or false' }).default(false),
+  timeout_seconds: Seconds(MAX_APPROVAL_TIMEOUT_S, DEFAULT_APPROVAL_TIMEOUT_S),
+  smart_auto_approve: z.boolean({ error: 'expected true or false' }).default(false),
+  tokens: z.array(Token, { error: 'expected a list of tokens' }).default([]),
+  always_allow: z.array(AlwaysAllow, { error: 'expected a list of rules' }).default([]),
+};
+
+const ProfileSpec = z.strictObject(
+  {
+    tools: z.record(z.string(), z.union([z.boolean(), z.strictObject({ paths: z.array(z.string()).optional() })]), { error: 'expected a mapping of tool names (or kind:<kind>) to true, false or {paths: [...]}' }),
+    shell: z.strictObject({ allow: z.array(z.string()) }).optional(),
+  },
+  { error: 'expected a profile: a mapping with `tools` (and optionally `shell`)' },
+);
+
+/** The `permissions` section: which permission profile applies (fail-closed), plus custom profiles. */
+const PermissionsShape = {
+  profile: z.string({ error: 'expected a profile name' }).min(1).optional(),
+  custom: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), ProfileSpec).default({}),
+};
+
 /** A section named in the design that a later version will read; today it is refused, not ignored. */
 const unsupported = (name: string) =>
   z.never({ error: `section \`${name}\` is not supported by this version of Gatehouse; remove it for now` }).optional();
@@ -133,8 +177,8 @@ export const ConfigFile = z.strictObject(
     gate: z
       .preprocess((v) => (v === null ? {} : v), z.strictObject(GateShape, { error: 'expected the `gate` section to be a mapping' }))
       .prefault({}),
-    approvals: unsupported('approvals'),
-    permissions: unsupported('permissions'),
+    approvals: z.preprocess((v) => (v === null ? {} : v), z.strictObject(ApprovalsShape, { error: 'expected the `approvals` section to be a mapping' })).prefault({}),
+    permissions: z.preprocess((v) => (v === null ? {} : v), z.strictObject(PermissionsShape, { error: 'expected the `permissions` section to be a mapping' })).prefault({}),
     stop_hooks: z.preprocess((v) => (v === null ? [] : v), StopHooks).default([]),
     verifiers: z
       .preprocess((v) => (v === null ? {} : v), z.strictObject(VerifiersShape, { error: 'expected the `verifiers` section to be a mapping' }))
@@ -170,7 +214,11 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): ConfigProbl
 
 /** Keys accepted in the mapping at `path`, for "did you mean" and for listing what is allowed. */
 function knownKeysAt(path: readonly (string | number)[]): readonly string[] {
-  if (path.length === 0) return ['gate', 'stop_hooks', 'verifiers'];
+  if (path.length === 0) return ['gate', 'stop_hooks', 'verifiers', 'approvals', 'permissions'];
+  if (path.length === 1 && path[0] === 'approvals') return Object.keys(ApprovalsShape);
+  if (path.length === 1 && path[0] === 'permissions') return Object.keys(PermissionsShape);
+  if (path.length === 3 && path[1] === 'tokens') return Object.keys(TokenShape);
+  if (path.length === 3 && path[1] === 'always_allow') return Object.keys(AlwaysAllowShape);
   if (path.length === 1 && path[0] === 'gate') return Object.keys(GateShape);
   if (path.length === 1 && path[0] === 'verifiers') return Object.keys(VerifiersShape);
   if (path.length === 2 && path[0] === 'verifiers' && path[1] === 'goal') return Object.keys(GoalShape);

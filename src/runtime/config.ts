@@ -35,11 +35,26 @@ export interface TurnConfig {
   };
 }
 
+/** The `approvals` and `permissions` sections after validation. */
+export interface ApprovalsConfig {
+  interactive: boolean;
+  timeout_seconds: number;
+  smart_auto_approve: boolean;
+  tokens: { principal: string; scopes: ('approvals:read' | 'approvals:resolve')[]; sha256?: string | undefined; env?: string | undefined }[];
+  always_allow: { tool: string; exact?: string | undefined; glob?: string | undefined; regex?: string | undefined }[];
+}
+export interface PermissionsConfig {
+  profile?: string | undefined;
+  custom: Record<string, { tools: Record<string, boolean | { paths?: string[] | undefined }>; shell?: { allow: string[] } | undefined }>;
+}
+
 /** A loaded config and the file it came from (`null` when the project has none). */
 export interface LoadedConfig {
   file: string | null;
   gate: GateConfig;
   turn: TurnConfig;
+  approvals: ApprovalsConfig;
+  permissions: PermissionsConfig;
 }
 
 /** File names looked for at the project root, in this order; at most one may exist. */
@@ -119,7 +134,7 @@ export function parseConfigSections(text: string, format: Format, fileLabel: str
   if (checked.success) {
     const gate: GateConfig = checked.data.gate;
     const turn: TurnConfig = { stop_hooks: checked.data.stop_hooks, verifiers: checked.data.verifiers };
-    return ok({ gate, turn });
+    return ok({ gate, turn, approvals: checked.data.approvals, permissions: checked.data.permissions });
   }
   const lines = describeIssues(checked.error.issues)
     .map((p) => ({ ...p, line: lineOf(p.path) }))
@@ -295,7 +310,7 @@ export function formatKeyPath(path: KeyPath): string {
 
 function defaults(): Omit<LoadedConfig, 'file'> {
   const d = ConfigFile.parse({});
-  return { gate: d.gate, turn: { stop_hooks: d.stop_hooks, verifiers: d.verifiers } };
+  return { gate: d.gate, turn: { stop_hooks: d.stop_hooks, verifiers: d.verifiers }, approvals: d.approvals, permissions: d.permissions };
 }
 
 function formatOf(file: string): Format | null {

@@ -44,7 +44,8 @@ describe('gatehouse session start / end', () => {
 
   it('renders the exact write tools, not a regex, when no verifier needs every tool', () => {
     writeFileSync(join(root, 'gatehouse.yaml'), 'verifiers:\n  enabled: false\n');
-    start();
+    const r = gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--require', 't=true']);
+    expect(r.status).toBe(0);
     const hooks = JSON.parse(readFileSync(settings(), 'utf8')).hooks;
     expect(hooks.PreToolUse[0].matcher).toBe('Write|Edit|MultiEdit|NotebookEdit');
     expect(hooks.PostToolUse).toBeUndefined();

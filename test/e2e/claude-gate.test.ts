@@ -90,11 +90,12 @@ describe.skipIf(!claudeBinary())('Gatehouse gates the real Claude Code', () => {
   );
 
   it(
-    'blocks the Stop when Bash wrote a file outside the allowlist, until it is undone',
+    'blocks the Stop when a command wrote a file outside the allowlist unseen by the shell analysis, until it is undone',
     async () => {
       startSession();
       stub = await startStubModel((req, i) => {
-        if (i === 0) return tool('Bash', { command: 'echo leaked > notes.txt' });
+        // An interpreter with inline code: the parser cannot see the write, the scope check can.
+        if (i === 0) return tool('Bash', { command: `node -e "require('fs').writeFileSync('notes.txt','leaked')"` });
         if (i === 1) return say('done');
         if (i === 2) return lastUserText(req.body).includes('created: notes.txt') ? tool('Bash', { command: 'rm notes.txt' }) : say('no feedback seen');
         return say('cleaned up');

@@ -57,6 +57,7 @@ const FULL_GATE: GateConfig = {
 
 const DEFAULT_GATE: GateConfig = { allow: [], protect: [], producers: [], sequential: false, max_stop_blocks: 8, posture: 'fail-open', record_allows: false };
 
+const DEFAULT_APPROVALS = { interactive: false, timeout_seconds: 600, smart_auto_approve: false, tokens: [], always_allow: [] };
 const DEFAULT_TURN = { stop_hooks: [], verifiers: { enabled: true, repeat_threshold: null, halt_threshold: null, max_tool_calls: null, failure_threshold: null } };
 
 function reasonOf<T>(r: Result<T>): string {
@@ -126,7 +127,7 @@ describe('parseConfigText errors name the file, the key path and its line', () =
     expect(reasonOf(yaml(text))).toContain(expected);
   });
 
-  it.each(['approvals', 'permissions', 'gateway'])('YAML: refuses the not-yet-supported section `%s` at its line, without quoting its value', (section) => {
+  it.each(['gateway'])('YAML: refuses the not-yet-supported section `%s` at its line, without quoting its value', (section) => {
     const reason = reasonOf(yaml(`gate:\n  allow: []\n${section}:\n  x: 1\n`));
     expect(reason).toContain(`gatehouse.yaml:3: ${section}: section \`${section}\` is not supported by this version of Gatehouse`);
     expect(reason).not.toContain('got');
@@ -184,7 +185,7 @@ describe('findConfigFile and loadConfig', () => {
 
   it('returns the defaults with file null when the project has no config', () => {
     expect(findConfigFile(root)).toEqual({ ok: true, value: null });
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE, turn: DEFAULT_TURN } });
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} } } });
   });
 
   it.each([
@@ -193,7 +194,7 @@ describe('findConfigFile and loadConfig', () => {
     ['gatehouse.toml', FULL_TOML],
   ])('loads %s from the project root', (name, text) => {
     writeFileSync(join(root, name), text);
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE, turn: DEFAULT_TURN } });
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} } } });
   });
 
   it('refuses to choose when both gatehouse.yaml and gatehouse.toml exist', () => {
@@ -208,7 +209,7 @@ describe('findConfigFile and loadConfig', () => {
   it('loads an explicit file relative to the root, whatever its base name', () => {
     mkdirSync(join(root, 'conf'));
     writeFileSync(join(root, 'conf', 'ci.toml'), FULL_TOML);
-    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE, turn: DEFAULT_TURN } });
+    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} } } });
   });
 
   it('fails when an explicit file does not exist, even though defaults would apply', () => {
@@ -251,5 +252,32 @@ describe('stop_hooks and verifiers sections', () => {
   it('names the key and line of a bad threshold', () => {
     const r = parseConfigSections('verifiers:\n  repeat_threshold: 1\n', 'yaml', 'gatehouse.yaml');
     expect(reasonOf(r)).toContain('gatehouse.yaml:2: verifiers.repeat_threshold');
+  });
+});
+
+describe('approvals and permissions sections', () => {
+  it('reads tokens by hash or env var and refuses a token given both or neither', () => {
+    const good = parseConfigSections(`approvals:\n  interactive: true\n  tokens:\n    - principal: alice\n      scopes: [approvals:resolve]\n      sha256: ${'a'.repeat(64)}\n    - principal: ci\n      scopes: [approvals:read]\n      env: CI_TOKEN\n`, 'yaml', 'gatehouse.yaml');
+    if (!good.ok) throw new Error(good.reason);
+    expect(good.value.approvals).toMatchObject({ interactive: true, timeout_seconds: 600, tokens: [{ principal: 'alice' }, { principal: 'ci', env: 'CI_TOKEN' }] });
+    const bad = parseConfigSections('approvals:\n  tokens:\n    - principal: bob\n      scopes: [approvals:read]\n', 'yaml', 'gatehouse.yaml');
+    expect(reasonOf(bad)).toContain('gatehouse.yaml:3: approvals.tokens[0]');
+  });
+
+  it('refuses a plain secret where the hash belongs', () => {
+    const r = parseConfigSections('approvals:\n  tokens:\n    - principal: bob\n      scopes: [approvals:read]\n      sha256: hunter2\n', 'yaml', 'gatehouse.yaml');
+    expect(reasonOf(r)).toMatch(/never the token itself/);
+  });
+
+  it('requires exactly one pattern kind in an always-allow rule', () => {
+    const r = parseConfigSections('approvals:\n  always_allow:\n    - tool: Bash\n      exact: npm test\n      glob: "npm *"\n', 'yaml', 'gatehouse.yaml');
+    expect(reasonOf(r)).toMatch(/exactly one of/);
+  });
+
+  it('reads a permission profile and custom profiles', () => {
+    const r = parseConfigSections('permissions:\n  profile: mine\n  custom:\n    mine:\n      tools: {Read: true, Write: {paths: ["src/**"]}}\n      shell: {allow: ["npm test"]}\n', 'yaml', 'gatehouse.yaml');
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.value.permissions.profile).toBe('mine');
+    expect(r.value.permissions.custom.mine?.tools.Write).toEqual({ paths: ['src/**'] });
   });
 });

@@ -14,9 +14,9 @@ const PRE_TOOL_TIMEOUT_S = 60;
 
 const CAPABILITIES: Capabilities = {
   write_gate: { level: 'blocking', reason: 'PreToolUse hook on Write, Edit, MultiEdit, NotebookEdit; exit 2 refuses the call' },
-  shell_analysis: { level: 'none', reason: 'Bash is not analysed in-session yet; the scope check at Stop and at session end catches its writes' },
+  shell_analysis: { level: 'blocking', reason: 'PreToolUse on Bash: parsed, classified, write targets checked (an early warning; the scope check is the net)' },
   completion_gate: { level: 'blocking', reason: 'Stop hook; exit 2 makes the model continue' },
-  approvals: { level: 'none', reason: 'interactive approvals are not available yet' },
+  approvals: { level: 'blocking', reason: 'PreToolUse waits on the approval queue; exit 2 with the reason on a rejection' },
   halt: { level: 'blocking', reason: 'hook JSON {"continue": false} ends the run' },
 };
 
@@ -51,7 +51,7 @@ export const claudeAdapter: AgentAdapter = {
   render(ctx: RenderContext): Result<RenderedFile[]> {
     const entries: HookEntry[] = [
       // `*` matches every tool; otherwise the exact write tools (a regex like `Edit.*` would over-match).
-      { event: 'PreToolUse', matcher: ctx.watchAllTools ? '*' : CLAUDE_WRITE_MATCHER, command: claudeHookCommand(ctx, 'PreToolUse', ctx.failClosed), timeout: PRE_TOOL_TIMEOUT_S },
+      { event: 'PreToolUse', matcher: ctx.watchAllTools ? '*' : CLAUDE_WRITE_MATCHER, command: claudeHookCommand(ctx, 'PreToolUse', ctx.failClosed), timeout: ctx.preToolTimeoutS },
       { event: 'Stop', command: claudeHookCommand(ctx, 'Stop', ctx.failClosed), timeout: ctx.stopTimeoutS },
     ];
     if (ctx.trackFailures) entries.push({ event: 'PostToolUse', matcher: '*', command: claudeHookCommand(ctx, 'PostToolUse', ctx.failClosed), timeout: PRE_TOOL_TIMEOUT_S });

@@ -19,6 +19,7 @@ export interface StartFlags {
   stateDir?: string;
   objective?: string;
   gateCommand?: string;
+  profile?: string;
   json?: boolean;
 }
 
@@ -33,7 +34,8 @@ export function withStartFlags(cmd: Command): Command {
     .option('--config <file>', 'config file (default: gatehouse.yaml or gatehouse.toml in the worktree)')
     .option('--state-dir <dir>', 'project state folder (default: see `gatehouse where`)')
     .option('--objective <text>', "the session's goal, checked by --gate-command at every stop (fail-closed)")
-    .option('--gate-command <command>', 'shell command that must pass before the agent may stop (with --objective)');
+    .option('--gate-command <command>', 'shell command that must pass before the agent may stop (with --objective)')
+    .option('--profile <name>', 'permission profile (read-only, builder, reviewer, or a custom one); fail-closed');
 }
 
 /** Starts a session from parsed flags or throws a UserError. */
@@ -42,6 +44,7 @@ export async function startFromFlags(flags: StartFlags): Promise<StartedSession>
     throw new UserError('--objective and --gate-command go together: give both or neither', EXIT.usage);
   }
   const r = await startSession({
+    ...(flags.profile !== undefined ? { profile: flags.profile } : {}),
     ...(flags.objective !== undefined && flags.gateCommand !== undefined ? { goal: { objective: flags.objective, gateCommand: flags.gateCommand } } : {}),
     agent: flags.agent,
     worktree: flags.worktree ?? '.',

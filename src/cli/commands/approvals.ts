@@ -1,0 +1,107 @@
+// `gatehouse approve`, `gatehouse serve` and `gatehouse tui`: the three surfaces that
+// resolve the one approval queue, each naming who decided.
+import { userInfo } from 'node:os';
+import { Command } from 'commander';
+import { osUserPrincipal, type Principal } from '../../core/approvals/principal.js';
+import { loadConfig } from '../../runtime/config.js';
+import { ApprovalQueue, type ApprovalDecision } from '../../runtime/approvals/index.js';
+import { startGateway } from '../../gateway/index.js';
+import { EXIT, UserError } from '../exit-codes.js';
+import { printJson, projectStateFor } from '../context.js';
+
+type Flags = { worktree?: string; stateDir?: string; json?: boolean };
+
+/** The person at this terminal, as a principal (`os-user:<name>`, `local-shell`). */
+function localPrincipal(): Principal {
+  let name = 'unknown';
+  try {
+    name = userInfo().username.replace(/[^A-Za-z0-9._@-]/g, '_') || 'unknown';
+  } catch {
+    // No passwd entry: keep "unknown".
+  }
+  const p = osUserPrincipal(name);
+  if (!p.ok) throw new UserError(p.reason);
+  return p.value;
+}
+
+function secondsLeft(expiresAt: string): number {
+  return Math.max(0, Math.round((Date.parse(expiresAt) - Date.now()) / 1000));
+}
+
+/** `gatehouse approve`. */
+export function approveCommand(): Command {
+  return new Command('approve')
+    .description('resolve a pending tool-call approval (allow by default), or list them')
+    .argument('[id]', 'approval id (ap-…); or use --latest')
+    .option('--latest', 'the most recent pending approval')
+    .option('--deny', 'reject instead of allowing')
+    .option('--always', 'allow and add an always-allow rule for this call')
+    .option('--reason <text>', 'reason (the agent sees it on a rejection)')
+    .option('--list', 'list pending approvals instead')
+    .option('--worktree <dir>', 'project folder', '.')
+    .option('--state-dir <dir>', 'project state folder')
+    .option('--json', 'print as JSON')
+    .addHelpText('after', '\nExit status: 0 resolved (or listed), 1 not found / already resolved / nonce mismatch, 2 usage.')
+    .action((id: string | undefined, flags: Flags & { latest?: boolean; deny?: boolean; always?: boolean; reason?: string; list?: boolean }) => {
+      const queue = new ApprovalQueue(projectStateFor(flags.worktree, flags.stateDir));
+      if (flags.list) {
+        const pending = queue.list();
+        if (flags.json) return printJson(pending);
+        if (pending.length === 0) return void process.stdout.write('nothing is waiting for approval\n');
+        for (const p of pending) process.stdout.write(`${p.id}  ${p.tool.padEnd(10)} ${secondsLeft(p.expires_at)}s left  session ${p.session_id}  ${p.summary}\n`);
+        return;
+      }
+      if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);
+      if ((id === undefined) === (flags.latest !== true)) throw new UserError('give an approval id or --latest (not both)', EXIT.usage);
+      const target = id ?? queue.latest()?.id;
+      if (target === undefined) throw new UserError('nothing is waiting for approval');
+      const decision: ApprovalDecision = flags.deny ? 'reject' : flags.always ? 'always' : 'allow';
+      const r = queue.resolve(target, { decision, reason: flags.reason ?? null, principal: localPrincipal() });
+      if (!r.ok) throw new UserError(r.error.message, r.error.code === 'bad_id' || r.error.code === 'bad_decision' ? EXIT.usage : EXIT.failure);
+      if (flags.json) printJson(r.value);
+      else process.stdout.write(`${target}: ${decision} by ${r.value.principal.id}\n`);
+    });
+}
+
+/** `gatehouse serve`. */
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('serve the approvals API (and later the dashboard) on one local port')
+    .option('--host <host>', 'address to bind (non-loopback needs scoped tokens in the config)', '127.0.0.1')
+    .option('--port <port>', 'port (0 = any free port)', '7337')
+    .option('--worktree <dir>', 'project folder', '.')
+    .option('--state-dir <dir>', 'project state folder')
+    .action(async (flags: Flags & { host: string; port: string }) => {
+      if (!/^\d{1,5}$/.test(flags.port) || Number(flags.port) > 65535) throw new UserError(`--port must be 0-65535, got ${JSON.stringify(flags.port)}`, EXIT.usage);
+      const state = projectStateFor(flags.worktree, flags.stateDir);
+      const config = loadConfig({ root: flags.worktree ?? '.' });
+      if (!config.ok) throw new UserError(config.reason);
+      let gw;
+      try {
+        gw = await startGateway({ projectState: state, host: flags.host, port: Number(flags.port), tokens: config.value.approvals.tokens, env: process.env });
+      } catch (err) {
+        throw new UserError((err as Error).message);
+      }
+      process.stdout.write(`gatehouse serving approvals at ${gw.url}\n`);
+      const stop = (): void => void gw.close().then(() => process.exit(EXIT.ok));
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+}
+
+/** `gatehouse tui`. */
+export function tuiCommand(): Command {
+  return new Command('tui')
+    .description('a live terminal panel of pending approvals: a allow, r reject, A always, q quit')
+    .option('--worktree <dir>', 'project folder', '.')
+    .option('--state-dir <dir>', 'project state folder')
+    .action(async (flags: Flags) => {
+      // Ink and React load only for this command, not for every CLI call.
+      const { runTui } = await import('../../tui/index.js');
+      try {
+        await runTui({ projectState: projectStateFor(flags.worktree, flags.stateDir), principal: localPrincipal() });
+      } catch (err) {
+        throw new UserError((err as Error).message);
+      }
+    });
+}

@@ -1,0 +1,142 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startSession } from '../../src/adapters/session-lifecycle.js';
+import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
+import { gatehouse, HOOK, hook, tempDir, type Ran } from '../support/cli.js';
+
+let root: string;
+let state: string;
+
+async function start(config = '', allow: string[] = ['src/**'], profile?: string): Promise<string> {
+  if (config) writeFileSync(join(root, 'gatehouse.yaml'), config);
+  const r = await startSession({ agent: 'claude', worktree: root, allow, require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK, ...(profile ? { profile } : {}) });
+  if (!r.ok) throw new Error(r.reason);
+  return r.value.policy.session_id;
+}
+
+const args = (id: string): string[] => ['check', '--session', id, '--event', 'PreToolUse', '--state-dir', state];
+const bash = (command: string) => ({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Bash', tool_input: { command } });
+
+/** Starts a hook process that may wait for a person; resolves with its result. */
+function hookAsync(id: string, payload: unknown): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [HOOK, ...args(id)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+async function waitForPending(queue: ApprovalQueue): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const p = queue.list()[0];
+    if (p) return p.id;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('no approval was enqueued');
+}
+
+function auditEvents(): { type: string; actor: string; data: Record<string, unknown> }[] {
+  return readFileSync(join(state, 'audit', 'log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+}
+
+beforeEach(() => {
+  const base = tempDir();
+  root = join(base, 'repo');
+  state = join(base, 'state');
+  mkdirSync(join(root, 'src'), { recursive: true });
+});
+
+describe('interactive approvals in the PreToolUse hook', () => {
+  it('waits for a person: allowed from the CLI, recorded with the principal as actor', async () => {
+    const id = await start('approvals:\n  interactive: true\n');
+    const waiting = hookAsync(id, bash('npm install left-pad'));
+    const approval = await waitForPending(new ApprovalQueue(state));
+    const r = gatehouse(['approve', approval, '--worktree', root, '--state-dir', state]);
+    expect(r.status, r.stderr).toBe(0);
+    expect((await waiting).status).toBe(0);
+    const decision = auditEvents().find((e) => e.type === 'human_approval_decision');
+    expect(decision?.actor).toMatch(/^os-user:/);
+    expect(decision?.data).toMatchObject({ approval_id: approval, decision: 'allow', auth: 'local-shell' });
+  });
+
+  it("blocks with the operator's reason on a rejection", async () => {
+    const id = await start('approvals:\n  interactive: true\n');
+    const waiting = hookAsync(id, bash('npm publish'));
+    await waitForPending(new ApprovalQueue(state));
+    gatehouse(['approve', '--latest', '--deny', '--reason', 'never publish from an agent', '--worktree', root, '--state-dir', state]);
+    const r = await waiting;
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('never publish from an agent');
+  });
+
+  it('denies at the TTL instead of hanging', async () => {
+    const id = await start('approvals:\n  interactive: true\n  timeout_seconds: 1\n');
+    const r = await hookAsync(id, bash('make deploy'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/nobody answered within 1 s/);
+  });
+
+  it('remembers an "always" answer: the same call is then allowed without asking', async () => {
+    const id = await start('approvals:\n  interactive: true\n');
+    const waiting = hookAsync(id, bash('make build'));
+    await waitForPending(new ApprovalQueue(state));
+    gatehouse(['approve', '--latest', '--always', '--worktree', root, '--state-dir', state]);
+    expect((await waiting).status).toBe(0);
+    expect(hook(args(id), bash('make build')).status).toBe(0);
+    expect(auditEvents().some((e) => e.type === 'always_allow_added')).toBe(true);
+  });
+
+  it('lets read-only commands through without asking when smart auto-approve is on', async () => {
+    const id = await start('approvals:\n  interactive: true\n  smart_auto_approve: true\n');
+    expect(hook(args(id), bash('git status && ls -la | grep src')).status).toBe(0);
+  });
+
+  it('renders a PreToolUse timeout longer than the approval TTL', async () => {
+    await start('approvals:\n  interactive: true\n  timeout_seconds: 120\n');
+    const settings = JSON.parse(readFileSync(join(root, '.claude/settings.local.json'), 'utf8'));
+    expect(settings.hooks.PreToolUse[0].matcher).toBe('*');
+    expect(settings.hooks.PreToolUse[0].hooks[0].timeout).toBeGreaterThan(120);
+  });
+});
+
+describe('classifier and profiles without interactive approvals', () => {
+  it('denies rm -rf / unconditionally', async () => {
+    const id = await start();
+    const r = hook(args(id), bash("sh -c 'rm -rf /'"));
+    expect(r.status).toBe(2);
+  });
+
+  it('refuses a Bash write outside the allowlist, in the write gate style', async () => {
+    const id = await start();
+    const r = hook(args(id), bash('echo hi > package.json'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('package.json is outside this task');
+    expect(hook(args(id), bash('echo hi > src/notes.txt')).status).toBe(0);
+  });
+
+  it('enforces the read-only profile on Claude tool names', async () => {
+    const id = await start('', [], 'read-only');
+    const write = { hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: join(root, 'src/a.ts'), content: 'x' } };
+    expect(hook(args(id), write).status).toBe(2);
+    expect(hook(args(id), { hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Read', tool_input: { file_path: join(root, 'src/a.ts') } }).status).toBe(0);
+    expect(hook(args(id), bash('npm install')).status).toBe(2);
+  });
+
+  it('denies everything under an unknown profile name', async () => {
+    const id = await start('', [], 'no-such-profile');
+    expect(hook(args(id), { hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Read', tool_input: { file_path: join(root, 'x') } }).status).toBe(2);
+  });
+});
+
+describe('Bash deletions', () => {
+  it('leaves deleting a file outside the allowlist to the scope check, so the agent can undo its own mistake', async () => {
+    const id = await start();
+    expect(hook(args(id), bash('rm notes.txt')).status).toBe(0);
+  });
+});

@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
+import { CLI, gatehouse, tempDir } from '../support/cli.js';
+
+let root: string;
+let state: string;
+const at = (): string[] => ['--worktree', root, '--state-dir', state];
+
+beforeEach(() => {
+  const base = tempDir();
+  root = join(base, 'repo');
+  state = join(base, 'state');
+  mkdirSync(root, { recursive: true });
+});
+
+describe('gatehouse approve', () => {
+  it('lists pending approvals and resolves the latest, naming the local user', () => {
+    const queue = new ApprovalQueue(state);
+    const p = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'npm publish', ttlSeconds: 60 });
+    const list = JSON.parse(gatehouse(['approve', '--list', '--json', ...at()]).stdout);
+    expect(list.map((x: { id: string }) => x.id)).toEqual([p.id]);
+    const r = gatehouse(['approve', '--latest', '--deny', '--reason', 'no', '--json', ...at()]);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'reject', reason: 'no', principal: { auth: 'local-shell' } });
+    const again = gatehouse(['approve', p.id, ...at()]);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/already resolved/);
+  });
+
+  it('exits 2 on contradictory or missing arguments, and 1 when nothing waits', () => {
+    expect(gatehouse(['approve', '--latest', '--deny', '--always', ...at()]).status).toBe(2);
+    expect(gatehouse(['approve', ...at()]).status).toBe(2);
+    expect(gatehouse(['approve', '--latest', ...at()]).status).toBe(1);
+    expect(gatehouse(['approve', '../etc', ...at()]).status).toBe(2);
+  });
+});
+
+describe('gatehouse serve and tui', () => {
+  it('serves the approvals API on loopback and prints its URL', async () => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...at()], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((res, rej) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (m) res(m[1]!);
+        });
+        child.on('exit', () => rej(new Error('serve exited')));
+      });
+      const r = await fetch(`${url}/approvals/queue`);
+      expect(r.status).toBe(200);
+      expect(await r.json()).toEqual({ pending: [] });
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('refuses a non-loopback bind without scoped tokens', () => {
+    const r = gatehouse(['serve', '--host', '0.0.0.0', '--port', '0', ...at()]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/token/i);
+  });
+
+  it('refuses to start the TUI without a terminal', () => {
+    const r = gatehouse(['tui', ...at()]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/terminal/i);
+  });
+});
