@@ -11,7 +11,8 @@ import { ApprovalsPanel } from '../../src/tui/approvals-panel.js';
 import { DEFAULT_ROWS } from '../../src/tui/list-window.js';
 
 /** How long a frame may take to show a change: the queue's watch polls every 250 ms. */
-const FRAME_WAIT_MS = 3000;
+// Generous: a loaded 2-core CI machine can stall a render for seconds; the poll returns as soon as it is met.
+const FRAME_WAIT_MS = 20_000;
 const FRAME_POLL_MS = 10;
 const DOWN = '\u001B[B';
 const ENTER = '\r';

@@ -9,7 +9,8 @@ import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 import { runTui } from '../../src/tui/run-tui.js';
 
 /** How long the TUI may take to start reading keys, draw, or quit. */
-const WAIT_MS = 3000;
+// Generous: a loaded 2-core CI machine can stall a render for seconds; the poll returns as soon as it is met.
+const WAIT_MS = 20_000;
 const POLL_MS = 10;
 
 let dir: string;
