@@ -140,3 +140,12 @@ describe('Bash deletions', () => {
     expect(hook(args(id), bash('rm notes.txt')).status).toBe(0);
   });
 });
+
+describe('the agent cannot switch off its own supervision', () => {
+  it('denies gatehouse session end and keys rotate from Bash', async () => {
+    const id = await start();
+    expect(hook(args(id), bash(`gatehouse session end ${id}`)).status).toBe(2);
+    expect(hook(args(id), bash('npx gatehouse keys rotate')).status).toBe(2);
+    expect(hook(args(id), bash('gatehouse session list')).status).toBe(0);
+  });
+});

@@ -11,6 +11,11 @@ export interface Word {
   literal: boolean;
   /** Has an unquoted expansion, so at run time it may become several arguments (a flag, even). */
   splits: boolean;
+  /**
+   * The shell evaluates part of it as arithmetic, a prompt or a zsh glob qualifier (`$((X))`,
+   * `${s:X}`, `${a[X]}`, `${P@P}`, `*(e:…:)`), where a value can itself contain `$(…)` that runs.
+   */
+  evaluates: boolean;
   /** Scripts that run while the word is expanded: `$(…)`, backticks, `<(…)`, `>(…)`, also inside `${…}`, `$((…))` and heredoc bodies. */
   subs: Script[];
 }

@@ -2,28 +2,25 @@
 // simple command and every file it would write. An early warning; the scope check at the end is the net.
 import type { FunctionNode, Node, Redirect, Script, SimpleCommand, Word } from './ast.js';
 import { commandName, isSafeEnvName, parseArgs, unwrapCommand } from './command-line.js';
-import { denyReason, gatehouseArgs, isBlockDevice } from './deny-rules.js';
+import { denyReason, gatehouseArgs } from './deny-rules.js';
+import { CLASS_RANK, evaluatesReason, evaluatingWord, judgeTargets, Judgement, type ShellClass, type TargetScope } from './judgement.js';
 import { parseShell } from './parser.js';
 import { normalizePath, resolvePath } from './paths.js';
 import { readOnlyReason } from './read-only.js';
-import { codeSource, isDecoderOrDownloader, SHELLS } from './runners.js';
+import { BASH_COMPATIBLE_SHELLS, codeSource, isDecoderOrDownloader, SHELLS } from './runners.js';
 import { isForkBomb, someSimpleCommand, wordRuns } from './walk.js';
 import type { WriteTarget } from './write-target.js';
 import { commandTargets, redirectTargets } from './write-targets.js';
-import { isInside } from '../write-gate.js';
 
 /** What the classifier needs to know about the session. */
 export interface ShellContext {
-  /** The directory the command runs in (absolute). */
+  /** The directory the command runs in (absolute, `/`-separated). */
   cwd: string;
   /** Absolute paths of the gate's own files; writes and deletes there are denied. */
   protectedPaths: string[];
   /** Names of our CLI; default `['gatehouse']`. */
   gatehouseCommands?: string[];
 }
-
-/** deny: refuse; approve: run without asking; ask: a person decides. */
-export type ShellClass = 'deny' | 'approve' | 'ask';
 
 /** The verdict on one simple command. */
 export interface SimpleCommandInfo {
@@ -44,6 +41,7 @@ export interface ShellAnalysis {
   parsed: boolean;
 }
 
+export type { ShellClass } from './judgement.js';
 export type { WriteTarget } from './write-target.js';
 
 /** Deepest re-analysis of a string as a script (`sh -c '…'`, `eval`, heredoc into `sh`); real commands nest one or two. */
@@ -52,12 +50,15 @@ export const MAX_REANALYSIS_DEPTH = 4;
 /** Longest command text quoted in a reason; the full argv is in `commands`. */
 const MAX_SHOWN_CHARS = 160;
 
+/** The command our package installs (package.json `bin`). */
 const DEFAULT_GATEHOUSE_COMMANDS = ['gatehouse'];
 
-/** Shell variables that change how later commands are found or run. */
-const DANGEROUS_VARIABLES = /^(PATH|IFS|ENV|BASH_ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|PAGER|EDITOR|VISUAL|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|PERL5LIB|RUBYOPT|(LD|DYLD|GIT|BASH)_.*)$/;
-
-const RANK: Record<ShellClass, number> = { approve: 0, ask: 1, deny: 2 };
+/**
+ * Shell variables that change how later commands are found or run (if already exported, a bare
+ * assignment changes the environment too); `RIPGREP_CONFIG_PATH` can give `rg` a `--pre` program.
+ */
+const DANGEROUS_VARIABLES =
+  /^(PATH|IFS|ENV|BASH_ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|PERL5LIB|RUBYOPT|(LD|DYLD|GIT|BASH)_.*)$/;
 
 /** What runs into a command's standard input, as far as the analysis needs to know. */
 type Feed = 'pipe' | 'decoded' | null;
@@ -65,18 +66,6 @@ type Feed = 'pipe' | 'decoded' | null;
 interface Scope {
   /** The directory commands run in, or null after a `cd` that could not be followed. */
   cwd: string | null;
-}
-
-/** The highest class seen so far for one command, with the first reason at that class. */
-class Judgement {
-  class: ShellClass = 'approve';
-  reason = 'it only reads';
-  raise(c: ShellClass, reason: string): void {
-    if (RANK[c] > RANK[this.class]) {
-      this.class = c;
-      this.reason = reason;
-    }
-  }
 }
 
 /**
@@ -115,12 +104,13 @@ class Analyzer {
     switch (n.type) {
       case 'and_or':
         return n.parts.forEach((p) => this.node(p, scope, depth, feed));
-      case 'pipeline':
+      case 'pipeline': {
+        let decoded = false;
         return n.commands.forEach((c, i) => {
-          const upstream = n.commands.slice(0, i);
-          const stageFeed: Feed = i === 0 ? feed : upstream.some((u) => someSimpleCommand(u, isDecoderOrDownloader)) ? 'decoded' : 'pipe';
-          this.node(c, n.commands.length > 1 ? { ...scope } : scope, depth, stageFeed);
+          this.node(c, n.commands.length > 1 ? { ...scope } : scope, depth, i === 0 ? feed : decoded ? 'decoded' : 'pipe');
+          decoded ||= someSimpleCommand(c, isDecoderOrDownloader);
         });
+      }
       case 'simple':
         return this.simple(n, scope, depth, feed);
       case 'subshell':
@@ -144,16 +134,19 @@ class Analyzer {
       case 'for':
         this.compoundRedirects(n.type, n.redirects, scope, depth);
         this.subs([...(n.items ?? []), ...(n.header ? [n.header] : [])], scope, depth);
+        this.evaluated(n.keyword, [...(n.items ?? []), ...(n.header ? [n.header] : [])]);
         return this.script(n.body, scope, depth, feed);
       case 'case':
         this.compoundRedirects(n.type, n.redirects, scope, depth);
         this.subs([n.subject, ...n.arms.flatMap((a) => a.patterns)], scope, depth);
+        this.evaluated(n.type, [n.subject, ...n.arms.flatMap((a) => a.patterns)]);
         return n.arms.forEach((a) => this.script(a.body, scope, depth, feed));
       case 'function':
         return this.functionDef(n, scope, depth);
       case 'arith':
       case 'cond':
         this.compoundRedirects(n.type, n.redirects, scope, depth);
+        this.evaluated(n.type === 'arith' ? '((' : '[[', n.type === 'arith' ? [n.expr] : n.words, n.type === 'cond');
         return this.subs(n.type === 'arith' ? [n.expr] : n.words, scope, depth);
     }
   }
@@ -161,6 +154,12 @@ class Analyzer {
   /** Analyses the substitutions inside `words`; each runs in a child shell. */
   private subs(words: readonly Word[], scope: Scope, depth: number): void {
     for (const w of words) for (const s of w.subs) this.script(s, { ...scope }, depth, null);
+  }
+
+  /** Asks if bash evaluates one of `words` (or, in `[[`, an arithmetic comparison's operand) as arithmetic. */
+  private evaluated(type: string, words: readonly Word[], cond = false): void {
+    const w = evaluatingWord(words, cond);
+    if (w) this.commands.push({ argv: [type, ...words.map((x) => x.text)], literal: false, class: 'ask', reason: evaluatesReason(w.text) });
   }
 
   private redirectWords(redirects: readonly Redirect[]): Word[] {
@@ -181,20 +180,23 @@ class Analyzer {
     const targets = redirectTargets(redirects);
     if (targets.length === 0) return;
     const j = new Judgement();
-    this.judgeTargets(targets, scope.cwd, j);
+    this.targets.push(...judgeTargets(targets, this.targetScope(scope.cwd), j));
     this.commands.push({ argv: [type, ...redirects.map((r) => `${r.fd ?? ''}${r.op}${r.target.text}`)], literal: true, class: j.class, reason: j.reason });
   }
 
   private simple(cmd: SimpleCommand, scope: Scope, depth: number, feed: Feed): void {
     // Substitutions run first, in child shells, before the command itself.
-    this.subs([...cmd.assignments.map((a) => a.value), ...cmd.words, ...this.redirectWords(cmd.redirects)], scope, depth);
+    const allWords = [...cmd.assignments.map((a) => a.value), ...cmd.words, ...this.redirectWords(cmd.redirects)];
+    this.subs(allWords, scope, depth);
     const j = new Judgement();
+    const evaluating = evaluatingWord(allWords, false);
+    if (evaluating) j.raise('ask', evaluatesReason(evaluating.text));
     const targets = redirectTargets(cmd.redirects);
     const argv = cmd.words.map((w) => (w.literal ? w.value : w.text));
     let cwd = scope.cwd;
     if (cmd.words.length === 0) {
       for (const a of cmd.assignments) if (DANGEROUS_VARIABLES.test(a.name)) j.raise('ask', `it sets ${a.name}, which changes how later commands are found or run`);
-      if (cmd.assignments.length > 0) j.reason = 'it only sets shell variables';
+      if (cmd.assignments.length > 0 && j.class === 'approve') j.reason = 'it only sets shell variables';
     } else {
       for (const a of cmd.assignments) if (!isSafeEnvName(a.name)) j.raise('ask', `it sets ${a.name} for the command, which can change what it runs`);
       const u = unwrapCommand(cmd.words);
@@ -216,7 +218,7 @@ class Analyzer {
         this.followCd(u.words, name, scope);
       }
     }
-    this.judgeTargets(targets, cwd, j);
+    this.targets.push(...judgeTargets(targets, this.targetScope(cwd), j));
     const shown = [...cmd.assignments.map((a) => `${a.name}=${a.value.text}`), ...argv];
     this.commands.push({ argv: shown, literal: cmd.words.every((w) => w.literal), class: j.class, reason: j.reason });
   }
@@ -233,6 +235,8 @@ class Analyzer {
         j.raise('ask', '`eval` runs its arguments as a new command line');
       } else if (SHELLS.has(name) && code?.literal) {
         this.reanalyse(code.value, scope, depth, j);
+        // Other shells' syntax differs from bash: what the parser saw is a hint, not the whole story.
+        if (!BASH_COMPATIBLE_SHELLS.has(name)) j.raise('ask', `${name} syntax differs from bash, so Gatehouse cannot fully analyse its script`);
         j.reason = j.class === 'approve' ? 'its script is literal and is judged command by command' : j.reason;
         return true;
       } else j.raise('ask', `${name} runs ${code ? `code given inline (${code.text})` : 'inline code'}, which Gatehouse does not analyse`);
@@ -244,8 +248,9 @@ class Analyzer {
     else {
       const input = [...cmd.redirects].reverse().find((r) => r.op === '<<' || r.op === '<<-' || r.op === '<<<' || r.op === '<');
       const body = input?.op === '<' ? null : (input?.body ?? input?.target);
+      const shellCode = SHELLS.has(name) || name === 'source' || name === '.';
       if (body && wordRuns(body, isDecoderOrDownloader)) j.raise('deny', 'it runs a script that is decoded or downloaded at run time, which no one can review');
-      else if (body?.literal) this.reanalyse(body.value, scope, depth, j);
+      else if (body?.literal && shellCode) this.reanalyse(body.value, scope, depth, j);
       j.raise('ask', input ? `${name} runs a script fed to its standard input` : `it starts an interactive ${name}`);
     }
     return true;
@@ -279,25 +284,12 @@ class Analyzer {
     scope.cwd = dir && dir.literal && dir.value !== '-' ? resolvePath(scope.cwd, dir.value) : null;
   }
 
-  private judgeTargets(targets: readonly WriteTarget[], cwd: string | null, j: Judgement): void {
-    for (const t of targets) {
-      const abs = t.literal ? resolvePath(cwd, t.path) : null;
-      const reported = abs !== null && cwd !== this.cwd && !t.path.startsWith('/') ? { ...t, path: abs } : abs === null && t.literal ? { ...t, literal: false } : t;
-      this.targets.push(reported);
-      const verb = t.kind === 'delete' ? 'deletes' : t.kind === 'create' ? 'creates' : 'writes';
-      if (!t.literal) j.raise('ask', `it ${verb} ${t.path} (${t.via}), a path only known at run time`);
-      else if (abs === null) j.raise('ask', `it ${verb} ${t.path} (${t.via}) after a change of directory Gatehouse could not follow`);
-      else if (isBlockDevice(abs)) j.raise('deny', `it writes straight to the disk device ${abs}, destroying its file systems`);
-      else {
-        const hit = this.protectedPaths.find((p) => isInside(p, abs) || (t.recursive && isInside(abs, p)));
-        if (hit) j.raise('deny', `it ${verb} ${t.path} (${t.via}), ${isInside(hit, abs) ? 'inside' : 'which holds'} the supervisor's own files (${hit}); an agent may never change them`);
-        else j.raise('ask', `it ${verb} ${t.path} (${t.via})`);
-      }
-    }
+  private targetScope(cwd: string | null): TargetScope {
+    return { cwd, baseCwd: this.cwd, protectedPaths: this.protectedPaths };
   }
 
   result(): ShellAnalysis {
-    const top = this.commands.reduce<SimpleCommandInfo | null>((best, c) => (best === null || RANK[c.class] > RANK[best.class] ? c : best), null);
+    const top = this.commands.reduce<SimpleCommandInfo | null>((best, c) => (best === null || CLASS_RANK[c.class] > CLASS_RANK[best.class] ? c : best), null);
     const cls: ShellClass = top?.class ?? 'approve';
     const base = { class: cls, commands: this.commands, writeTargets: this.targets, parsed: true };
     if (top === null) return { ...base, reason: 'The command runs nothing.' };
@@ -305,7 +297,8 @@ class Analyzer {
     if (cls === 'deny') return { ...base, reason: `Gatehouse refused \`${shown}\`: ${top.reason}. Do not retry it or reach the same effect another way.` };
     if (cls === 'ask') {
       const more = this.commands.filter((c) => c.class === 'ask').length - 1;
-      return { ...base, reason: `Gatehouse needs a person to approve \`${shown}\`: ${top.reason}${more > 0 ? ` (and ${more} more command${more > 1 ? 's' : ''} need review)` : ''}.` };
+      const others = more === 0 ? '' : ` (and ${more} more ${more === 1 ? 'command needs' : 'commands need'} review)`;
+      return { ...base, reason: `Gatehouse needs a person to approve \`${shown}\`: ${top.reason}${others}.` };
     }
     const names = [...new Set(this.commands.map((c) => c.argv[0]).filter((a) => a !== undefined))];
     return { ...base, reason: `Read-only commands only (${names.join(', ')}).` };

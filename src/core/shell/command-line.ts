@@ -34,7 +34,7 @@ export function longMatches(given: string, full: string): boolean {
 }
 
 function slice(w: Word, from: number): Word {
-  return { text: w.value.slice(from), value: w.value.slice(from), literal: w.literal, splits: w.splits, subs: w.subs };
+  return { text: w.value.slice(from), value: w.value.slice(from), literal: w.literal, splits: w.splits, evaluates: w.evaluates, subs: w.subs };
 }
 
 /**

@@ -12,26 +12,20 @@ const HOME_FORMS = /^(\$HOME|\$\{HOME\}|~[A-Za-z0-9_.-]*)/;
 
 /**
  * True if recursively deleting (or re-owning) `w` would wreck the machine or a home folder:
- * `/`, `/*`, a top-level folder such as `/usr`, `~`, `~/`, `$HOME`, `~user`, or a relative path that
- * resolves to one of those from `cwd`.
+ * `/`, `/*`, a top-level folder such as `/usr`, `~`, `~/`, `$HOME`, `~user`, or a relative path
+ * or glob that resolves to one of those from `cwd` (`..`, `*` in `/`).
  */
 export function isCatastrophicTarget(w: Word, cwd: string | null): boolean {
-  let v = w.value;
-  // Trailing `/*`, `/.` and `/` do not make a tree any smaller.
-  for (let prev = ''; prev !== v; ) {
-    prev = v;
-    v = v.replace(/\/\*$|\/\.$|(.)\/+$/, '$1');
-  }
-  if (v === '' && w.value.startsWith('/')) v = '/';
-  const home = HOME_FORMS.exec(v);
-  if (home && (v === home[0] || /^\/*$/.test(v.slice(home[0].length)))) return true;
-  if (home) return false;
-  if (!v.startsWith('/') && !w.literal) return false;
-  const abs = resolvePath(cwd, v);
+  const home = HOME_FORMS.exec(w.value);
+  if (home) return /^(\/\.?|\/\*)*$/.test(w.value.slice(home[0].length));
+  // Other parameters and substitutions are unknown here: they make the command ask, not deny.
+  if (!w.literal && /[$`]/.test(w.value)) return false;
+  let abs = resolvePath(cwd, w.value);
   if (abs === null) return false;
-  if (abs === '/') return true;
-  const segments = normalizePath(abs).split('/').filter(Boolean);
-  return segments.length === 1 && !SCRATCH_TOP_LEVEL.has(segments[0]!);
+  // A trailing `/*` does not make a tree any smaller.
+  while (abs.endsWith('/*')) abs = normalizePath(abs.slice(0, -2));
+  const segments = abs.split('/').filter(Boolean);
+  return segments.length === 0 || (segments.length === 1 && !SCRATCH_TOP_LEVEL.has(segments[0]!));
 }
 
 /** Commands that wipe whole trees when given `-r`/`-R`, with the flags that make them recursive. */
@@ -59,7 +53,10 @@ const APPROVAL_VERBS = new Set(['approve', 'deny', 'reject', 'resolve']);
 /** How many leading positionals of our CLI are searched for an approval verb (`gatehouse approvals resolve ID`). */
 const APPROVAL_VERB_WINDOW = 3;
 
-/** Package runners that start a package's binary: `npx gatehouse approve`. Value: how many words the runner itself takes. */
+/**
+ * Package runners that start a package's binary (`npx gatehouse approve`): for each, how many
+ * leading words belong to the runner (`pnpm exec` is two), or -1 when the words are not a run.
+ */
 const PACKAGE_RUNNERS: Record<string, (words: readonly Word[]) => number> = {
   npx: () => 1,
   pnpx: () => 1,
@@ -83,24 +80,26 @@ export function gatehouseArgs(words: readonly Word[], names: readonly string[]):
   const name = commandName(words[0]);
   if (name === null) return null;
   if (isOurs(words[0])) return words.slice(1);
-  let i = -1;
-  if (JS_RUNTIMES.has(name)) i = words.findIndex((w, k) => k > 0 && !w.value.startsWith('-'));
-  const runner = PACKAGE_RUNNERS[name];
-  if (runner) {
-    const skip = runner(words);
-    if (skip < 0) return null;
-    i = words.findIndex((w, k) => k >= skip && !w.value.startsWith('-'));
+  const skip = PACKAGE_RUNNERS[name]?.(words) ?? -1;
+  if (skip >= 0) {
+    const i = words.findIndex((w, k) => k >= skip && !w.value.startsWith('-'));
     const pkg = words[i];
     const bare = pkg?.value.replace(/^@[^/]+\//, '').replace(/@[^@]*$/, '') ?? '';
-    if (pkg && pkg.literal && names.some((n) => bare === n || bare === `${n}-cli`)) return words.slice(i + 1);
-    return null;
+    return pkg?.literal && names.some((n) => bare === n || bare === `${n}-cli`) ? words.slice(i + 1) : null;
   }
-  return i > 0 && isOurs(words[i]) ? words.slice(i + 1) : null;
+  if (!JS_RUNTIMES.has(name)) return null;
+  const script = words.findIndex((w, k) => k > 0 && !w.value.startsWith('-'));
+  return script > 0 && isOurs(words[script]) ? words.slice(script + 1) : null;
 }
 
 /** A reason if `args` (given to our CLI) resolve an approval; null otherwise. */
 export function approvalCommandReason(args: readonly Word[]): string | null {
   const positionals = args.filter((w) => !w.value.startsWith('-')).slice(0, APPROVAL_VERB_WINDOW);
+  const verbs = positionals.map((w) => w.value);
+  // Ending its own session removes the hooks that gate it; rotating keys rewrites who signs.
+  if ((verbs[0] === 'session' && verbs[1] === 'end') || (verbs[0] === 'keys' && verbs[1] === 'rotate')) {
+    return `it runs \`gatehouse ${verbs[0]} ${verbs[1]}\`, which only the operator may do; the agent must never switch off its own supervision`;
+  }
   if (!positionals.some((w) => w.literal && APPROVAL_VERBS.has(w.value))) return null;
   return 'it resolves a Gatehouse approval request; only a person may do that, never the agent that asked';
 }
@@ -108,8 +107,8 @@ export function approvalCommandReason(args: readonly Word[]): string | null {
 /** HTTP clients whose arguments are checked for requests to the approvals API. */
 const HTTP_CLIENTS = new Set(['curl', 'wget', 'http', 'https', 'xh', 'xhs', 'curlie', 'fetch', 'httpie', 'aria2c']);
 
-/** A URL (or bare host:port) on this machine's loopback interface. */
-const LOOPBACK = /(^|\/\/|@)(localhost|127(\.\d{1,3}){1,3}|0\.0\.0\.0|0|\[::1?\]|\[0:0:0:0:0:0:0:1\])(:\d+)?(\/|$)/i;
+/** A URL (or bare host:port, or httpie's `:port/path`) on this machine's loopback interface. */
+const LOOPBACK = /^:\d+\/|(^|\/\/|@)(localhost|127(\.\d{1,3}){1,3}|0\.0\.0\.0|0|\[::1?\]|\[0:0:0:0:0:0:0:1\])(:\d+)?(\/|$)/i;
 
 /** Methods that change state on a server. */
 const MUTATING_METHOD = /^(POST|PUT|PATCH|DELETE)$/i;

@@ -23,16 +23,19 @@ interface RunnerSpec {
 
 const SHELL: RunnerSpec = { inline: 'c', values: 'oO', valuesLong: ['--rcfile', '--init-file'], stdin: 's' };
 
-/** Shells, by name; a literal `-c` script for these is parsed and analysed like the outer command. */
+/** Shells, by name. */
 export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'yash', 'fish', 'csh', 'tcsh']);
+
+/** Shells whose syntax this parser follows; a literal `-c` script for these is analysed like the outer command. */
+export const BASH_COMPATIBLE_SHELLS = new Set(['sh', 'bash', 'dash', 'ash']);
 
 /** Interpreters and how each takes inline code; names are normalised by runnerKey. */
 const INTERPRETERS: Record<string, RunnerSpec> = {
   python: { inline: 'c', values: 'mWXQ' },
   node: { inline: 'ep', inlineLong: ['--eval', '--print'], values: 'rC', valuesLong: ['--require', '--import', '--loader', '--experimental-loader', '--input-type', '--conditions'] },
   bun: { inline: 'ep', inlineLong: ['--eval', '--print'], values: 'r', valuesLong: ['--preload'] },
-  perl: { inline: 'eE', values: '', attached: 'iIMmlx0CdDFV' },
-  ruby: { inline: 'e', values: 'IrCE', attached: 'iFx0T' },
+  perl: { inline: 'eE', values: '', attached: 'iIMmxFdDV' },
+  ruby: { inline: 'e', values: 'IrCE', attached: 'iFx' },
   php: { inline: 'rBRE', values: 'cdfz' },
   lua: { inline: 'e', values: 'l' },
   osascript: { inline: 'e', values: 'l' },
@@ -48,11 +51,6 @@ function runnerKey(name: string): string | null {
   if (/^perl[0-9.]*$/.test(name)) return 'perl';
   if (/^(lua|luajit)[0-9.]*$/.test(name)) return 'lua';
   return name in INTERPRETERS ? name : null;
-}
-
-/** True for shells and interpreters that would run a program given to them. */
-export function isCodeRunner(name: string): boolean {
-  return runnerKey(name) !== null || name === 'eval' || name === 'source' || name === '.';
 }
 
 /**
@@ -76,7 +74,7 @@ export function codeSource(words: readonly Word[]): CodeSource | null {
     if (v === '--' || v === '-') return codeAfter(args.slice(v === '--' ? i + 1 : i), inline, stdin);
     if (v.startsWith('--')) {
       const flag = v.split('=')[0]!;
-      if (spec.inlineLong?.includes(flag)) return { kind: 'inline', code: v.includes('=') ? [] : args.slice(i + 1, i + 2) };
+      if (spec.inlineLong?.includes(flag)) return { kind: 'inline', code: v.includes('=') ? [args[i]!] : args.slice(i + 1, i + 2) };
       if (spec.valuesLong?.includes(flag) && !v.includes('=')) i++;
       continue;
     }
@@ -86,11 +84,12 @@ export function codeSource(words: readonly Word[]): CodeSource | null {
         if (spec.inline.includes(c)) {
           // Shells take the script as the next positional; interpreters as the rest of the cluster or the next word.
           if (key === 'sh') inline = true;
-          else return { kind: 'inline', code: j + 1 < v.length ? [] : args.slice(i + 1, i + 2) };
+          // Attached code (`-e'…'`) stays in its word, which is what is checked for substitutions.
+          else return { kind: 'inline', code: j + 1 < v.length ? [args[i]!] : args.slice(i + 1, i + 2) };
         } else if (spec.stdin?.includes(c)) stdin = true;
         else if (spec.attached?.includes(c)) break;
         else if (spec.values.includes(c)) {
-          if (key === 'python' && c === 'm') return { kind: 'file', file: args[i + 1] ?? args[i]! };
+          if (key === 'python' && c === 'm') return { kind: 'file', file: j + 1 < v.length ? args[i]! : (args[i + 1] ?? args[i]!) };
           if (j + 1 === v.length) i++;
           break;
         }

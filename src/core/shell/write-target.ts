@@ -37,5 +37,5 @@ export function target(w: Word, via: string, kind: WriteTarget['kind'], recursiv
 
 /** A literal word, for paths the readers make up (the `.` a lone `ln SRC` links into). */
 export function literalWord(value: string): Word {
-  return { text: value, value, literal: true, splits: false, subs: [] };
+  return { text: value, value, literal: true, splits: false, evaluates: false, subs: [] };
 }

@@ -188,13 +188,21 @@ function unzipTargets(args: Word[]): WriteTarget[] {
 /** find actions that write a file named by their first argument. */
 const FIND_FILE_ACTIONS = new Set(['-fprint', '-fprint0', '-fprintf', '-fls']);
 
+/** find expression words that select nothing: with only these, `-delete` removes the whole tree. */
+const FIND_UNFILTERED = /^(-delete|-depth|-d|-maxdepth|-mindepth|-xdev|-mount|-print0?|-ignore_readdir_race|\d+)$/;
+
 function findTargets(args: Word[]): WriteTarget[] {
   const start = args.findIndex((w) => /^[-(!]/.test(w.value));
   const roots = start === -1 ? args : args.slice(0, start);
+  const expression = start === -1 ? [] : args.slice(start);
   const out: WriteTarget[] = [];
   args.forEach((w, i) => {
     if (FIND_FILE_ACTIONS.has(w.value) && args[i + 1]) out.push(target(args[i + 1]!, `find ${w.value}`, 'write'));
-    if (w.value === '-delete') out.push(...(roots.length ? roots : [literalWord('.')]).map((r) => target(r, 'find -delete', 'delete', true)));
+    if (w.value === '-delete') {
+      // With tests such as -name, only matching files go, so the roots are not wiped as a whole.
+      const whole = expression.every((e) => FIND_UNFILTERED.test(e.value));
+      out.push(...(roots.length ? roots : [literalWord('.')]).map((r) => target(r, 'find -delete', 'delete', whole)));
+    }
   });
   return out;
 }
