@@ -1,0 +1,83 @@
+// The PTY layer's public shapes: what a caller asks to spawn, what it is told about a
+// session, and how a session ended. The WebSocket layer maps these onto the wire.
+
+/** What to run in a new pseudo-terminal. */
+export interface SpawnSpec {
+  /** Program to run; default: `$SHELL`, else `/bin/sh`. A bare name is looked up on PATH. */
+  command?: string;
+  args?: string[];
+  /** Working folder; must resolve (symlinks followed) inside the project root. */
+  cwd: string;
+  /** Merged over the server's environment (and over `TERM=xterm-256color`). */
+  env?: Record<string, string>;
+  /** Default 24. */
+  rows?: number;
+  /** Default 80. */
+  cols?: number;
+}
+
+/** Why a session ended: on its own, closed by a client, evicted at the cap, or idle past the TTL. */
+export type ExitReason = 'exited' | 'closed' | 'evicted' | 'idle';
+
+/** How a session ended; exactly one of `exit_code` and `signal` is set. */
+export interface ExitInfo {
+  exit_code: number | null;
+  /** Signal name, e.g. `SIGHUP`, when a signal ended the process. */
+  signal: string | null;
+  reason: ExitReason;
+}
+
+/** What a caller may know about one session. */
+export interface PtyInfo {
+  id: string;
+  command: string;
+  args: string[];
+  cwd: string;
+  pid: number;
+  rows: number;
+  cols: number;
+  /** ISO 8601. */
+  created_at: string;
+  /** ISO 8601: the last output, input or resize. */
+  last_activity_at: string;
+  state: 'running' | 'exited';
+  exit: ExitInfo | null;
+  label?: string;
+}
+
+/** The server-held screen of one session, for a late or reconnecting viewer. */
+export interface PtySnapshot {
+  /** Escape sequences that rebuild the screen and its bounded scrollback when written to a terminal. */
+  data: string;
+  /** Seq of the last output chunk included; every chunk with a larger seq comes after it. */
+  seq: number;
+  cols: number;
+  rows: number;
+}
+
+/** Something to stop listening to. */
+export interface Disposable {
+  dispose(): void;
+}
+
+/** How one `PtyManager` is bounded. */
+export interface PtyManagerOptions {
+  /** Spawn `cwd` must resolve inside this folder's real path. */
+  projectRoot: string;
+  /** Live sessions at once; default 64. */
+  maxSessions?: number;
+  /** A session without output, input or resize for this long is closed; default 10 minutes. */
+  idleTtlMs?: number;
+  /** Lines of history the server-held screen keeps per session; default 1000. */
+  scrollbackLines?: number;
+  /** Clock in epoch milliseconds; injected by tests. */
+  now?: () => number;
+  /** How often the idle sweep runs; default 30 s. */
+  sweepIntervalMs?: number;
+}
+
+/** Receives each output chunk; `seq` starts at 1 and grows by 1 per chunk, per session. */
+export type OutputListener = (id: string, seq: number, data: Buffer) => void;
+
+/** Receives a session's end, once, after its last output chunk. */
+export type ExitListener = (id: string, info: ExitInfo) => void;
