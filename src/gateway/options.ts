@@ -4,6 +4,8 @@ import { isIP } from 'node:net';
 import { tokenPrincipal } from '../core/approvals/principal.js';
 import type { Result } from '../core/result.js';
 import { fail, ok } from '../core/result.js';
+import type { WebSocketOptions } from './ws/endpoint.js';
+import type { Router } from './router.js';
 
 /** What a scoped token lets its holder do. */
 export type Scope = 'approvals:read' | 'approvals:resolve';
@@ -41,6 +43,10 @@ export interface GatewayOptions {
   allowedHosts?: string[];
   /** Where unexpected server errors are reported; default stderr. Never receives secrets. */
   log?: (line: string) => void;
+  /** Serve JSON-RPC over WebSocket at `/ws` (PTYs, events, approvals); absent, upgrades are refused. */
+  websocket?: WebSocketOptions;
+  /** Adds the owner's routes (dashboard, audit status) to the router, after the approvals API. */
+  routes?: (router: Router) => void;
 }
 
 /** Loopback by default: the approvals API decides what agents may do. */

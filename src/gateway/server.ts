@@ -14,12 +14,16 @@ import { errorReply, sendReply } from './http-io.js';
 import type { GatewayOptions } from './options.js';
 import { checkBind, DEFAULT_HOST, DEFAULT_PORT } from './options.js';
 import { Router, splitTarget } from './router.js';
+import type { WebSocketEndpoint } from './ws/endpoint.js';
+import { attachWebSocket } from './ws/endpoint.js';
 
 /** A running gateway. */
 export interface Gateway {
   /** Base URL a local client can use, e.g. `http://127.0.0.1:7337`. */
   url: string;
   port: number;
+  /** The `/ws` endpoint, when `websocket` was given. */
+  websocket: WebSocketEndpoint | null;
   /** Stops accepting, lets in-flight requests finish briefly, then drops the rest. */
   close(): Promise<void>;
 }
@@ -130,7 +134,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   if (!tokens.ok) throw new Error(tokens.reason);
 
   const router = new Router().add({ method: 'GET', path: '/healthz', handle: () => ({ status: 200, body: { ok: true } }) });
-  addApprovalRoutes(router, new ApprovalQueue(opts.projectState));
+  const queue = new ApprovalQueue(opts.projectState);
+  addApprovalRoutes(router, queue);
+  opts.routes?.(router);
 
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS });
   server.maxConnections = MAX_CONNECTIONS;
@@ -141,9 +147,22 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     log: opts.log ?? ((line) => process.stderr.write(`${line}\n`)),
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => onRequest(req, res, served));
+  const websocket =
+    opts.websocket === undefined ? null : attachWebSocket(server, { ...opts.websocket, queue, scopedTokens: tokens.value, hosts: served.hosts, log: served.log });
 
-  const port = await listen(server, opts.port ?? DEFAULT_PORT, host);
+  let port: number;
+  try {
+    port = await listen(server, opts.port ?? DEFAULT_PORT, host);
+  } catch (err) {
+    await websocket?.close();
+    throw err;
+  }
   served.hosts.port = port;
   served.auth.port = port;
-  return { url: baseUrl(host, port), port, close: () => closeServer(server) };
+  const close = async (): Promise<void> => {
+    // Upgraded sockets no longer belong to the HTTP server: close them first, or close() waits on them.
+    await websocket?.close();
+    await closeServer(server);
+  };
+  return { url: baseUrl(host, port), port, websocket, close };
 }

@@ -1,0 +1,82 @@
+// Approvals over the WebSocket: the same queue as the HTTP API, resolutions named after the
+// connection's principal, and `approvals.changed` events for subscribers.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Resolution } from '../../../src/runtime/approvals/index.js';
+import { MAX_FRAME_BYTES, RPC_ERRORS } from '../../../src/gateway/ws/index.js';
+import { enqueue, SECRET, sha256Hex } from '../support.js';
+import type { WsHarness } from './support.js';
+import { operator, RpcClient, startWsHarness } from './support.js';
+
+let h: WsHarness | undefined;
+const clients: RpcClient[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.close();
+  await h?.close();
+  h = undefined;
+});
+
+describe('approvals over the WebSocket', () => {
+  it('resolves with principal dashboard-operator for the access token, and the queue records it', async () => {
+    h = await startWsHarness();
+    const c = await operator(h, []);
+    clients.push(c);
+    const a = enqueue(h.queue);
+    const { pending } = await c.ok<{ pending: { id: string; nonce: string }[] }>('approvals.list');
+    expect(pending.map((p) => p.id)).toEqual([a.id]);
+    const { resolution } = await c.ok<{ resolution: Resolution }>('approvals.resolve', { id: a.id, decision: 'allow', reason: 'looks fine', nonce: pending[0]?.nonce });
+    expect(resolution.principal).toEqual({ id: 'dashboard-operator', auth: 'loopback' });
+    expect(h.queue.get(a.id).resolution).toMatchObject({ decision: 'allow', reason: 'looks fine', principal: { id: 'dashboard-operator' } });
+  });
+
+  it('names a scoped token holder as token:<name>', async () => {
+    h = await startWsHarness({ tokens: [{ principal: 'alice', scopes: ['approvals:read', 'approvals:resolve'], sha256: sha256Hex(SECRET) }] });
+    const c = await RpcClient.connect(h.url, { bearer: SECRET });
+    clients.push(c);
+    const a = enqueue(h.queue);
+    await c.ok('approvals.resolve', { id: a.id, decision: 'reject', nonce: a.nonce });
+    expect(h.queue.get(a.id).resolution?.principal.id).toBe('token:alice');
+  });
+
+  it('refuses a wrong nonce and a second answer with approval_refused and the queue code', async () => {
+    h = await startWsHarness();
+    const c = await operator(h, []);
+    clients.push(c);
+    const a = enqueue(h.queue);
+    const wrong = await c.call('approvals.resolve', { id: a.id, decision: 'allow', nonce: '0'.repeat(32) });
+    expect(wrong.error).toMatchObject({ code: RPC_ERRORS.approval_refused.code, data: { name: 'approval_refused', reason: 'nonce_mismatch' } });
+    await c.ok('approvals.resolve', { id: a.id, decision: 'allow', nonce: a.nonce });
+    const again = await c.call('approvals.resolve', { id: a.id, decision: 'reject', nonce: a.nonce });
+    expect(again.error?.data.reason).toBe('already_resolved');
+    expect((await c.call('approvals.resolve', { id: a.id, decision: 'maybe', nonce: a.nonce })).error?.code).toBe(RPC_ERRORS.invalid_params.code);
+  });
+
+  it('sends approvals.changed with the pending list to subscribers only', async () => {
+    h = await startWsHarness();
+    const subscribed = await operator(h, ['approvals.*']);
+    const other = await operator(h, ['pty.*']);
+    clients.push(subscribed, other);
+    const a = enqueue(h.queue, 'sess-9', 'git push --force');
+    const changed = await subscribed.waitEvent('approvals.changed', (e) => e.data.pending.some((p) => p.id === a.id));
+    expect(changed.data.pending[0]).toMatchObject({ id: a.id, summary: 'git push --force', nonce: a.nonce });
+    await subscribed.ok('approvals.resolve', { id: a.id, decision: 'allow', nonce: a.nonce });
+    await subscribed.waitEvent('approvals.changed', (e) => e.data.pending.length === 0);
+    expect(other.events.filter((e) => e.topic === 'approvals.changed')).toEqual([]);
+  });
+});
+
+describe('a queue larger than a frame', () => {
+  it('lists the oldest approvals that fit one frame and counts the rest', async () => {
+    h = await startWsHarness();
+    const c = await operator(h, []);
+    clients.push(c);
+    const queue = h.queue;
+    for (let i = 0; i < 30; i++) enqueue(queue, `sess-${i}`, `${i} ${'s'.repeat(3990)}`);
+    const ids = queue.list().map((p) => p.id);
+    const { pending, omitted } = await c.ok<{ pending: { id: string }[]; omitted: number }>('approvals.list');
+    expect(pending.length).toBeGreaterThan(5);
+    expect(pending.length + omitted).toBe(30);
+    expect(pending.map((p) => p.id)).toEqual(ids.slice(0, pending.length));
+    expect(Math.max(...c.frameSizes)).toBeLessThanOrEqual(MAX_FRAME_BYTES);
+  });
+});
