@@ -1,0 +1,120 @@
+// The dashboard's static files, served from the built `dist/web` under a strict CSP, and
+// the sign-in link that trades `?token=` for an HttpOnly cookie and drops it from the URL.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import type { RouteContext, Router } from './router.js';
+
+/** Where the dashboard's built files are and which token signs a browser in. */
+export interface WebRoutesOptions {
+  /** The folder `scripts/build-web.mjs` writes (`dist/web`). */
+  webDir: string;
+  /** The access token `serve` created; `/?token=<it>` sets the session cookie. */
+  accessToken: string;
+}
+
+/** The cookie the WebSocket accepts as a credential; the dashboard never reads it (HttpOnly). */
+export const TOKEN_COOKIE = 'gatehouse_token';
+
+/**
+ * Scripts and styles only from this server; sockets to it (CSP3 `'self'` covers ws: to the
+ * same host, the loopback entries cover browsers that predate that); no inline code, no
+ * framing, no plugins. xterm's own `<style>` elements are adopted as constructed
+ * stylesheets by the page (`src/web/adopt-styles.ts`), so `style-src` needs no `'unsafe-inline'`.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'self'",
+  "connect-src 'self' ws://127.0.0.1:* ws://localhost:*",
+  "style-src 'self'",
+  "script-src 'self'",
+  "img-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The files the dashboard is made of, by URL path. */
+const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
+  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/styles.css': { file: 'styles.css', type: 'text/css; charset=utf-8' },
+  '/xterm.css': { file: 'xterm.css', type: 'text/css; charset=utf-8' },
+  '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+};
+
+/** A token must be a plain cookie value (RFC 6265 cookie-octets) so it is sent back unchanged. */
+const COOKIE_VALUE_RE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/;
+
+/** Headers every dashboard response carries: nothing cached, nothing framed, no referrer leaks. */
+function baseHeaders(type: string): Record<string, string> {
+  return {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'content-security-policy': DASHBOARD_CSP,
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): null {
+  res.writeHead(status, { ...baseHeaders(type), 'content-length': String(Buffer.byteLength(body)), ...extra });
+  res.end(body);
+  return null;
+}
+
+/** A small self-contained HTML page (no styles: the CSP forbids inline ones) for errors. */
+function page(title: string, text: string): string {
+  const esc = (s: string): string => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title></head><body><h1>${esc(title)}</h1><p>${esc(text)}</p></body></html>\n`;
+}
+
+async function serveFile(res: ServerResponse, webDir: string, file: string, type: string): Promise<null> {
+  let body: Buffer;
+  try {
+    body = await readFile(join(webDir, file));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const hint = 'The dashboard has not been built: run `npm run build` (or `node scripts/build-web.mjs`), then reload.';
+    return send(res, 503, 'text/html; charset=utf-8', page('Dashboard not built', hint));
+  }
+  return send(res, 200, type, body);
+}
+
+/** Compares digests so neither the length nor the content of the token leaks through timing. */
+function sameSecret(presented: string, expected: Buffer): boolean {
+  return timingSafeEqual(createHash('sha256').update(presented, 'utf8').digest(), expected);
+}
+
+function signIn(ctx: RouteContext, expected: Buffer, token: string): null {
+  const presented = ctx.query.get('token') ?? '';
+  if (!sameSecret(presented, expected)) {
+    const text = 'That link does not carry this server\u2019s access token. Open the dashboard URL that `gatehouse serve` printed when it started.';
+    return send(ctx.res, 401, 'text/html; charset=utf-8', page('Not signed in', text));
+  }
+  // Strict same-site: a page on another site can neither send it nor make us set it.
+  const cookie = `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+  return send(ctx.res, 303, 'text/plain; charset=utf-8', 'Signed in: continue to /\n', { location: '/', 'set-cookie': cookie });
+}
+
+/**
+ * Adds the dashboard to `router`: `GET /` (index.html, or a sign-in when `?token=` is given),
+ * `GET /login?token=`, and the bundle's assets, read from `webDir` on each request.
+ * @example addWebRoutes(router, { webDir: resolve('dist/web'), accessToken })
+ */
+export function addWebRoutes(router: Router, opts: WebRoutesOptions): Router {
+  if (!COOKIE_VALUE_RE.test(opts.accessToken)) throw new Error('addWebRoutes: the access token must be a plain cookie value (e.g. hex or base64url)');
+  const expected = createHash('sha256').update(opts.accessToken, 'utf8').digest();
+  router.add({
+    method: 'GET',
+    path: '/',
+    handle: (ctx) =>
+      ctx.query.has('token') ? signIn(ctx, expected, opts.accessToken) : serveFile(ctx.res, opts.webDir, 'index.html', 'text/html; charset=utf-8'),
+  });
+  router.add({ method: 'GET', path: '/login', handle: (ctx) => signIn(ctx, expected, opts.accessToken) });
+  for (const [path, asset] of Object.entries(ASSETS)) {
+    router.add({ method: 'GET', path, handle: (ctx) => serveFile(ctx.res, opts.webDir, asset.file, asset.type) });
+  }
+  return router;
+}

@@ -1,0 +1,201 @@
+// The dashboard's entry point: connects to the gateway's `/ws`, wires the views together
+// and routes the gateway's events to them. Bundled by scripts/build-web.mjs.
+import { adoptInlineStyles } from './adopt-styles.js';
+import { ApprovalsView } from './approvals-view.js';
+import { AuditStatusView } from './audit-status.js';
+import { byId, h } from './dom.js';
+import { formatExit, sessionTitle } from './format.js';
+import { NewSessionForm } from './new-session-form.js';
+import type { ConnectionState } from './rpc-client.js';
+import { RpcClient } from './rpc-client.js';
+import { SessionsView } from './sessions-view.js';
+import { installShortcuts, SHORTCUTS } from './shortcuts.js';
+import { TerminalView } from './terminal-view.js';
+import type { PendingApproval, PtyExit, PtyInfo, SpawnParams } from './wire.js';
+import { asEventParams, asPtyExit, asPtyInfo, asPtyOutput } from './wire.js';
+
+/** Everything the page shows live. */
+const TOPICS = ['pty.*', 'approvals.*', 'audit.*'];
+
+/** The `/ws` endpoint of the server that served this page. */
+function wsUrl(): string {
+  const u = new URL('/ws', location.href);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  return u.href;
+}
+
+/**
+ * Reads the fragment: `#token=…` (a sign-in that never reaches a server log; removed from
+ * the address bar at once) and `#session=…` (the session to show, so a reload resumes it).
+ */
+function readFragment(): { token: string | null; session: string | null } {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get('token');
+  if (token !== null) {
+    params.delete('token');
+    const rest = params.toString();
+    history.replaceState(null, '', rest === '' ? location.pathname : `#${rest}`);
+  }
+  return { token, session: params.get('session') };
+}
+
+/** `pty.list` answers with the sessions, bare or as `{sessions}`. */
+function sessionList(v: unknown): PtyInfo[] {
+  const list = Array.isArray(v) ? v : typeof v === 'object' && v !== null ? (v as { sessions?: unknown }).sessions : [];
+  return Array.isArray(list) ? list.flatMap((i) => asPtyInfo(i) ?? []) : [];
+}
+
+function main(): void {
+  // Before xterm exists: its <style> elements must become constructed sheets under our CSP.
+  adoptInlineStyles(document);
+  const conn = byId('conn', HTMLElement);
+  const signIn = byId('signin', HTMLFormElement);
+  const termTitle = byId('term-title', HTMLElement);
+  const termStatus = byId('term-status', HTMLElement);
+  const closeButton = byId('close-session', HTMLButtonElement);
+  const help = byId('help-dialog', HTMLDialogElement);
+
+  const fragment = readFragment();
+  const rpc = new RpcClient({ url: wsUrl(), token: fragment.token, onReady, onNotification, onState });
+  const sessions = new SessionsView(byId('sessions', HTMLUListElement), (id) => void open(id));
+  const terminal = new TerminalView(byId('terminal', HTMLDivElement), rpc, {
+    onStatus: (text) => (termStatus.textContent = text),
+    onLeave: () => sessions.focus(),
+  });
+  const approvals = new ApprovalsView(byId('approvals', HTMLUListElement), byId('approvals-count', HTMLElement), rpc);
+  const audit = new AuditStatusView(byId('audit', HTMLElement));
+  const form = new NewSessionForm(spawn, () => terminal.geometry(), () => terminal.focus());
+
+  function showTitle(): void {
+    const id = terminal.sessionId;
+    const info = id === null ? undefined : sessions.get(id);
+    closeButton.disabled = info === undefined || info.state !== 'running';
+    if (info === undefined) {
+      termTitle.textContent = 'No session attached: select one and press Enter, or press n for a new one.';
+      return;
+    }
+    const exit = formatExit(info.exit);
+    termTitle.textContent = `${sessionTitle(info)} · ${info.state}${exit === '' ? '' : ` · ${exit}`} · ${info.cwd}`;
+  }
+
+  async function open(id: string): Promise<void> {
+    sessions.select(id);
+    sessions.setAttached(id);
+    history.replaceState(null, '', `#session=${encodeURIComponent(id)}`);
+    const attaching = terminal.attach(id);
+    showTitle();
+    try {
+      await attaching;
+    } catch {
+      return; // the terminal's status line says why
+    }
+    const info = sessions.get(id);
+    if (info?.exit) terminal.exited(id, info.exit);
+    terminal.focus();
+  }
+
+  async function spawn(params: SpawnParams): Promise<void> {
+    const info = await rpc.call<PtyInfo>('pty.spawn', params);
+    sessions.upsert(info);
+    await open(info.id);
+  }
+
+  async function onReady(): Promise<void> {
+    await rpc.call('events.subscribe', { topics: TOPICS });
+    const [list] = await Promise.all([rpc.call<unknown>('pty.list'), approvals.refresh()]);
+    sessions.setAll(sessionList(list));
+    // Resume where we were (after a reconnect, or a reload with #session=): the server's
+    // screen replaces whatever the old connection missed.
+    const shown = terminal.sessionId ?? fragment.session;
+    fragment.session = null;
+    if (shown !== null && sessions.get(shown) !== undefined) {
+      if (terminal.sessionId === null) void open(shown);
+      else await terminal.attach(shown);
+    } else if (terminal.sessionId !== null) {
+      terminal.detach();
+      sessions.setAttached(null);
+      history.replaceState(null, '', location.pathname);
+    }
+    showTitle();
+    void audit.refresh();
+  }
+
+  function ended(id: string, exit: PtyExit): void {
+    sessions.ended(id, exit);
+    terminal.exited(id, exit);
+    showTitle();
+  }
+
+  function onNotification(method: string, params: unknown): void {
+    const e = method === 'event' ? asEventParams(params) : null;
+    if (e === null) return;
+    const data = e.data as Record<string, unknown> | null;
+    if (e.topic === 'pty.output') {
+      const o = asPtyOutput(e.data);
+      if (o !== null) terminal.output(o);
+    } else if (e.topic === 'pty.exit') {
+      const x = asPtyExit(e.data);
+      if (x !== null) ended(x.session_id, { exit_code: x.exit_code, signal: x.signal, reason: x.reason, ...(x.verdict === undefined ? {} : { verdict: x.verdict }) });
+    } else if (e.topic === 'pty.spawned') {
+      const info = asPtyInfo(data?.info);
+      if (info !== null) sessions.upsert(info);
+    } else if (e.topic === 'approvals.changed') {
+      if (Array.isArray(data?.pending)) approvals.setAll(data.pending as PendingApproval[], typeof data.omitted === 'number' ? data.omitted : 0);
+    } else if (e.topic.startsWith('audit.')) {
+      audit.refreshSoon();
+    }
+  }
+
+  function onState(state: ConnectionState, detail: string): void {
+    const text: Record<ConnectionState, string> = {
+      connecting: 'connecting…',
+      ready: 'connected',
+      offline: `offline (${detail}): reconnecting`,
+      unauthorized: detail,
+    };
+    conn.textContent = text[state];
+    conn.dataset.state = state;
+    signIn.hidden = state !== 'unauthorized';
+  }
+
+  signIn.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const input = signIn.elements.namedItem('token');
+    if (input instanceof HTMLInputElement && input.value.trim() !== '') rpc.signIn(input.value.trim());
+  });
+  closeButton.addEventListener('click', () => {
+    const id = terminal.sessionId;
+    if (id !== null) rpc.call('pty.close', { session_id: id }).catch((err: Error) => (termStatus.textContent = err.message));
+  });
+  byId('new-session', HTMLButtonElement).addEventListener('click', () => form.open());
+  byId('help-button', HTMLButtonElement).addEventListener('click', () => help.showModal());
+  byId('help-keys', HTMLElement).replaceChildren(...SHORTCUTS.flatMap((s) => [h('dt', {}, h('kbd', {}, s.keys)), h('dd', {}, s.what)]));
+
+  // A dialog closed without moving focus anywhere (Esc, Cancel) hands the keyboard back to the list.
+  for (const dialog of document.querySelectorAll('dialog')) {
+    dialog.addEventListener('close', () => {
+      if (document.activeElement === null || document.activeElement === document.body) sessions.focus();
+    });
+  }
+
+  installShortcuts(document, {
+    newSession: () => form.open(),
+    move: (delta) => sessions.move(delta),
+    openSelected: () => {
+      const id = sessions.selected;
+      if (id !== null) void open(id);
+    },
+    focusTerminal: () => terminal.focus(),
+    focusApprovals: () => {
+      if (!approvals.focusFirst()) byId('approvals-heading', HTMLElement).scrollIntoView();
+    },
+    focusSessions: () => sessions.focus(),
+    help: () => help.showModal(),
+  });
+
+  showTitle();
+  rpc.start();
+  sessions.focus();
+}
+
+main();

@@ -1,0 +1,117 @@
+// The approvals queue: one card per pending request with allow / reject / always and a
+// reason; answering echoes the request's nonce, so a stale page cannot answer a newer one.
+import { h } from './dom.js';
+import { formatAge, timeMs } from './format.js';
+import type { RpcClient } from './rpc-client.js';
+import type { Decision, PendingApproval } from './wire.js';
+
+/** Expiry countdowns tick this often. */
+const COUNTDOWN_MS = 1_000;
+
+/** The buttons of a card, in order. */
+const DECISIONS: readonly { decision: Decision; label: string; title: string }[] = [
+  { decision: 'allow', label: 'Allow', title: 'Let the agent make this one call' },
+  { decision: 'reject', label: 'Reject', title: 'Refuse the call; the agent sees your reason' },
+  { decision: 'always', label: 'Always', title: 'Allow, and add an always-allow rule for calls like it' },
+];
+
+/**
+ * Renders the pending approvals into a list and resolves them over the WebSocket.
+ * @example const av = new ApprovalsView(ul, badge, rpc); av.setAll(pending)
+ */
+export class ApprovalsView {
+  readonly #list: HTMLElement;
+  readonly #badge: HTMLElement;
+  readonly #rpc: RpcClient;
+  /** Cards by approval id, kept across updates so a half-typed reason survives. */
+  readonly #cards = new Map<string, HTMLElement>();
+
+  constructor(list: HTMLElement, badge: HTMLElement, rpc: RpcClient) {
+    this.#list = list;
+    this.#badge = badge;
+    this.#rpc = rpc;
+    setInterval(() => this.#tick(), COUNTDOWN_MS);
+    this.setAll([]);
+  }
+
+  /** Reloads the queue (`approvals.list`). */
+  async refresh(): Promise<void> {
+    const res = await this.#rpc.call<{ pending: PendingApproval[]; omitted?: number }>('approvals.list');
+    this.setAll(res.pending, res.omitted ?? 0);
+  }
+
+  /**
+   * Shows exactly `pending` (after `approvals.list` or `approvals.changed`); `omitted`
+   * counts newer requests the gateway left out to keep one frame small.
+   */
+  setAll(pending: readonly PendingApproval[], omitted = 0): void {
+    const keep = new Set(pending.map((p) => p.id));
+    for (const [id, card] of this.#cards) {
+      if (keep.has(id)) continue;
+      card.remove();
+      this.#cards.delete(id);
+    }
+    const ordered = [...pending].sort((a, b) => timeMs(a.created_at) - timeMs(b.created_at));
+    const cards = ordered.map((p) => this.#cards.get(p.id) ?? this.#card(p));
+    const more = omitted > 0 ? [h('li', { class: 'empty' }, `${omitted} more waiting: they appear as these are answered.`)] : [];
+    if (cards.length === 0 && omitted === 0) this.#list.replaceChildren(h('li', { class: 'empty' }, 'Nothing waiting for you.'));
+    else this.#list.replaceChildren(...cards, ...more);
+    const total = pending.length + omitted;
+    this.#badge.textContent = String(total);
+    this.#badge.classList.toggle('hot', total > 0);
+    this.#tick();
+  }
+
+  /** Focuses the oldest request's Allow button; false if the queue is empty. */
+  focusFirst(): boolean {
+    const button = this.#list.querySelector<HTMLButtonElement>('button[data-decision="allow"]');
+    button?.focus();
+    return button !== null;
+  }
+
+  #card(p: PendingApproval): HTMLElement {
+    const reason = h('input', { class: 'reason', type: 'text', maxlength: '2000', placeholder: 'Reason (optional, the agent sees it)', 'aria-label': `Reason for ${p.tool}` });
+    const error = h('p', { class: 'error', role: 'alert' });
+    const buttons = DECISIONS.map((d) => h('button', { type: 'button', class: `decide ${d.decision}`, 'data-decision': d.decision, title: d.title }, d.label));
+    const card = h(
+      'li',
+      { class: 'approval', 'data-id': p.id, 'data-expires': p.expires_at },
+      h('div', { class: 'approval-head' }, h('strong', {}, p.tool), h('span', { class: 'who' }, `${p.agent} · ${p.session_id}`), h('span', { class: 'expires' })),
+      h('pre', { class: 'summary' }, p.summary),
+      reason,
+      h('div', { class: 'actions' }, ...buttons),
+      error,
+    );
+    for (const b of buttons) {
+      b.addEventListener('click', () => {
+        void this.#resolve(p, b.dataset.decision as Decision, reason.value, card, error);
+      });
+    }
+    this.#cards.set(p.id, card);
+    return card;
+  }
+
+  async #resolve(p: PendingApproval, decision: Decision, reason: string, card: HTMLElement, error: HTMLElement): Promise<void> {
+    const buttons = card.querySelectorAll('button');
+    for (const b of buttons) b.disabled = true;
+    error.textContent = '';
+    const trimmed = reason.trim();
+    const params = trimmed === '' ? { id: p.id, decision, nonce: p.nonce } : { id: p.id, decision, nonce: p.nonce, reason: trimmed };
+    try {
+      await this.#rpc.call('approvals.resolve', params);
+      card.classList.add('resolved');
+    } catch (err) {
+      error.textContent = (err as Error).message;
+      for (const b of buttons) b.disabled = false;
+    }
+  }
+
+  #tick(): void {
+    const now = Date.now();
+    for (const card of this.#cards.values()) {
+      const expires = card.querySelector('.expires');
+      const at = timeMs(card.dataset.expires ?? '');
+      if (expires !== null) expires.textContent = at > now ? `expires in ${formatAge(now, at)}` : 'expiring';
+    }
+  }
+}

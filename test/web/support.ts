@@ -1,0 +1,84 @@
+// A real gateway for the browser test: the HTTP router with the dashboard routes, the
+// `/ws` endpoint and a PTY manager over a temp project, on 127.0.0.1 port 0.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { isAllowedHost, isAllowedOrigin } from '../../src/gateway/host-origin.js';
+import type { HostPolicy } from '../../src/gateway/host-origin.js';
+import { errorReply, sendReply } from '../../src/gateway/http-io.js';
+import { PtyManager } from '../../src/gateway/pty/index.js';
+import { Router, splitTarget } from '../../src/gateway/router.js';
+import { addWebRoutes } from '../../src/gateway/web-routes.js';
+import type { WebSocketEndpoint } from '../../src/gateway/ws/index.js';
+import { attachWebSocket } from '../../src/gateway/ws/index.js';
+import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
+
+/** Debian's Chromium, as `.ci/run` installs it. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** A running dashboard server. */
+export interface DashboardServer {
+  url: string;
+  accessToken: string;
+  /** The project state folder whose approvals queue the page answers. */
+  state: string;
+  manager: PtyManager;
+  /** Closes every WebSocket (1001, as at shutdown) and serves `/ws` afresh; PTYs keep running. */
+  restartWebSocket(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the gateway pieces the dashboard talks to. The Host and Origin checks are the
+ * server's (see src/gateway/server.ts), applied here the same way before routing.
+ */
+export async function startDashboardServer(opts: { webDir: string; project: string }): Promise<DashboardServer> {
+  const accessToken = randomBytes(32).toString('hex');
+  const state = join(opts.project, '.state');
+  const hosts: HostPolicy = { port: 0, bindHost: '127.0.0.1', extra: [] };
+  const router = addWebRoutes(new Router(), { webDir: opts.webDir, accessToken });
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const { host, origin } = req.headers;
+    if (!isAllowedHost(host, hosts) || !isAllowedOrigin(origin, host, hosts.port)) {
+      sendReply(res, errorReply(403, 'bad_host', 'refused'));
+      return;
+    }
+    const target = splitTarget(req.url ?? '');
+    const match = target === null ? null : router.match(req.method ?? '', target.segments);
+    if (target === null || match === null || match.kind !== 'found') {
+      sendReply(res, errorReply(404, 'not_found', 'no such endpoint'));
+      return;
+    }
+    Promise.resolve(match.route.handle({ req, res, params: match.params, query: target.query, principal: null })).then(
+      (reply) => {
+        if (reply !== null) sendReply(res, reply);
+      },
+      () => sendReply(res, errorReply(500, 'internal', 'failed')),
+    );
+  });
+  const manager = new PtyManager({ projectRoot: opts.project });
+  const queue = new ApprovalQueue(state);
+  const attach = (): WebSocketEndpoint => attachWebSocket(server, { manager, accessToken, queue, scopedTokens: [], hosts, log: () => {} });
+  let ws = attach();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const addr = server.address();
+  if (addr === null || typeof addr === 'string') throw new Error('no TCP address');
+  hosts.port = addr.port;
+  return {
+    url: `http://127.0.0.1:${addr.port}`,
+    accessToken,
+    state,
+    manager,
+    restartWebSocket: async () => {
+      await ws.close();
+      ws = attach();
+    },
+    close: async () => {
+      await ws.close();
+      await manager.dispose();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
