@@ -3,9 +3,7 @@
 import { userInfo } from 'node:os';
 import { Command } from 'commander';
 import { osUserPrincipal, type Principal } from '../../core/approvals/principal.js';
-import { loadConfig } from '../../runtime/config.js';
 import { ApprovalQueue, type ApprovalDecision } from '../../runtime/approvals/index.js';
-import { startGateway } from '../../gateway/index.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
 
@@ -60,32 +58,6 @@ export function approveCommand(): Command {
       if (!r.ok) throw new UserError(r.error.message, r.error.code === 'bad_id' || r.error.code === 'bad_decision' ? EXIT.usage : EXIT.failure);
       if (flags.json) printJson(r.value);
       else process.stdout.write(`${target}: ${decision} by ${r.value.principal.id}\n`);
-    });
-}
-
-/** `gatehouse serve`. */
-export function serveCommand(): Command {
-  return new Command('serve')
-    .description('serve the approvals API (and later the dashboard) on one local port')
-    .option('--host <host>', 'address to bind (non-loopback needs scoped tokens in the config)', '127.0.0.1')
-    .option('--port <port>', 'port (0 = any free port)', '7337')
-    .option('--worktree <dir>', 'project folder', '.')
-    .option('--state-dir <dir>', 'project state folder')
-    .action(async (flags: Flags & { host: string; port: string }) => {
-      if (!/^\d{1,5}$/.test(flags.port) || Number(flags.port) > 65535) throw new UserError(`--port must be 0-65535, got ${JSON.stringify(flags.port)}`, EXIT.usage);
-      const state = projectStateFor(flags.worktree, flags.stateDir);
-      const config = loadConfig({ root: flags.worktree ?? '.' });
-      if (!config.ok) throw new UserError(config.reason);
-      let gw;
-      try {
-        gw = await startGateway({ projectState: state, host: flags.host, port: Number(flags.port), tokens: config.value.approvals.tokens, env: process.env });
-      } catch (err) {
-        throw new UserError((err as Error).message);
-      }
-      process.stdout.write(`gatehouse serving approvals at ${gw.url}\n`);
-      const stop = (): void => void gw.close().then(() => process.exit(EXIT.ok));
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
     });
 }
 

@@ -1,0 +1,54 @@
+// Starts a Gatehouse session for an agent spawned from the dashboard (`pty.spawn` with
+// `session`), so it runs with its hooks rendered; at exit: remove the hooks, run the final check.
+import { checkSession, endSession, startSession } from '../adapters/session-lifecycle.js';
+import { splitCommand } from '../core/argv.js';
+import { fail, ok, type Result } from '../core/result.js';
+import type { SessionLaunch, SessionRequest, SpawnParams } from './ws/pty-host.js';
+
+/** Where sessions started from the dashboard live and how their hooks run. */
+export interface LauncherOptions {
+  worktree: string;
+  stateDir: string;
+  env: NodeJS.ProcessEnv;
+  nodePath: string;
+  hookBundle: string;
+  log?: (line: string) => void;
+}
+
+/** The `onSpawnSession` hook of the WebSocket endpoint. */
+export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & { session: SessionRequest }) => Promise<Result<SessionLaunch>> {
+  return async (params) => {
+    const started = await startSession({
+      agent: params.session.agent,
+      worktree: opts.worktree,
+      allow: params.session.allow,
+      require: params.session.require,
+      stateDir: opts.stateDir,
+      env: opts.env,
+      nodePath: opts.nodePath,
+      hookBundle: opts.hookBundle,
+    });
+    if (!started.ok) return fail(started.reason);
+    const { store, policy } = started.value;
+    // Without an explicit command, the agent's own CLI name is the command (e.g. `claude`).
+    let command = params.command ?? params.session.agent;
+    let args = params.args ?? [];
+    if (params.command !== undefined && params.args === undefined && /\s/.test(params.command)) {
+      const argv = splitCommand(params.command);
+      if (!argv.ok) return fail(argv.reason);
+      [command, ...args] = argv.value as [string, ...string[]];
+    }
+    return ok({
+      spawn: { command, args, cwd: policy.worktree, env: { GATEHOUSE_SESSION: policy.session_id }, ...(params.rows ? { rows: params.rows } : {}), ...(params.cols ? { cols: params.cols } : {}) },
+      label: `${policy.agent} · ${policy.session_id}`,
+      onExit: (info) => {
+        const ended = endSession(store, info.exit_code);
+        if (!ended.ok) opts.log?.(`session ${policy.session_id}: could not remove its hooks: ${ended.reason}`);
+        checkSession(store).then(
+          (r) => opts.log?.(`session ${policy.session_id}: end-of-session check ${r.ok && r.value.outcome === 'continue' ? 'passed' : 'failed'}`),
+          (err: unknown) => opts.log?.(`session ${policy.session_id}: end-of-session check failed to run: ${String(err)}`),
+        );
+      },
+    });
+  };
+}
