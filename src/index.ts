@@ -26,3 +26,6 @@ export { AuditLog, verifyAudit } from './runtime/audit/index.js';
 export type { AuditEvent, AuditEventType, VerifyReport, StoredCheckpoint } from './runtime/audit/index.js';
 export { verifyEvidence, verifyEvidenceFile } from './runtime/evidence/index.js';
 export { loadOrCreateKey, publicKeyFromPem, keyIdOf } from './runtime/keys.js';
+// The supervisor's building blocks, for embedding and for the benchmarks.
+export { startGateway } from './gateway/index.js';
+export { PtyManager } from './gateway/pty/index.js';
