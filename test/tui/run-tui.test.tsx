@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { osUserPrincipal } from '../../src/core/approvals/principal.js';
 import type { Principal } from '../../src/core/approvals/principal.js';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
-import { runTui } from '../../src/tui/run-tui.js';
+import type { runTui as RunTuiFn } from '../../src/tui/run-tui.js';
+
+type RunTui = typeof RunTuiFn;
 
 /** How long the TUI may take to start reading keys, draw, or quit. */
 // Generous: a loaded 2-core CI machine can stall a render for seconds; the poll returns as soon as it is met.
@@ -15,6 +17,15 @@ const POLL_MS = 10;
 
 let dir: string;
 let ana: Principal;
+let runTui: RunTui;
+
+beforeAll(async () => {
+  // Ink draws nothing but the last frame when it believes it runs in CI (it reads CI at import),
+  // as `gatehouse tui` does on a real terminal: load it the way the CLI does, with CI cleared.
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  ({ runTui } = await import('../../src/tui/run-tui.js'));
+});
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-run-tui-'));

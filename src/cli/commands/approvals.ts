@@ -68,6 +68,12 @@ export function tuiCommand(): Command {
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
     .action(async (flags: Flags) => {
+      // An interactive panel on a real terminal is not a CI log: Ink would draw nothing but the
+      // last frame if it saw CI set (it reads it at import).
+      if (process.stdout.isTTY) {
+        delete process.env.CI;
+        delete process.env.CONTINUOUS_INTEGRATION;
+      }
       // Ink and React load only for this command, not for every CLI call.
       const { runTui } = await import('../../tui/index.js');
       try {
