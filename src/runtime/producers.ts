@@ -3,6 +3,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type { ProducerSpec } from '../core/policy.js';
+import { superviseChild } from './supervised-child.js';
+
+export { KILL_GRACE_MS, STDIO_DRAIN_MS } from './supervised-child.js';
 
 /** How one producer run ended. */
 export type ProducerStatus = 'passed' | 'failed' | 'timed_out' | 'spawn_error' | 'cancelled';
@@ -37,14 +40,8 @@ export interface RunProducersOptions {
 
 /** Default output kept per producer: the tail of a failing test run fits with room to spare, and N producers stay cheap. */
 export const DEFAULT_OUTPUT_CAP_BYTES = 1024 * 1024;
-/** Time between SIGTERM and SIGKILL to the group: enough to flush and exit, short enough that everything is dead within 1 s of a deadline. */
-export const KILL_GRACE_MS = 300;
-/** How long to wait for stdio to close after the child exited: a grandchild that escaped the group may hold the pipes forever. */
-export const STDIO_DRAIN_MS = 1000;
 /** Default characters of output in a block reason: enough for the failing assertion, short enough for an agent's context. */
 export const FAILURE_TAIL_CHARS = 2000;
-/** setTimeout fires at once for delays above this (2^31 - 1 ms, ~24.8 days), so longer timeouts are clamped to it. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Compact the chunk list once this many chunks were dropped from its front, so a chatty producer costs O(1) per chunk. */
 const COMPACT_AFTER_CHUNKS = 1024;
 
@@ -95,15 +92,6 @@ class OutputTail {
   }
 }
 
-/** Signals a whole process group; a group that is already gone is not an error. */
-function killGroup(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    // ESRCH: every member has exited.
-  }
-}
-
 /**
  * Runs one producer to completion and reports how it ended; never throws.
  * @example const r = await runProducer({name: 'test', kind: 'check', command: ['npm', 'test'], required: true, timeout_s: 600}, {cwd})
@@ -144,73 +132,13 @@ export function runProducer(spec: ProducerSpec, opts: RunProducersOptions): Prom
     return spawnError(err instanceof Error ? err.message : String(err));
   }
 
-  return new Promise<ProducerResult>((resolve) => {
-    const streams = [child.stdout, child.stderr].filter((s) => s !== null);
-    let open = streams.length;
-    let exit: { code: number | null; signal: string | null } | null = null;
-    let ending: 'timed_out' | 'cancelled' | null = null;
-    let done = false;
-    let graceTimer: NodeJS.Timeout | undefined;
-    let drainTimer: NodeJS.Timeout | undefined;
-
-    const finish = (res: ProducerResult): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(deadline);
-      clearTimeout(graceTimer);
-      clearTimeout(drainTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      for (const s of streams) s.destroy();
-      resolve(res);
-    };
-    const maybeFinish = (): void => {
-      if (exit === null || open > 0) return;
-      const status = ending ?? (exit.code === 0 ? 'passed' : 'failed');
-      finish(result(status, exit.code, exit.signal));
-    };
-    const stop = (why: 'timed_out' | 'cancelled'): void => {
-      if (ending !== null || exit !== null || child.pid === undefined) return;
-      ending = why;
-      const pid = child.pid;
-      killGroup(pid, 'SIGTERM');
-      graceTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
-    };
-    function onAbort(): void {
-      stop('cancelled');
+  const streams = [child.stdout, child.stderr].filter((s) => s !== null).map((s) => [s, (chunk: Buffer) => out.push(chunk)] as const);
+  return superviseChild(child, { timeoutMs: Math.max(spec.timeout_s, 0) * 1000, signal: opts.signal, streams }).then((o) => {
+    if (o.spawnError !== null) {
+      out.push(Buffer.from(`${o.spawnError}\n`));
+      return result('spawn_error');
     }
-
-    const deadline = setTimeout(() => stop('timed_out'), Math.min(Math.max(spec.timeout_s, 0) * 1000, MAX_TIMER_MS));
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-
-    for (const s of streams) {
-      // Always drain, whatever the cap: a full pipe would block the child forever.
-      s.on('data', (chunk: Buffer) => out.push(chunk));
-      s.on('error', () => {
-        // A read error ends that stream; its 'close' follows.
-      });
-      s.once('close', () => {
-        open--;
-        maybeFinish();
-      });
-    }
-    child.on('error', (err) => {
-      // Without a pid the process never started (ENOENT, EACCES); no 'exit' will follow.
-      if (child.pid !== undefined) return;
-      out.push(Buffer.from(`${err.message}\n`));
-      finish(result('spawn_error'));
-    });
-    child.once('exit', (code, signal) => {
-      exit = { code, signal };
-      // Whatever the leader left behind in its group dies with it. The group id stays
-      // reserved while any member lives, and Linux hands out pids cyclically, so this
-      // cannot hit an unrelated process.
-      if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
-      drainTimer = setTimeout(() => {
-        open = 0;
-        maybeFinish();
-      }, STDIO_DRAIN_MS);
-      maybeFinish();
-    });
+    return result(o.ending ?? (o.code === 0 ? 'passed' : 'failed'), o.code, o.signal);
   });
 }
 

@@ -3,14 +3,12 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { KILL_GRACE_MS, STDIO_DRAIN_MS } from '../producers.js';
+import { superviseChild } from '../supervised-child.js';
 
 /** POSIX sh, not the user's login shell: the same command means the same thing for every operator. */
 export const SHELL_PATH = '/bin/sh';
 /** Bytes kept of each of stdout and stderr (the head): plenty for a reason, small enough for an audit record. */
 export const STREAM_CAP_BYTES = 64 * 1024;
-/** setTimeout fires at once for delays above this (2^31 - 1 ms, ~24.8 days), so longer timeouts are clamped to it. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What to run and how. */
 export interface CommandSpec {
@@ -73,15 +71,6 @@ class HeadCapture {
   }
 }
 
-/** Signals a whole process group; a group that is already gone is not an error. */
-function killGroup(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    // ESRCH: every member has exited.
-  }
-}
-
 /**
  * Runs `spec.command` under /bin/sh to completion and reports how it ended; never throws.
  * On deadline or abort the whole group gets SIGTERM, then SIGKILL after a short grace.
@@ -125,77 +114,14 @@ export function runShellCommand(spec: CommandSpec): Promise<CommandRun> {
     return Promise.resolve(result(null, null, e instanceof Error ? e.message : String(e)));
   }
 
-  return new Promise<CommandRun>((resolve) => {
-    const pairs: [Readable, HeadCapture][] = [];
-    if (child.stdout) pairs.push([child.stdout, out]);
-    if (child.stderr) pairs.push([child.stderr, err]);
-    const streams = pairs.map(([s]) => s);
-    let open = streams.length;
-    let exit: { code: number | null; signal: string | null } | null = null;
-    let done = false;
-    let graceTimer: NodeJS.Timeout | undefined;
-    let drainTimer: NodeJS.Timeout | undefined;
-
-    const finish = (res: CommandRun): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(deadline);
-      clearTimeout(graceTimer);
-      clearTimeout(drainTimer);
-      spec.signal?.removeEventListener('abort', onAbort);
-      child.stdin?.destroy();
-      for (const s of streams) s.destroy();
-      resolve(res);
-    };
-    const maybeFinish = (): void => {
-      if (exit === null || open > 0) return;
-      finish(result(exit.code, exit.signal));
-    };
-    const stop = (why: 'timed_out' | 'cancelled'): void => {
-      if (ending !== null || exit !== null || child.pid === undefined) return;
-      ending = why;
-      const pid = child.pid;
-      killGroup(pid, 'SIGTERM');
-      graceTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
-    };
-    function onAbort(): void {
-      stop('cancelled');
-    }
-
-    const deadline = setTimeout(() => stop('timed_out'), Math.min(Math.max(spec.timeoutMs, 0), MAX_TIMER_MS));
-    spec.signal?.addEventListener('abort', onAbort, { once: true });
-
-    // A hook that never reads stdin exits with our write pending: EPIPE is expected, not an error.
-    child.stdin?.on('error', () => {});
-    child.stdin?.end(spec.stdin);
-
-    for (const [s, capture] of pairs) {
-      // Always drain, whatever the cap: a full pipe would block the child forever.
-      s.on('data', (chunk: Buffer) => capture.push(chunk));
-      s.on('error', () => {
-        // A read error ends that stream; its 'close' follows.
-      });
-      s.once('close', () => {
-        open--;
-        maybeFinish();
-      });
-    }
-    child.on('error', (e) => {
-      // Without a pid the process never started (ENOENT for the shell or the cwd); no 'exit' follows.
-      if (child.pid !== undefined) return;
-      finish(result(null, null, e.message));
-    });
-    child.once('exit', (code, signal) => {
-      exit = { code, signal };
-      // Whatever the leader left behind in its group dies with it. The group id stays
-      // reserved while any member lives, so this cannot hit an unrelated process.
-      if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
-      // A grandchild that escaped the group may hold the pipes open for ever.
-      drainTimer = setTimeout(() => {
-        open = 0;
-        maybeFinish();
-      }, STDIO_DRAIN_MS);
-      maybeFinish();
-    });
+  // A hook that never reads stdin exits with our write pending: EPIPE is expected, not an error.
+  child.stdin?.on('error', () => {});
+  child.stdin?.end(spec.stdin);
+  const streams: (readonly [Readable, (chunk: Buffer) => void])[] = [];
+  if (child.stdout) streams.push([child.stdout, (c) => out.push(c)]);
+  if (child.stderr) streams.push([child.stderr, (c) => err.push(c)]);
+  return superviseChild(child, { timeoutMs: spec.timeoutMs, signal: spec.signal, streams, onFinish: () => child.stdin?.destroy() }).then((o) => {
+    ending = o.ending;
+    return result(o.code, o.signal, o.spawnError);
   });
 }
