@@ -2,7 +2,8 @@
 // writing N MB through the PTY to a WebSocket client vs reading the same PTY directly in
 // process; keystroke → echo latency over the WebSocket; server memory with a stalled viewer.
 // Usage: node bench/pty.mjs [--mb N] [--keys N]
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -62,32 +63,49 @@ async function gateway() {
   return { manager, gw, url: new URL(gw.url), accessToken };
 }
 
-/** Through the gateway: the controlling client acks as it reads, like the dashboard. */
+/** The WebSocket client of the throughput run, in its own process as a browser would be. */
+const CLIENT = `
+import { WebSocket } from 'ws';
+const [url, token, args] = [process.argv[2], process.argv[3], JSON.parse(process.argv[4])];
+const u = new URL(url);
+const ws = new WebSocket('ws://' + u.host + '/ws', { headers: { authorization: 'Bearer ' + token, origin: u.origin } });
+let got = 0, unacked = 0, sid = '', t0 = 0n;
+ws.on('message', (raw) => {
+  const m = JSON.parse(raw.toString());
+  if (m.id === 2) { sid = m.result.id; return; }
+  if (m.method !== 'event') return;
+  if (m.params.topic === 'pty.output') {
+    const n = Buffer.from(m.params.data.data, 'base64').length;
+    got += n; unacked += n;
+    if (unacked >= 5000) { ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'pty.ack', params: { session_id: sid, chars: unacked } })); unacked = 0; }
+  } else if (m.params.topic === 'pty.exit') {
+    const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    process.stdout.write(JSON.stringify({ got, mbps: got / 1048576 / s }));
+    ws.close();
+  }
+});
+ws.on('open', () => {
+  ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'events.subscribe', params: { topics: ['pty.*'] } }));
+  t0 = process.hrtime.bigint();
+  ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'pty.spawn', params: { command: process.execPath, args, cols: 200, rows: 50 } }));
+});
+`;
+
+/** Through the gateway to a client process that acks as it reads, like the dashboard. */
 async function throughWs() {
   const { manager, gw, url, accessToken } = await gateway();
-  const c = connect(url, accessToken);
-  await c.open;
-  await c.call('events.subscribe', { topics: ['pty.*'] });
-  let got = 0;
-  let unacked = 0;
-  let sid = '';
-  const done = new Promise((res) => c.onEvent((e) => {
-    if (e.topic === 'pty.output') {
-      const n = Buffer.from(e.data.data, 'base64').length;
-      got += n;
-      unacked += n;
-      if (unacked >= 5000) { c.notify('pty.ack', { session_id: sid, chars: unacked }); unacked = 0; }
-    } else if (e.topic === 'pty.exit') res();
-  }));
-  const t0 = process.hrtime.bigint();
-  const r = await c.call('pty.spawn', { command: process.execPath, args: writer, cols: 200, rows: 50 });
-  sid = r.result.id;
-  await done;
-  const mbps = got / 1048576 / (Number(process.hrtime.bigint() - t0) / 1e9);
-  c.ws.close();
+  const clientFile = join(resolve('node_modules'), '.gatehouse-bench-client.mjs');
+  writeFileSync(clientFile, CLIENT);
+  const out = await new Promise((res, rej) => {
+    const c = spawn(process.execPath, [clientFile, url.href, accessToken, JSON.stringify(writer)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    c.stdout.on('data', (d) => (text += d));
+    c.on('exit', (code) => (code === 0 ? res(JSON.parse(text)) : rej(new Error(`client exited ${code}`))));
+  });
+  rmSync(clientFile, { force: true });
   await gw.close();
   await manager.dispose();
-  return { mbps, got };
+  return out;
 }
 
 /** Keystroke → echo: a `cat` in raw-ish mode echoes each key; time from send to the echo event. */
