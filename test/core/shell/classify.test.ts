@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { analyzeShell, type ShellContext } from '../../../src/core/shell/index.js';
 
 const ctx: ShellContext = {
-  cwd: '/work/repo',
-  protectedPaths: ['/work/repo/.claude/settings.json', '/work/repo/gatehouse.yaml', '/home/u/.local/state/gatehouse/'],
+  cwd: '/srv/repo',
+  protectedPaths: ['/srv/repo/.claude/settings.json', '/srv/repo/gatehouse.yaml', '/home/u/.local/state/gatehouse/'],
 };
 
 const classOf = (cmd: string, c: ShellContext = ctx): string => analyzeShell(cmd, c).class;
@@ -168,7 +168,7 @@ describe('analyzeShell: denies destructive and self-approving commands', () => {
 
   it('says why in words a person and the model can act on', () => {
     expect(analyzeShell('echo x > ../repo/.claude/settings.json', ctx).reason).toBe(
-      "Gatehouse refused `echo x`: it writes ../repo/.claude/settings.json (redirect >), inside the supervisor's own files (/work/repo/.claude/settings.json); an agent may never change them. Do not retry it or reach the same effect another way.",
+      "Gatehouse refused `echo x`: it writes ../repo/.claude/settings.json (redirect >), inside the supervisor's own files (/srv/repo/.claude/settings.json); an agent may never change them. Do not retry it or reach the same effect another way.",
     );
     expect(analyzeShell('rm -rf .claude', ctx).reason).toMatch(/which holds the supervisor's own files \(\/work\/repo\/\.claude\/settings\.json\)/);
     expect(analyzeShell('gatehouse approve --latest', ctx).reason).toMatch(/only a person may do that/);
