@@ -170,7 +170,7 @@ describe('analyzeShell: denies destructive and self-approving commands', () => {
     expect(analyzeShell('echo x > ../repo/.claude/settings.json', ctx).reason).toBe(
       "Gatehouse refused `echo x`: it writes ../repo/.claude/settings.json (redirect >), inside the supervisor's own files (/srv/repo/.claude/settings.json); an agent may never change them. Do not retry it or reach the same effect another way.",
     );
-    expect(analyzeShell('rm -rf .claude', ctx).reason).toMatch(/which holds the supervisor's own files \(\/work\/repo\/\.claude\/settings\.json\)/);
+    expect(analyzeShell('rm -rf .claude', ctx).reason).toMatch(/which holds the supervisor's own files \(\/srv\/repo\/\.claude\/settings\.json\)/);
     expect(analyzeShell('gatehouse approve --latest', ctx).reason).toMatch(/only a person may do that/);
   });
 
