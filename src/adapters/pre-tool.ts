@@ -57,6 +57,17 @@ function relativeTargets(policy: Policy, event: PreToolEvent, shell: ShellAnalys
   });
 }
 
+/** Commands that only move or write data: a command made of these alone runs nothing that checks the work. */
+const PURE_WRITE_COMMANDS = new Set(['echo', 'printf', 'cat', 'tee', 'touch', 'mkdir', 'cp', 'mv', 'ln', 'rm', 'sed', 'install', 'truncate', 'chmod', 'dd']);
+
+/** Mutation/execution flags of a call for the mutation-evidence nudge: a shell write is a mutation. */
+export function callFlags(event: PreToolEvent, shell: ShellAnalysis | null): { mutation?: boolean; execution?: boolean } {
+  if (event.toolKind !== 'shell' || !shell) return {};
+  const mutation = shell.writeTargets.length > 0;
+  const execution = !shell.commands.every((c) => PURE_WRITE_COMMANDS.has(c.argv[0] ?? ''));
+  return { mutation, execution };
+}
+
 /** Whether the approval step can change the outcome: a profile, interactive review, or a classifier deny. */
 export function approvalsInForce(policy: Policy, shell: ShellAnalysis | null): boolean {
   return policy.permissions.profile !== null || policy.approvals.interactive || shell?.class === 'deny';
@@ -86,7 +97,7 @@ export function decidePreTool(policy: Policy, event: PreToolEvent, sessionDir: s
   if (!policy.turn.enabled || !policy.turn.watch_all_tools) return write;
   const profile = profileOf(policy);
   return updateTurnState(sessionDir, (s) => {
-    const rec = toolCallRecord(event.tool, event.input, event.toolKind);
+    const rec = toolCallRecord(event.tool, event.input, event.toolKind, callFlags(event, shell));
     const made = s.tool_calls_made + 1;
     const run = extendToolRun(s.run, rec);
     const watchdog = worst([checkMaxToolCalls(made, profile), checkToolRun(run, profile), checkFailureCount(s.failures, profile)]);

@@ -144,3 +144,19 @@ describe('Stop-side verifiers in the Stop hook', () => {
     expect(r.stderr).toContain('changelog missing');
   });
 });
+
+describe('shell writes and the mutation nudge', () => {
+  it('counts a Bash write as a mutation that needs a later check', async () => {
+    const id = await start('', ['src/**']);
+    expect(hook(args(id, 'PreToolUse'), bash('echo data > src/out.txt')).status).toBe(0);
+    const r = hook(args(id, 'Stop'), stop());
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/run a quick check/);
+  });
+
+  it('does not nudge when the Bash command both writes and runs something', async () => {
+    const id = await start('', ['src/**']);
+    hook(args(id, 'PreToolUse'), bash('npm test > src/test.log'));
+    expect(hook(args(id, 'Stop'), stop()).status).toBe(0);
+  });
+});
