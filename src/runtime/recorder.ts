@@ -20,15 +20,19 @@ import { sessionDir } from './state-dir.js';
 /** The actor of decisions made inside hook processes. */
 export const HOOK_ACTOR = 'system:hook-gate';
 
-/** The principal of the person running the CLI. */
-export function osUserActor(): string {
-  let name = 'unknown';
+/** The login name of the person running this process, safe for a principal id. */
+export function osUserName(): string {
   try {
-    name = userInfo().username.replace(/[^A-Za-z0-9._@-]/g, '_') || 'unknown';
+    return userInfo().username.replace(/[^A-Za-z0-9._@-]/g, '_') || 'unknown';
   } catch {
-    // No passwd entry (containers): keep "unknown".
+    // No passwd entry (containers).
+    return 'unknown';
   }
-  return `os-user:${name}`;
+}
+
+/** The principal id of the person running the CLI. */
+export function osUserActor(): string {
+  return `os-user:${osUserName()}`;
 }
 
 /** Hex SHA-256 of raw bytes or text (the hook input is recorded by digest, never in full). */

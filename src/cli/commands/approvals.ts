@@ -1,9 +1,9 @@
 // `gatehouse approve`, `gatehouse serve` and `gatehouse tui`: the three surfaces that
 // resolve the one approval queue, each naming who decided.
-import { userInfo } from 'node:os';
 import { Command } from 'commander';
 import { osUserPrincipal, type Principal } from '../../core/approvals/principal.js';
 import { ApprovalQueue, type ApprovalDecision } from '../../runtime/approvals/index.js';
+import { osUserName } from '../../runtime/recorder.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
 
@@ -11,13 +11,7 @@ type Flags = { worktree?: string; stateDir?: string; json?: boolean };
 
 /** The person at this terminal, as a principal (`os-user:<name>`, `local-shell`). */
 function localPrincipal(): Principal {
-  let name = 'unknown';
-  try {
-    name = userInfo().username.replace(/[^A-Za-z0-9._@-]/g, '_') || 'unknown';
-  } catch {
-    // No passwd entry: keep "unknown".
-  }
-  const p = osUserPrincipal(name);
+  const p = osUserPrincipal(osUserName());
   if (!p.ok) throw new UserError(p.reason);
   return p.value;
 }
