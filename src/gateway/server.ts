@@ -121,6 +121,9 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
+/** How often the server sweeps stale approval records: dead waiters are rare, and a late denial costs nothing. */
+const SWEEP_INTERVAL_MS = 30_000;
+
 /**
  * Starts the gateway's HTTP server. Rejects, with a message that says what to change,
  * on a refused bind (non-loopback without tokens), a bad token or a busy port.
@@ -135,6 +138,16 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
 
   const router = new Router().add({ method: 'GET', path: '/healthz', handle: () => ({ status: 200, body: { ok: true } }) });
   const queue = new ApprovalQueue(opts.projectState);
+  // Records left by hook processes that died while waiting are denied by the sweeper, on start and then periodically.
+  queue.sweep();
+  const sweeper = setInterval(() => {
+    try {
+      queue.sweep();
+    } catch {
+      // A failed sweep is retried on the next tick; it never takes the server down.
+    }
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
   addApprovalRoutes(router, queue);
   opts.routes?.(router);
 
@@ -154,12 +167,14 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   try {
     port = await listen(server, opts.port ?? DEFAULT_PORT, host);
   } catch (err) {
+    clearInterval(sweeper);
     await websocket?.close();
     throw err;
   }
   served.hosts.port = port;
   served.auth.port = port;
   const close = async (): Promise<void> => {
+    clearInterval(sweeper);
     // Upgraded sockets no longer belong to the HTTP server: close them first, or close() waits on them.
     await websocket?.close();
     await closeServer(server);

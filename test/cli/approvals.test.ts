@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
@@ -69,5 +69,18 @@ describe('gatehouse serve and tui', () => {
     const r = gatehouse(['tui', ...at()]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/terminal/i);
+  });
+});
+
+describe('the sweeper', () => {
+  it('denies a request whose waiting hook process is gone, before approve lists the queue', () => {
+    const queue = new ApprovalQueue(state);
+    const p = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'make', ttlSeconds: 60 });
+    // Pretend the waiter died: point the record at a pid that cannot exist.
+    const file = join(state, 'approvals', 'pending', `${p.id}.json`);
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), pid: 2 ** 22 + 12345 }));
+    const list = JSON.parse(gatehouse(['approve', '--list', '--json', ...at()]).stdout);
+    expect(list).toEqual([]);
+    expect(queue.get(p.id).resolution?.principal.id).toBe('system:approval-queue/sweeper');
   });
 });

@@ -36,6 +36,8 @@ export function approveCommand(): Command {
     .addHelpText('after', '\nExit status: 0 resolved (or listed), 1 not found / already resolved / nonce mismatch, 2 usage.')
     .action((id: string | undefined, flags: Flags & { latest?: boolean; deny?: boolean; always?: boolean; reason?: string; list?: boolean }) => {
       const queue = new ApprovalQueue(projectStateFor(flags.worktree, flags.stateDir));
+      // Deny what dead hook processes left waiting, so the list shows only live requests.
+      queue.sweep();
       if (flags.list) {
         const pending = queue.list();
         if (flags.json) return printJson(pending);
