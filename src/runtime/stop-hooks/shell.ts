@@ -28,26 +28,15 @@ export interface StopHookRunOptions {
 /** What one hook said about the stop. */
 export type StopHookOutcome = 'allow' | 'block' | 'halt' | 'error';
 
-/** The outcome of one stop hook run; never thrown, always returned. */
-export interface StopHookResult {
+/** The outcome of one stop hook run (the command run's streams and timings, plus the verdict); never thrown. */
+export type StopHookResult = Omit<CommandRun, 'cancelled' | 'spawn_error'> & {
   name: string;
   outcome: StopHookOutcome;
-  exit_code: number | null;
-  signal: string | null;
-  timed_out: boolean;
   /** block/halt: stdout trimmed, or a default naming the hook; error: what went wrong; allow: ''. */
   reason: string;
   /** Present only for outcome `error`. */
   error?: string;
-  stdout: string;
-  stderr: string;
-  stdout_truncated: boolean;
-  stderr_truncated: boolean;
-  /** Bytes the hook wrote to each stream, kept or not. */
-  stdout_bytes: number;
-  stderr_bytes: number;
-  duration_ms: number;
-}
+};
 
 /** A check that should gate every stop must be quick; a hook that needs longer says so. */
 export const DEFAULT_STOP_HOOK_TIMEOUT_SECS = 30;
@@ -77,21 +66,8 @@ export function toStopHookResult(name: string, run: CommandRun, timeoutSecs: num
   const outcome: StopHookOutcome = error !== null ? 'error' : run.exit_code === EXIT_BLOCK ? 'block' : run.exit_code === EXIT_HALT ? 'halt' : 'allow';
   const reason =
     outcome === 'block' ? told || `stop hook ${name} blocked the stop` : outcome === 'halt' ? told || `stop hook ${name} halted the run` : (error ?? '');
-  const res: StopHookResult = {
-    name,
-    outcome,
-    exit_code: run.exit_code,
-    signal: run.signal,
-    timed_out: run.timed_out,
-    reason,
-    stdout: run.stdout,
-    stderr: run.stderr,
-    stdout_truncated: run.stdout_truncated,
-    stderr_truncated: run.stderr_truncated,
-    stdout_bytes: run.stdout_bytes,
-    stderr_bytes: run.stderr_bytes,
-    duration_ms: run.duration_ms,
-  };
+  const { cancelled: _cancelled, spawn_error: _spawnError, ...streams } = run;
+  const res: StopHookResult = { name, outcome, reason, ...streams };
   if (error !== null) res.error = error;
   return res;
 }
