@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { checkPrincipal, type Principal } from '../../core/approvals/principal.js';
 import { watchDirs } from './dir-watch.js';
 import { approvalPaths, createExclusive, ensureDirs, readOrNull, recordFile, recordIds, removeStaleTemps, unlinkQuiet, type ApprovalPaths } from './files.js';
-import { isProcessAlive } from './process-alive.js';
+import { isProcessAlive } from '../process-alive.js';
 import { CORRUPT_RECORD_PRINCIPAL, principalFields, SWEEPER_PRINCIPAL, TTL_EXPIRY_PRINCIPAL } from './system-principals.js';
 import { waitUntil } from './wait.js';
 import {

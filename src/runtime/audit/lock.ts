@@ -10,6 +10,7 @@
 // only availability suffers.
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { isProcessAlive } from '../process-alive.js';
 
 /** How long an append waits for the lock before giving up with an Error the caller logs. */
 export const LOCK_TIMEOUT_MS = 5000;
@@ -54,23 +55,6 @@ function ageMs(file: string): number {
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return errCode(err) === 'EPERM';
-  }
-  // A killed hook whose parent has not reaped it yet still answers signal 0 (Linux shows
-  // it as state Z); it will never release the lock.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true;
-  }
-}
-
 function tryCreate(file: string, content: string): boolean {
   let fd: number;
   try {
@@ -93,7 +77,7 @@ function isStale(file: string, content: string): boolean {
   if (!m) return ageMs(file) > UNREADABLE_LOCK_GRACE_MS;
   const pid = Number(m[1]);
   if (pid === process.pid) return !held.has(file);
-  return !pidAlive(pid);
+  return !isProcessAlive(pid);
 }
 
 /**

@@ -1,5 +1,5 @@
-// Whether the hook process that waits on an approval still exists and can still read
-// an answer: a vanished pid or a zombie (killed, not yet reaped) cannot.
+// Whether a process that holds something (a lock, a pending approval) still exists and can
+// still release it: a vanished pid or a zombie (killed, not yet reaped) cannot.
 import { existsSync, readFileSync } from 'node:fs';
 
 /**
