@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProducerSpec } from '../../src/core/policy.js';
 import { failureTail, runProducer, runProducers } from '../../src/runtime/producers.js';
+import { deadAt, waitForFile } from '../support/processes.js';
 
 const MiB = 1024 * 1024;
 /** Upper bound, after a deadline or an abort, for the whole process group to be gone. */
@@ -30,44 +31,6 @@ afterEach(() => {
 /** A producer that runs a Node script (no shell, no PATH lookup). */
 function nodeSpec(name: string, script: string, timeout_s = 60): ProducerSpec {
   return { name, kind: 'check', command: [process.execPath, '-e', script], required: true, timeout_s };
-}
-
-/** True while `pid` is running; a zombie that no init has reaped yet counts as dead. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw err;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-/** Polls until `pid` is dead; returns the time (Date.now()) it was first seen dead, or null if still alive at `until`. */
-async function deadAt(pid: number, until: number): Promise<number | null> {
-  for (;;) {
-    if (!isAlive(pid)) return Date.now();
-    if (Date.now() > until) return null;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function waitForFile(file: string, timeoutMs = 20_000): Promise<string> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const text = readFileSync(file, 'utf8');
-      if (text.endsWith('\n')) return text;
-    } catch {
-      // not written yet
-    }
-    if (Date.now() > until) throw new Error(`${file} was not written within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 // Helpers shared by the stop-hook tests: temp dirs, Node scripts run through /bin/sh,
 // and process-liveness probes that count an unreaped zombie as dead.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { shellQuote } from '../../../src/core/shell-quote.js';
@@ -39,44 +39,7 @@ export function nodeCommand(dir: string, file: string, script: string): string {
   return `${shellQuote(process.execPath)} ${shellQuote(path)}`;
 }
 
-/** True while `pid` is running; a zombie that no init has reaped yet counts as dead. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw err;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-/** Polls until `pid` is dead; the time it was first seen dead, or null if alive at `until`. */
-export async function deadAt(pid: number, until: number): Promise<number | null> {
-  for (;;) {
-    if (!isAlive(pid)) return Date.now();
-    if (Date.now() > until) return null;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** Waits until `file` holds a complete line; its text. */
-export async function waitForFile(file: string, timeoutMs = 20_000): Promise<string> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const text = readFileSync(file, 'utf8');
-      if (text.endsWith('\n')) return text;
-    } catch {
-      // not written yet
-    }
-    if (Date.now() > until) throw new Error(`${file} was not written within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { deadAt, isAlive, waitForFile } from '../../support/processes.js';
 
 /**
  * A Node script that ignores SIGTERM and starts a grandchild (same group) that also
