@@ -121,13 +121,21 @@ export class PtyManager {
     this.sessions.get(id)?.resume();
   }
 
-  /** The server-held screen; its `seq` is the last chunk it includes, so later chunks follow on exactly. */
-  snapshot(id: string): Result<PtySnapshot> {
+  /**
+   * Calls `use` with the server-held screen once it has caught up with every chunk sent;
+   * its `seq` is the last chunk it includes, and no later chunk is sent before `use` returns.
+   */
+  async withSnapshot<T>(id: string, use: (snap: PtySnapshot) => T): Promise<Result<T>> {
     const s = this.find(id);
-    return s.ok ? ok(s.value.snapshot()) : s;
+    return s.ok ? s.value.withSnapshot(use) : s;
   }
 
-  /** Every output chunk of every session, as it is read (after the server screen parsed it). */
+  /** The server-held screen, caught up; see `withSnapshot`. */
+  snapshot(id: string): Promise<Result<PtySnapshot>> {
+    return this.withSnapshot(id, (snap) => snap);
+  }
+
+  /** Every output chunk of every session, as it is read (coalesced per event-loop turn). */
   onOutput(listener: OutputListener): Disposable {
     return this.outputs.add(listener);
   }

@@ -1,5 +1,5 @@
-// One process in a pseudo-terminal: numbers its output chunks, mirrors them on the server
-// screen, pauses under back-pressure, escalates kills and reports exit once, after output.
+// One process in a pseudo-terminal: coalesces and numbers its output chunks, mirrors them
+// on the server screen, pauses on request, escalates kills and reports exit once, after output.
 import { constants as osConstants } from 'node:os';
 import * as nodePty from '@lydell/node-pty';
 import type { IPty } from '@lydell/node-pty';
@@ -10,15 +10,17 @@ import { Screen } from './screen.js';
 import type { ExitInfo, ExitReason, PtyInfo, PtySnapshot } from './types.js';
 
 /**
- * Unparsed bytes the server screen may hold before the PTY is paused. With the low
- * watermark this is VS Code's flow-control pattern (100,000 / 5,000 chars): the gap must
- * be wide enough that we do not flap, and low must stay above zero or a screen that
- * drains in one step would never let the PTY resume. Also keeps xterm far below its own
- * 50 MB limit, past which it throws writes away.
+ * Output is sent in chunks of up to this size: a PTY hands out at most ~4 KiB per read,
+ * and one message per read would multiply every consumer's per-message cost by ten under
+ * a flood. 47 KiB still fits one 64 KiB WebSocket frame as base64.
  */
-const SCREEN_HIGH_WATERMARK_BYTES = 1024 * 1024;
-/** Resume the PTY once the screen's backlog is below this (must be < the high watermark). */
-const SCREEN_LOW_WATERMARK_BYTES = 128 * 1024;
+export const COALESCE_BYTES = 47 * 1024;
+/**
+ * While output streams (the last chunk went out less than this long ago), reads are
+ * gathered for up to this long before they are sent. The first read after a pause goes
+ * out on the next turn of the event loop, so a keystroke's echo is never delayed.
+ */
+export const STREAM_BATCH_MS = 2;
 /** SIGHUP first (what closing a terminal sends); a child that ignores it gets SIGKILL after this. */
 const KILL_GRACE_MS = 3_000;
 /**
@@ -44,12 +46,17 @@ export class PtySession {
   private cols: number;
   private rows: number;
   private seq = 0;
-  private deliveredSeq = 0;
   private exit: ExitInfo | null = null;
   private reason: ExitReason | null = null;
   private clientPaused = false;
-  private screenFull = false;
+  /** Snapshots in progress: each holds the output still while the screen catches up. */
+  private holds = 0;
   private ptyPaused = false;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushImmediate: NodeJS.Immediate | null = null;
+  private lastFlushAt = -Infinity;
   private childGone = false;
   private killTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
@@ -158,15 +165,28 @@ export class PtySession {
     this.applyFlow();
   }
 
-  /** Undoes `pause`; output still waits while the server screen is over its watermark. */
+  /** Undoes `pause`; output still waits while a snapshot is being taken. */
   resume(): void {
     this.clientPaused = false;
     this.applyFlow();
   }
 
-  /** The server screen as parsed so far, with the seq of the last chunk it includes. */
-  snapshot(): PtySnapshot {
-    return { ...this.screen.serialize(), seq: this.deliveredSeq };
+  /**
+   * Holds the output still, lets the screen parse everything sent so far, and calls `use`
+   * with the snapshot in the same tick, before any later chunk is sent: a caller that
+   * starts forwarding output inside `use` misses nothing and repeats nothing.
+   */
+  async withSnapshot<T>(use: (snap: PtySnapshot) => T): Promise<Result<T>> {
+    this.holds++;
+    this.applyFlow();
+    try {
+      this.flush();
+      if (!(await this.screen.settled())) return fail(`session ${this.id} was closed`);
+      return ok(use({ ...this.screen.serialize(), seq: this.seq, skipped_bytes: this.screen.progress().skippedBytes }));
+    } finally {
+      this.holds--;
+      this.applyFlow();
+    }
   }
 
   /** Frees the server screen; only after exit, when no write is pending. */
@@ -176,15 +196,32 @@ export class PtySession {
 
   private received(data: Buffer): void {
     if (data.length === 0) return;
-    const seq = ++this.seq;
     this.lastActivity = this.now();
-    // Delivered once on the screen, so a snapshot always covers exactly the chunks up to its seq.
-    this.screen.write(data, () => {
-      this.deliveredSeq = seq;
-      this.events.output(this, seq, data);
-      this.applyFlow();
-    });
-    this.applyFlow();
+    // Never past the size, so a chunk stays one frame (an oversized read still goes out whole).
+    if (this.pendingBytes + data.length > COALESCE_BYTES) this.flush();
+    this.pending.push(data);
+    this.pendingBytes += data.length;
+    if (this.pendingBytes >= COALESCE_BYTES) this.flush();
+    else if (this.flushTimer === null && this.flushImmediate === null) {
+      if (performance.now() - this.lastFlushAt < STREAM_BATCH_MS) this.flushTimer = setTimeout(() => this.flush(), STREAM_BATCH_MS);
+      else this.flushImmediate = setImmediate(() => this.flush());
+    }
+  }
+
+  /** Sends what has been read as one numbered chunk, to the listeners and the screen. */
+  private flush(): void {
+    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
+    if (this.flushImmediate !== null) clearImmediate(this.flushImmediate);
+    this.flushTimer = null;
+    this.flushImmediate = null;
+    if (this.pendingBytes === 0) return;
+    this.lastFlushAt = performance.now();
+    const data = this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    const seq = ++this.seq;
+    this.screen.write(seq, data);
+    this.events.output(this, seq, data);
   }
 
   private ended(exitCode: number, signal: number | undefined): void {
@@ -199,19 +236,15 @@ export class PtySession {
       signal: name,
       reason: this.reason ?? 'exited',
     };
-    // node-pty reports exit after its stream closed; the screen may still be parsing the tail.
-    this.screen.afterPending(() => {
-      this.exit = info;
-      this.events.exit(this, info);
-      this.resolveExited();
-    });
+    // node-pty reports exit after its stream closed (and the EOF drain ran): send the tail first.
+    this.flush();
+    this.exit = info;
+    this.events.exit(this, info);
+    this.resolveExited();
   }
 
   private applyFlow(): void {
-    const backlog = this.screen.pendingBytes;
-    if (backlog > SCREEN_HIGH_WATERMARK_BYTES) this.screenFull = true;
-    else if (backlog < SCREEN_LOW_WATERMARK_BYTES) this.screenFull = false;
-    const want = (this.clientPaused || this.screenFull) && !this.childGone;
+    const want = (this.clientPaused || this.holds > 0) && !this.childGone;
     if (want === this.ptyPaused) return;
     this.ptyPaused = want;
     if (want) {

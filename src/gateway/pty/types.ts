@@ -53,6 +53,12 @@ export interface PtySnapshot {
   seq: number;
   cols: number;
   rows: number;
+  /**
+   * Output bytes the screen skipped under floods since the session started. Non-zero
+   * means the replay is rebuilt from the recent output only: state set by the skipped
+   * bytes (colours, modes, a full-screen app's frame) may be missing until redrawn.
+   */
+  skipped_bytes: number;
 }
 
 /** Something to stop listening to. */

@@ -6,7 +6,7 @@ import type { RpcError } from './errors.js';
 import { CLOSE_CODES } from './errors.js';
 import type { Topic } from './events.js';
 import type { RpcId } from './frames.js';
-import { errorFrame, eventFrame, resultFrame } from './frames.js';
+import { errorFrame, eventFrame, outputFrame, resultFrame } from './frames.js';
 import type { OutboxStats } from './outbox.js';
 import { Outbox } from './outbox.js';
 import type { Peer } from './session-hub.js';
@@ -71,7 +71,7 @@ export class Connection implements Peer {
 
   sendOutput(payloads: readonly string[], droppable: boolean): void {
     const ts = this.now();
-    const frames = payloads.map((p) => eventFrame('pty.output', p, ++this.#seq, ts));
+    const frames = payloads.map((p) => outputFrame(p, ++this.#seq, ts));
     if (droppable) this.#outbox.offer(frames);
     else for (const f of frames) this.#outbox.push(f);
   }

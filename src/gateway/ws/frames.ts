@@ -54,12 +54,34 @@ export function eventFrame(topic: Topic, dataJson: string, seq: number, ts: numb
   return capped(`{"jsonrpc":"2.0","method":"event","params":{"topic":${JSON.stringify(topic)},"data":${dataJson},"seq":${seq},"ts":${ts}}}`);
 }
 
+/** JSON for a string, with everything outside ASCII escaped, so characters are bytes. */
+function asciiJson(text: string): string {
+  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * A `pty.output` event frame as bytes, built in one buffer: output is the bulk of all
+ * traffic, and a string frame would be scanned for its UTF-8 length and encoded again by
+ * the socket. `payload` comes from {@link outputPayloads}, which is ASCII.
+ */
+export function outputFrame(payload: string, seq: number, ts: number): Buffer {
+  const head = '{"jsonrpc":"2.0","method":"event","params":{"topic":"pty.output","data":';
+  const tail = `,"seq":${seq},"ts":${ts}}}`;
+  const frame = Buffer.allocUnsafe(head.length + payload.length + tail.length);
+  if (frame.length > MAX_FRAME_BYTES) throw new Error(`ws frame of ${frame.length} bytes exceeds the ${MAX_FRAME_BYTES}-byte cap`);
+  let at = frame.write(head, 0, 'latin1');
+  at += frame.write(payload, at, 'latin1');
+  frame.write(tail, at, 'latin1');
+  return frame;
+}
+
 /**
  * The serialised payloads of the `pty.output` events for one chunk: one per
  * {@link OUTPUT_CHUNK_BYTES}, all carrying the chunk's `seq`; none for an empty chunk.
+ * Pure ASCII (base64, and the session id escaped), so a payload's length is its size.
  */
 export function outputPayloads(sessionId: string, seq: number, data: Buffer): string[] {
-  const head = `{"session_id":${JSON.stringify(sessionId)},"seq":${seq},"data":"`;
+  const head = `{"session_id":${asciiJson(sessionId)},"seq":${seq},"data":"`;
   const out: string[] = [];
   for (let at = 0; at < data.length; at += OUTPUT_CHUNK_BYTES) {
     out.push(`${head}${data.subarray(at, at + OUTPUT_CHUNK_BYTES).toString('base64')}"}`);

@@ -33,6 +33,9 @@ const FRAME_HEADER_BYTES = 10;
 /** Queue slots consumed before the array is compacted, so a long-lived queue does not grow forever. */
 const COMPACT_AFTER = 1024;
 
+/** A frame as text, or as bytes already encoded (output frames are built that way). */
+export type Frame = string | Buffer;
+
 /** A snapshot of one outbox, for tests and diagnostics. */
 export interface OutboxStats {
   /** Frames waiting in our queue (not yet handed to the socket). */
@@ -49,7 +52,7 @@ export interface OutboxStats {
  * @example const box = new Outbox(ws, () => ws.terminate()); box.push(frame)
  */
 export class Outbox {
-  #frames: ({ text: string; bytes: number } | undefined)[] = [];
+  #frames: ({ frame: Frame; bytes: number } | undefined)[] = [];
   #head = 0;
   #queuedBytes = 0;
   #dropped = 0;
@@ -75,31 +78,30 @@ export class Outbox {
   }
 
   /** Queues a frame that must arrive; an unread client past the hard cap is disconnected. */
-  push(text: string): void {
+  push(frame: Frame): void {
     if (this.#closed) return;
-    const bytes = Buffer.byteLength(text) + FRAME_HEADER_BYTES;
+    const bytes = (typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length) + FRAME_HEADER_BYTES;
     if (this.backlog + bytes > HARD_BACKLOG_BYTES) {
       this.close();
       this.onOverflow();
       return;
     }
-    this.#enqueue(text, bytes);
+    this.#enqueue(frame, bytes);
   }
 
   /**
    * Queues droppable frames all or nothing (the parts of one output chunk), or drops
    * them, counted, when they would take the backlog past {@link VIEWER_BACKLOG_BYTES}.
    */
-  offer(texts: readonly string[]): boolean {
+  offer(frames: readonly Buffer[]): boolean {
     if (this.#closed) return false;
     let bytes = 0;
-    // Output frames are ASCII: characters are bytes.
-    for (const t of texts) bytes += t.length + FRAME_HEADER_BYTES;
+    for (const f of frames) bytes += f.length + FRAME_HEADER_BYTES;
     if (this.backlog + bytes > VIEWER_BACKLOG_BYTES) {
-      this.#dropped += texts.length;
+      this.#dropped += frames.length;
       return false;
     }
-    for (const t of texts) this.#enqueue(t, t.length + FRAME_HEADER_BYTES);
+    for (const f of frames) this.#enqueue(f, f.length + FRAME_HEADER_BYTES);
     return true;
   }
 
@@ -111,8 +113,8 @@ export class Outbox {
     this.#queuedBytes = 0;
   }
 
-  #enqueue(text: string, bytes: number): void {
-    this.#frames.push({ text, bytes });
+  #enqueue(frame: Frame, bytes: number): void {
+    this.#frames.push({ frame, bytes });
     this.#queuedBytes += bytes;
     this.#flush();
   }
@@ -123,7 +125,8 @@ export class Outbox {
       this.#frames[this.#head++] = undefined;
       if (frame === undefined) continue;
       this.#queuedBytes -= frame.bytes;
-      this.ws.send(frame.text, this.#afterSend);
+      // A Buffer goes out as a binary message unless told otherwise: every frame is JSON text.
+      this.ws.send(frame.frame, { binary: false }, this.#afterSend);
     }
     if (this.#head >= this.#frames.length) {
       this.#frames = [];

@@ -5,7 +5,7 @@ import type { PtyManager } from '../pty/index.js';
 import type { ExitInfo, SpawnSpec } from '../pty/types.js';
 
 /** The part of `PtyManager` the endpoint uses: everything a client can reach goes through these. */
-export type PtyHost = Pick<PtyManager, 'spawn' | 'list' | 'get' | 'write' | 'resize' | 'kill' | 'pause' | 'resume' | 'snapshot' | 'onOutput' | 'onExit'>;
+export type PtyHost = Pick<PtyManager, 'spawn' | 'list' | 'get' | 'write' | 'resize' | 'kill' | 'pause' | 'resume' | 'withSnapshot' | 'onOutput' | 'onExit'>;
 
 /** What `hooks.onSpawnSession` hands back: the spawn to run and what to do at its end. */
 export interface SessionLaunch {

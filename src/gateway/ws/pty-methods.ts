@@ -105,15 +105,16 @@ function close(ctx: MethodContext, p: { session_id: string }): unknown {
   return done.ok ? {} : new RpcError('pty_refused', done.reason);
 }
 
-function attach(ctx: MethodContext, p: { session_id: string; control: boolean }): unknown {
+async function attach(ctx: MethodContext, p: { session_id: string; control: boolean }): Promise<unknown> {
   const missing = known(ctx, p.session_id);
   if (missing !== null) return missing;
-  const snap = ctx.manager.snapshot(p.session_id);
-  if (!snap.ok) return new RpcError('pty_refused', snap.reason);
-  // Same tick as the snapshot: every chunk after `seq` reaches this connection.
-  ctx.hub.attach(ctx.conn, p.session_id, p.control);
-  const { text, truncated } = fitScrollback(snap.value.data);
-  return { session_id: p.session_id, scrollback: text, truncated, seq: snap.value.seq, cols: snap.value.cols, rows: snap.value.rows, control: ctx.hub.controls(ctx.conn, p.session_id) };
+  const done = await ctx.manager.withSnapshot(p.session_id, (snap) => {
+    // Same tick as the snapshot: every chunk after `seq` reaches this connection.
+    ctx.hub.attach(ctx.conn, p.session_id, p.control);
+    const { text, truncated } = fitScrollback(snap.data);
+    return { session_id: p.session_id, scrollback: text, truncated, seq: snap.seq, cols: snap.cols, rows: snap.rows, skipped_bytes: snap.skipped_bytes, control: ctx.hub.controls(ctx.conn, p.session_id) };
+  });
+  return done.ok ? done.value : new RpcError('pty_refused', done.reason);
 }
 
 /** The `pty.*` methods by name; all need the `pty` capability. */

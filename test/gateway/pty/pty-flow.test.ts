@@ -90,7 +90,7 @@ describe('memory under a flood', () => {
       expect(bytes).toBeGreaterThan(60_000_000);
       // The screen's backlog is capped near 1 MiB; allow generously for garbage not yet collected.
       expect(peakBuffers).toBeLessThan(32 * 1024 * 1024);
-      const snap = flood.snapshot(r.value.id);
+      const snap = await flood.snapshot(r.value.id);
       expect(snap.ok && snap.value.data.includes('FLOOD-END')).toBe(true);
     } finally {
       clearInterval(sampler);

@@ -74,7 +74,7 @@ describe('a PTY session', () => {
   it('keeps a bounded screen: a snapshot after 5,000 lines holds the last lines, not the first', async () => {
     const id = spawnOk('/bin/sh', ['-c', "seq -f 'row-%05g' 1 5000"], { cols: 80, rows: 24 });
     await rec.exitOf(id);
-    const snap = manager.snapshot(id);
+    const snap = await manager.snapshot(id);
     if (!snap.ok) throw new Error(snap.reason);
     const lastSeq = Math.max(...rec.of(id).flatMap((e) => (e.kind === 'output' ? [e.seq] : [])));
     expect(snap.value).toMatchObject({ seq: lastSeq, cols: 80, rows: 24 });
@@ -89,18 +89,18 @@ describe('a PTY session', () => {
     const id = spawnOk('/bin/sh', []);
     manager.write(id, 'echo ready-$((40+2))\n');
     await rec.waitText(id, 'ready-42');
-    const snap = manager.snapshot(id);
+    const snap = await manager.snapshot(id);
     if (!snap.ok) throw new Error(snap.reason);
     expect(snap.value.data).toContain('ready-42');
     expect(snap.value.seq).toBe(rec.of(id).filter((e) => e.kind === 'output').length);
   });
 
-  it('answers no such session for an unknown id', () => {
+  it('answers no such session for an unknown id', async () => {
     const unknown = 'pty-does-not-exist';
     expect(manager.write(unknown, 'x')).toEqual({ ok: false, reason: NO_SUCH_SESSION });
     expect(manager.resize(unknown, 80, 24)).toEqual({ ok: false, reason: NO_SUCH_SESSION });
     expect(manager.kill(unknown)).toEqual({ ok: false, reason: NO_SUCH_SESSION });
-    expect(manager.snapshot(unknown)).toEqual({ ok: false, reason: NO_SUCH_SESSION });
+    expect(await manager.snapshot(unknown)).toEqual({ ok: false, reason: NO_SUCH_SESSION });
     expect(manager.get(unknown)).toBeNull();
     expect(() => {
       manager.pause(unknown);

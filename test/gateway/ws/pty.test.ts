@@ -77,15 +77,32 @@ describe('pty over the WebSocket', () => {
     await first.closed;
 
     const again = await client();
-    const attached = await again.ok<{ scrollback: string; seq: number; control: boolean; truncated: boolean }>('pty.attach', { session_id: id, control: true });
+    const attached = await again.ok<{ scrollback: string; seq: number; control: boolean; truncated: boolean; skipped_bytes: number }>('pty.attach', { session_id: id, control: true });
     expect(attached.scrollback).toContain('before-42');
     expect(attached.truncated).toBe(false);
+    expect(attached.skipped_bytes).toBe(0);
     expect(attached.control).toBe(true);
     expect(attached.seq).toBeGreaterThan(0);
     await again.ok('pty.input', { session_id: id, data: 'echo after-$((40+3))\n' });
     await again.waitOutput(id, /after-43/);
     // Nothing before the snapshot is sent again: every chunk comes after its seq.
     for (const e of again.events) if (e.topic === 'pty.output') expect(e.data.seq).toBeGreaterThan(attached.seq);
+  });
+
+  it('attaches mid-flood with a snapshot that later chunks follow on exactly, with no gap and no repeat', async () => {
+    h = await startWsHarness();
+    const owner = await client();
+    const script = "i=0; while [ $i -lt 400 ]; do seq 1 500; i=$((i+1)); done; echo FLOOD-DONE";
+    const { id } = await owner.ok<PtyInfo>('pty.spawn', { command: '/bin/sh', args: ['-c', script] });
+    await owner.waitOutput(id, /\n250\r?\n/);
+    const late = await client();
+    const attached = await late.ok<{ seq: number; skipped_bytes: number; scrollback: string }>('pty.attach', { session_id: id });
+    expect(attached.skipped_bytes).toBeGreaterThanOrEqual(0);
+    await late.waitEvent('pty.exit', (e) => e.data.session_id === id);
+    const seqs = late.events.flatMap((e) => (e.topic === 'pty.output' ? [e.data.seq] : []));
+    expect(seqs.length).toBeGreaterThan(0);
+    expect(seqs).toEqual(seqs.map((_, i) => attached.seq + 1 + i));
+    expect(late.output(id)).toContain('FLOOD-DONE');
   });
 
   it('refuses input from a viewer until it takes control', async () => {
