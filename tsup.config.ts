@@ -1,3 +1,4 @@
+import { copyFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 // Two entry points on purpose: the hook bundle runs on every tool call and must
@@ -28,5 +29,7 @@ export default defineConfig([
     minify: true,
     sourcemap: false,
     clean: false,
+    // The warm transport's bash client ships beside the hook bundle it falls back to.
+    onSuccess: async () => copyFileSync('src/cli/warm-hook.sh', 'dist/hook/warm.sh'),
   },
 ]);

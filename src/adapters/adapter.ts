@@ -3,6 +3,7 @@
 import type { GateEvent } from '../core/event.js';
 import type { Result } from '../core/result.js';
 import type { Verdict } from '../core/verdict.js';
+import type { WarmTransport } from './hook-transport.js';
 
 /** Gates an adapter can offer. */
 export type GateName = 'write_gate' | 'shell_analysis' | 'completion_gate' | 'approvals' | 'halt';
@@ -34,6 +35,8 @@ export interface RenderContext {
   trackFailures: boolean;
   /** Seconds the PreToolUse hook may take (longer than the approval TTL when approvals are on). */
   preToolTimeoutS: number;
+  /** Render warm hooks (the bash client, falling back to the cold command); null renders the cold command. */
+  warm: WarmTransport | null;
 }
 
 /** A rendered file, recorded so that removal can undo exactly it. */

@@ -10,7 +10,9 @@ import type { ChainResult } from '../core/verifier-chain.js';
 import { isInside, relativeInside } from '../core/write-gate.js';
 import { CONFIG_FILE_NAMES, loadConfig } from '../runtime/config.js';
 import { recordBaseline } from '../runtime/scope-baseline.js';
-import { SessionStore, type SessionMeta } from '../runtime/session-store.js';
+import { SessionStore, type SessionMeta, type TransportRecord } from '../runtime/session-store.js';
+import { createWarmSecret } from '../runtime/warm-secret.js';
+import { chooseTransport, type TransportChoice, type WarmTransport } from './hook-transport.js';
 import { projectStateDir, stateBase } from '../runtime/state-dir.js';
 import type { Capabilities, RenderedFile } from './adapter.js';
 import { runEndOfSessionChain } from './stop-chain.js';
@@ -54,6 +56,8 @@ export interface StartOptions {
   env: NodeJS.ProcessEnv;
   nodePath: string;
   hookBundle: string;
+  /** How the rendered hooks reach the gate; default `auto` (warm when a supervisor is up). */
+  transport?: TransportChoice;
 }
 
 /** A started session. */
@@ -62,6 +66,7 @@ export interface StartedSession {
   policy: Policy;
   capabilities: Capabilities;
   rendered: string[];
+  transport: TransportRecord;
 }
 
 /** Resolves the project state dir for a worktree (real path). */
@@ -153,6 +158,8 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
   const stateDirRaw = resolveProjectState(worktree, opts.env, opts.stateDir);
   mkdirSync(stateDirRaw, { recursive: true, mode: 0o700 });
   const projectState = realpathSync(stateDirRaw);
+  const transport = await chooseTransport(opts.transport ?? 'auto', projectState, opts.hookBundle, opts.env);
+  if (!transport.ok) return fail(transport.reason);
   const id = opts.id ?? newSessionId();
   const created = SessionStore.create(projectState, id);
   if (!created.ok) return fail(created.reason);
@@ -209,6 +216,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
         trackFailures: turn.enabled && turn.failure_threshold !== null,
         // The hook may wait for a person: Claude Code must never time it out first (a timed-out hook fails open).
         preToolTimeoutS: approvalsCfg.interactive ? approvalsCfg.timeout_seconds + APPROVAL_TIMEOUT_MARGIN_S : DEFAULT_PRE_TOOL_TIMEOUT_S,
+        warm: warmTransport(transport.value, projectState, id),
       });
       if (!r.ok) throw new RenderError(r.reason);
       rendered = r.value;
@@ -223,10 +231,11 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       ended_at: null,
       config_file: config.value.file,
       end_verdict: null,
+      transport: transport.value.record,
     };
     store.writeJson('meta', meta);
     recordEvent(policy, 'session_started', osUserActor(), { agent: policy.agent, worktree, policy_digest: digestOf(canonicalJson(policy)) });
-    return ok({ store, policy, capabilities: capabilitiesFor(opts.agent), rendered: rendered.map((f) => f.file) });
+    return ok({ store, policy, capabilities: capabilitiesFor(opts.agent), rendered: rendered.map((f) => f.file), transport: transport.value.record });
   } catch (err) {
     // Nothing half-made stays behind: the session folder goes, the settings were not touched.
     rmSync(store.dir, { recursive: true, force: true });
@@ -236,6 +245,12 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
 }
 
 class RenderError extends Error {}
+
+/** The warm hook's parts for a warm session (its secret is made here), null for a cold one. */
+function warmTransport(t: { record: TransportRecord; bash: string | null; client: string | null }, projectState: string, id: string): WarmTransport | null {
+  if (t.record.kind !== 'warm' || t.bash === null || t.client === null) return null;
+  return { bash: t.bash, client: t.client, port: t.record.port, secretFile: createWarmSecret(projectState, id) };
+}
 
 /** Seconds the stop-hook stages may take: they run in parallel within a stage, stages one after another. */
 function stopHooksTimeout(policy: Policy): number {

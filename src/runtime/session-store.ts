@@ -21,7 +21,12 @@ export interface SessionMeta {
   config_file: string | null;
   /** The last end-of-session verdict, when one ran. */
   end_verdict: { passed: boolean; summary: string; at: string; evidence_id?: string | null } | null;
+  /** How the hooks reach the gate (absent in sessions from before the warm transport: `command`). */
+  transport?: TransportRecord;
 }
+
+/** The transport a session was started with: the cold command, or warm through a supervisor. */
+export type TransportRecord = { kind: 'command' } | { kind: 'warm'; port: number; supervisor_pid: number };
 
 /** File names inside a session folder. */
 export const SESSION_FILES = {

@@ -2,9 +2,9 @@
 // completion gate, rendered into `<worktree>/.claude/settings.local.json`.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { shellJoin } from '../../core/shell-quote.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import type { AgentAdapter, Capabilities, RenderContext, RenderedFile } from '../adapter.js';
+import { hookInvocation } from '../hook-transport.js';
 import { CLAUDE_WRITE_MATCHER, parseClaudeEvent } from './event.js';
 import { claudeOutput } from './output.js';
 import { removeHooks, renderHooks, type HookEntry, type RenderRecord } from './render.js';
@@ -20,11 +20,14 @@ const CAPABILITIES: Capabilities = {
   halt: { level: 'blocking', reason: 'hook JSON {"continue": false} ends the run' },
 };
 
-/** The hook command for one event, run directly by absolute paths (no npx, no PATH lookup). */
-export function claudeHookCommand(ctx: RenderContext, event: string, failClosed: boolean): string {
+/**
+ * The hook for one event: the cold command runs the bundle by absolute paths (no npx, no
+ * PATH lookup); a warm session wraps it in the bash client, which falls back to it.
+ */
+export function claudeHook(ctx: RenderContext, event: string, timeoutS: number): { event: string; command: string; timeout: number } {
   const argv = [ctx.nodePath, ctx.hookBundle, 'check', '--session', ctx.sessionId, '--event', event, '--state-dir', ctx.projectState, '--agent', 'claude'];
-  if (failClosed) argv.push('--fail-closed');
-  return shellJoin(argv);
+  if (ctx.failClosed) argv.push('--fail-closed');
+  return { event, ...hookInvocation(argv, { sessionId: ctx.sessionId, event, agent: 'claude', failClosed: ctx.failClosed }, timeoutS, ctx.warm) };
 }
 
 /** Claude Code's settings file for per-session, per-user hooks. */
@@ -51,10 +54,10 @@ export const claudeAdapter: AgentAdapter = {
   render(ctx: RenderContext): Result<RenderedFile[]> {
     const entries: HookEntry[] = [
       // `*` matches every tool; otherwise the exact write tools (a regex like `Edit.*` would over-match).
-      { event: 'PreToolUse', matcher: ctx.watchAllTools ? '*' : CLAUDE_WRITE_MATCHER, command: claudeHookCommand(ctx, 'PreToolUse', ctx.failClosed), timeout: ctx.preToolTimeoutS },
-      { event: 'Stop', command: claudeHookCommand(ctx, 'Stop', ctx.failClosed), timeout: ctx.stopTimeoutS },
+      { matcher: ctx.watchAllTools ? '*' : CLAUDE_WRITE_MATCHER, ...claudeHook(ctx, 'PreToolUse', ctx.preToolTimeoutS) },
+      claudeHook(ctx, 'Stop', ctx.stopTimeoutS),
     ];
-    if (ctx.trackFailures) entries.push({ event: 'PostToolUse', matcher: '*', command: claudeHookCommand(ctx, 'PostToolUse', ctx.failClosed), timeout: PRE_TOOL_TIMEOUT_S });
+    if (ctx.trackFailures) entries.push({ matcher: '*', ...claudeHook(ctx, 'PostToolUse', PRE_TOOL_TIMEOUT_S) });
     const file = claudeSettingsFile(ctx.worktree);
     const r = renderHooks(file, entries);
     if (!r.ok) return fail(r.reason);

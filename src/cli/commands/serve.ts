@@ -6,12 +6,14 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { addAuditRoutes } from '../../gateway/audit-routes.js';
+import { addHookRoutes } from '../../gateway/hook-routes.js';
 import { startGateway } from '../../gateway/index.js';
 import { PtyManager } from '../../gateway/pty/index.js';
 import { sessionLauncher } from '../../gateway/session-launcher.js';
 import { addWebRoutes } from '../../gateway/web-routes.js';
 import { loadConfig } from '../../runtime/config.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
+import { removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { hookBundlePath, projectStateFor } from '../context.js';
 
@@ -55,6 +57,7 @@ export function serveCommand(): Command {
           websocket: { manager, accessToken, hooks: { onSpawnSession: sessionLauncher({ worktree, stateDir: state, env: process.env, nodePath: process.execPath, hookBundle: hookBundlePath(), log }) } },
           routes: (router) => {
             addAuditRoutes(router, state);
+            addHookRoutes(router, state);
             addWebRoutes(router, { webDir: webDir(), accessToken });
           },
         });
@@ -62,8 +65,11 @@ export function serveCommand(): Command {
         await manager.dispose();
         throw new UserError((err as Error).message);
       }
+      // Sessions started from now on (`--transport auto`) send their hook calls here.
+      writeSupervisorRecord(state, { pid: process.pid, port: gw.port, started_at: new Date().toISOString() });
       process.stdout.write(`gatehouse supervisor for ${worktree}\ndashboard: ${gw.url}/?token=${accessToken}\n`);
       const stop = (): void => {
+        removeSupervisorRecord(state);
         void gw.close().then(() => manager.dispose()).then(() => process.exit(EXIT.ok));
       };
       process.on('SIGINT', stop);

@@ -1,6 +1,7 @@
 // `gatehouse session start|end|list|show|check`: the lifecycle of one gated agent run.
 import { Command } from 'commander';
 import { checkSession, endSession, startSession, type StartedSession } from '../../adapters/session-lifecycle.js';
+import { TRANSPORT_CHOICES, type TransportChoice } from '../../adapters/hook-transport.js';
 import { SessionStore } from '../../runtime/session-store.js';
 import type { Capabilities } from '../../adapters/adapter.js';
 import { EXIT, UserError } from '../exit-codes.js';
@@ -20,6 +21,7 @@ export interface StartFlags {
   objective?: string;
   gateCommand?: string;
   profile?: string;
+  transport?: string;
   json?: boolean;
 }
 
@@ -35,7 +37,8 @@ export function withStartFlags(cmd: Command): Command {
     .option('--state-dir <dir>', 'project state folder (default: see `gatehouse where`)')
     .option('--objective <text>', "the session's goal, checked by --gate-command at every stop (fail-closed)")
     .option('--gate-command <command>', 'shell command that must pass before the agent may stop (with --objective)')
-    .option('--profile <name>', 'permission profile (read-only, builder, reviewer, or a custom one); fail-closed');
+    .option('--profile <name>', 'permission profile (read-only, builder, reviewer, or a custom one); fail-closed')
+    .option('--transport <mode>', 'how hooks reach the gate: auto (warm when `gatehouse serve` runs for this project), command, warm', 'auto');
 }
 
 /** Starts a session from parsed flags or throws a UserError. */
@@ -43,7 +46,12 @@ export async function startFromFlags(flags: StartFlags): Promise<StartedSession>
   if ((flags.objective === undefined) !== (flags.gateCommand === undefined)) {
     throw new UserError('--objective and --gate-command go together: give both or neither', EXIT.usage);
   }
+  const transport = flags.transport ?? 'auto';
+  if (!(TRANSPORT_CHOICES as readonly string[]).includes(transport)) {
+    throw new UserError(`--transport must be one of ${TRANSPORT_CHOICES.join(', ')}, got ${JSON.stringify(transport)}`, EXIT.usage);
+  }
   const r = await startSession({
+    transport: transport as TransportChoice,
     ...(flags.profile !== undefined ? { profile: flags.profile } : {}),
     ...(flags.objective !== undefined && flags.gateCommand !== undefined ? { goal: { objective: flags.objective, gateCommand: flags.gateCommand } } : {}),
     agent: flags.agent,
@@ -74,6 +82,7 @@ function describeStarted(s: StartedSession): string {
     `  allow:    ${p.allow.length > 0 ? p.allow.join(', ') : '(no allowlist: writes are not restricted)'}`,
     `  requires: ${p.producers.length > 0 ? p.producers.map((x) => `${x.name} (${x.command.join(' ')})`).join(', ') : '(no required checks)'}`,
     `  hooks:    ${s.rendered.length > 0 ? s.rendered.join(', ') : '(none rendered)'}`,
+    `  transport: ${s.transport.kind === 'warm' ? `warm (supervisor on port ${s.transport.port}; falls back to the command when it is down)` : 'command (a Node process per hook call)'}`,
   ];
   return `${lines.join('\n')}\n${formatCapabilities(p.agent, s.capabilities)}`;
 }
@@ -86,7 +95,7 @@ export function sessionCommand(): Command {
     .option('--json', 'print the session as JSON')
     .action(async (flags: StartFlags) => {
       const s = await startFromFlags(flags);
-      if (flags.json) printJson({ session_id: s.policy.session_id, state_dir: s.store.dir, policy: s.policy, rendered: s.rendered, capabilities: s.capabilities });
+      if (flags.json) printJson({ session_id: s.policy.session_id, state_dir: s.store.dir, policy: s.policy, rendered: s.rendered, capabilities: s.capabilities, transport: s.transport });
       else {
         process.stderr.write(describeStarted(s));
         process.stdout.write(`${s.policy.session_id}\n`);

@@ -1,0 +1,88 @@
+// How a rendered hook reaches the gate: `command` runs the hook bundle in a fresh Node
+// process; `warm` runs a bash client that asks the running supervisor and falls back to
+// that same command on any trouble. Agent-neutral: every adapter renders through this.
+import { accessSync, constants } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { shellJoin } from '../core/shell-quote.js';
+import { fail, ok, type Result } from '../core/result.js';
+import type { TransportRecord } from '../runtime/session-store.js';
+import { liveSupervisor } from '../runtime/supervisor-record.js';
+
+/** What `session start --transport` accepts. */
+export const TRANSPORT_CHOICES = ['auto', 'command', 'warm'] as const;
+export type TransportChoice = (typeof TRANSPORT_CHOICES)[number];
+
+/** The warm client's file name, beside the hook bundle in dist/hook/. */
+export const WARM_CLIENT_FILE = 'warm.sh';
+
+/** Everything a warm hook command names. */
+export interface WarmTransport {
+  /** Absolute path of bash (the client uses bash's /dev/tcp). */
+  bash: string;
+  /** Absolute path of warm.sh. */
+  client: string;
+  port: number;
+  /** Absolute path of the session's secret file. */
+  secretFile: string;
+}
+
+
+/** An absolute path to an executable `name` on `env.PATH`, or null. */
+export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
+  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/**
+ * Picks the transport for a new session: `command` always works; `warm` needs a live
+ * supervisor for this project state and bash; `auto` is warm when both are there.
+ */
+export async function chooseTransport(
+  choice: TransportChoice,
+  projectState: string,
+  hookBundle: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Result<{ record: TransportRecord; bash: string | null; client: string | null }>> {
+  const command = ok({ record: { kind: 'command' } as TransportRecord, bash: null, client: null });
+  if (choice === 'command') return command;
+  const bash = findOnPath('bash', env);
+  const supervisor = await liveSupervisor(projectState);
+  if (bash === null || supervisor === null) {
+    if (choice === 'auto') return command;
+    return fail(
+      supervisor === null
+        ? `--transport warm needs a running supervisor for this project: start \`gatehouse serve\` in ${dirname(projectState)} first, or use --transport auto|command`
+        : '--transport warm needs bash on PATH: install bash or use --transport command',
+    );
+  }
+  return ok({ record: { kind: 'warm', port: supervisor.port, supervisor_pid: supervisor.pid }, bash, client: join(dirname(hookBundle), WARM_CLIENT_FILE) });
+}
+
+/** One hook call's identity, as the cold command's flags carry it. */
+export interface HookCall {
+  sessionId: string;
+  event: string;
+  agent: string;
+  failClosed: boolean;
+}
+
+/**
+ * The command and timeout to render for one hook. Warm: the bash client with a deadline
+ * equal to the cold budget, and the timeout doubled, so a fallback after a supervisor that
+ * went quiet still has the cold command's whole budget before the agent gives up (a hook
+ * the agent times out does not block).
+ */
+export function hookInvocation(coldArgv: readonly string[], call: HookCall, coldTimeoutS: number, warm: WarmTransport | null): { command: string; timeout: number } {
+  if (warm === null) return { command: shellJoin(coldArgv), timeout: coldTimeoutS };
+  const argv = [warm.bash, warm.client, String(warm.port), warm.secretFile, call.sessionId, call.event, call.agent, call.failClosed ? '1' : '0', String(coldTimeoutS), '--', ...coldArgv];
+  return { command: shellJoin(argv), timeout: 2 * coldTimeoutS };
+}

@@ -1,0 +1,51 @@
+# Gatehouse's warm hook client (bash, no Node start-up): sends the hook call to the running
+# supervisor over loopback and relays its verdict. On any trouble (no supervisor, wrong
+# secret, no answer in time, a cut-off reply) it runs the cold hook command given after
+# `--` with the same stdin, so enforcement never depends on the supervisor being up.
+#
+# usage: bash warm.sh PORT SECRET_FILE SESSION EVENT AGENT FAIL_CLOSED(0|1) DEADLINE_S -- COLD_ARGV...
+#
+# Request:  POST /hooks/v1/SESSION/EVENT/AGENT/FAIL_CLOSED, bearer secret, body "<len(cwd)>\n<cwd><stdin>".
+# Reply:    HTTP 200 with body "GATEHOUSE1 <exit> <stdout bytes> <stderr bytes>\n<stdout><stderr>".
+
+LC_ALL=C
+port=$1 secret_file=$2 session=$3 event=$4 agent=$5 fail_closed=$6 deadline=$7
+shift 7
+[ "$1" = "--" ] && shift
+cold_argv=("$@")
+
+# The whole input, trailing newlines included (command substitution would strip them).
+body=$(cat; printf x)
+body=${body%x}
+
+cold() {
+  printf '%s' "$body" | "${cold_argv[@]}"
+  exit $?
+}
+
+[ ${#cold_argv[@]} -gt 0 ] || exit 2
+IFS= read -r secret <"$secret_file" 2>/dev/null || cold
+{ exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || cold
+
+head="${#PWD}"$'\n'"$PWD"
+printf 'POST /hooks/v1/%s/%s/%s/%s HTTP/1.0\r\nHost: 127.0.0.1:%s\r\nAuthorization: Bearer %s\r\nContent-Type: application/octet-stream\r\nContent-Length: %s\r\n\r\n%s%s' \
+  "$session" "$event" "$agent" "$fail_closed" "$port" "$secret" $((${#head} + ${#body})) "$head" "$body" >&3 2>/dev/null || cold
+
+# The supervisor sends its status line as soon as it has the request; silence means it is stuck.
+IFS= read -r -t 2 status <&3 || cold
+[[ $status == "HTTP/1."?" 200 "* ]] || cold
+# Then the verdict, which may take as long as the checks it runs; past the deadline, decide locally.
+IFS= read -r -d '' -t "$deadline" rest <&3
+[ $? -gt 128 ] && cold
+exec 3<&-
+
+reply=${rest#*$'\r\n\r\n'}
+[ "$reply" != "$rest" ] || cold
+line=${reply%%$'\n'*}
+[[ $line =~ ^GATEHOUSE1\ ([02])\ ([0-9]+)\ ([0-9]+)$ ]] || cold
+code=${BASH_REMATCH[1]} out_len=${BASH_REMATCH[2]} err_len=${BASH_REMATCH[3]}
+payload=${reply#*$'\n'}
+[ ${#payload} -eq $((out_len + err_len)) ] || cold
+printf '%s' "${payload:0:out_len}"
+printf '%s' "${payload:out_len}" >&2
+exit "$code"

@@ -1,0 +1,100 @@
+// The warm hook endpoint: the very hook gate the cold command runs (`runHookGate`),
+// evaluated inside the supervisor for the bash client in dist/hook/warm.sh, which pays no
+// Node start-up. Loopback callers only, each call carrying its own session's secret.
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import { runHookGate } from '../adapters/hook-gate.js';
+import { AGENT_NAME_RE } from '../adapters/registry.js';
+import { readWarmSecret } from '../runtime/warm-secret.js';
+import { isSafeSessionId } from '../runtime/state-dir.js';
+import { errorReply, type Reply } from './http-io.js';
+import type { RouteContext, Router } from './router.js';
+
+/** The hook's stdin cap (the cold path's) plus room for the cwd line. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024 + 64 * 1024;
+/** Server-side evaluation times kept for `GET /api/hooks/stats`. */
+const TIMINGS_KEPT = 1000;
+const EVENT_RE = /^[A-Za-z]{1,32}$/;
+
+/** Server time per warm hook call, most recent last. */
+export interface HookTimings {
+  samples_us: number[];
+}
+
+/** True for a peer on this machine's loopback (IPv4, IPv6, or IPv4-mapped). */
+function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  if (isIP(v4) === 4) return v4.startsWith('127.');
+  return address === '::1';
+}
+
+function secretMatches(req: IncomingMessage, expected: string): boolean {
+  const header = req.headers.authorization ?? '';
+  const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
+  const want = Buffer.from(expected);
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        req.destroy();
+        resolve(null);
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', () => resolve(null));
+  });
+}
+
+/** Splits `<len(cwd)>\n<cwd><stdin>`; null if malformed. */
+export function splitWarmBody(body: Buffer): { cwd: string; stdin: string } | null {
+  const nl = body.indexOf(0x0a);
+  if (nl < 1 || nl > 10) return null;
+  const len = Number(body.subarray(0, nl).toString('latin1'));
+  if (!Number.isSafeInteger(len) || len < 1 || nl + 1 + len > body.length) return null;
+  return { cwd: body.subarray(nl + 1, nl + 1 + len).toString('utf8'), stdin: body.subarray(nl + 1 + len).toString('utf8') };
+}
+
+async function warmHook(ctx: RouteContext, projectState: string, timings: HookTimings): Promise<Reply | null> {
+  const { req, res, params } = ctx;
+  if (!isLoopback(req.socket.remoteAddress)) return errorReply(403, 'not_loopback', 'the hook endpoint answers this machine only');
+  const session = params['session'] ?? '';
+  const event = params['event'] ?? '';
+  const agent = params['agent'] ?? '';
+  const failClosed = params['fc'] ?? '';
+  if (!isSafeSessionId(session) || !EVENT_RE.test(event) || !AGENT_NAME_RE.test(agent) || (failClosed !== '0' && failClosed !== '1')) {
+    return errorReply(400, 'bad_hook_call', 'malformed hook call: the rendered hook is not from this version; end and restart the session');
+  }
+  const secret = readWarmSecret(projectState, session);
+  if (secret === null || !secretMatches(req, secret)) return errorReply(401, 'bad_secret', 'no warm hook secret matches for this session');
+  const body = await readBody(req);
+  const parts = body === null ? null : splitWarmBody(body);
+  if (parts === null) return errorReply(400, 'bad_body', 'the hook body must be "<len(cwd)>\\n<cwd><stdin>"');
+  // Accepted: the client now knows the supervisor is working on it, however long the checks take.
+  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+  res.flushHeaders();
+  const started = process.hrtime.bigint();
+  const out = await runHookGate({ sessionId: session, eventName: event, stateDir: projectState, agent, failClosed: failClosed === '1', stdin: parts.stdin, cwd: parts.cwd });
+  timings.samples_us.push(Number(process.hrtime.bigint() - started) / 1000);
+  if (timings.samples_us.length > TIMINGS_KEPT) timings.samples_us.splice(0, timings.samples_us.length - TIMINGS_KEPT);
+  res.end(`GATEHOUSE1 ${out.exitCode} ${Buffer.byteLength(out.stdout)} ${Buffer.byteLength(out.stderr)}\n${out.stdout}${out.stderr}`);
+  return null;
+}
+
+/**
+ * Adds `POST /hooks/v1/:session/:event/:agent/:fc` (the warm hook call) and
+ * `GET /api/hooks/stats` (server time per call, for the benchmark and diagnostics).
+ */
+export function addHookRoutes(router: Router, projectState: string): Router {
+  const timings: HookTimings = { samples_us: [] };
+  return router
+    .add({ method: 'POST', path: '/hooks/v1/:session/:event/:agent/:fc', handle: (ctx) => warmHook(ctx, projectState, timings) })
+    .add({ method: 'GET', path: '/api/hooks/stats', scope: 'approvals:read', handle: () => ({ status: 200, body: { samples_us: [...timings.samples_us] } }) });
+}

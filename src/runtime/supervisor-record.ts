@@ -1,0 +1,61 @@
+// Where a running supervisor can be found: `gatehouse serve` writes its pid and port into the
+// project state, and `session start` uses it to choose the warm hook transport.
+import { readFileSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
+import { join } from 'node:path';
+import { writeFileAtomic } from './fs-atomic.js';
+import { isProcessAlive } from './process-alive.js';
+
+/** What `serve` records about itself. */
+export interface SupervisorRecord {
+  pid: number;
+  port: number;
+  started_at: string;
+}
+
+/** How long `session start` waits for the supervisor's health check. */
+const PROBE_TIMEOUT_MS = 1_000;
+
+function recordPath(projectState: string): string {
+  return join(projectState, 'gateway', 'supervisor.json');
+}
+
+/** Records the running supervisor (the gateway folder must exist). */
+export function writeSupervisorRecord(projectState: string, rec: SupervisorRecord): void {
+  writeFileAtomic(recordPath(projectState), `${JSON.stringify(rec)}\n`, { mode: 0o600 });
+}
+
+/** Removes the record if it is this process's own (a newer supervisor may have replaced it). */
+export function removeSupervisorRecord(projectState: string, pid: number = process.pid): void {
+  if (readSupervisorRecord(projectState)?.pid === pid) rmSync(recordPath(projectState), { force: true });
+}
+
+/** The recorded supervisor, or null when there is none or the file is unreadable. */
+export function readSupervisorRecord(projectState: string): SupervisorRecord | null {
+  try {
+    const rec = JSON.parse(readFileSync(recordPath(projectState), 'utf8')) as Partial<SupervisorRecord>;
+    if (!Number.isInteger(rec.pid) || !Number.isInteger(rec.port) || typeof rec.started_at !== 'string') return null;
+    return rec as SupervisorRecord;
+  } catch {
+    return null;
+  }
+}
+
+/** Resolves true if `GET /healthz` on loopback `port` answers 200 in time. */
+function healthy(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = get({ host: '127.0.0.1', port, path: '/healthz', timeout: PROBE_TIMEOUT_MS, headers: { host: `127.0.0.1:${port}` } }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+  });
+}
+
+/** The supervisor of this project if its process lives and it answers now; null otherwise. */
+export async function liveSupervisor(projectState: string): Promise<SupervisorRecord | null> {
+  const rec = readSupervisorRecord(projectState);
+  if (rec === null || !isProcessAlive(rec.pid)) return null;
+  return (await healthy(rec.port)) ? rec : null;
+}

@@ -1,0 +1,35 @@
+// The per-session secret of the warm hook transport: made at session start, stored 0600 in
+// the session folder, read by the bash hook client and checked by the supervisor.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from './fs-atomic.js';
+import { isSafeSessionId, sessionDir } from './state-dir.js';
+
+/** The secret's file name inside the session folder. */
+export const WARM_SECRET_FILE = 'warm.secret';
+/** 256 bits: it lets its holder ask for verdicts in this session's name. */
+const SECRET_BYTES = 32;
+
+/** The secret file of a session. */
+export function warmSecretPath(projectState: string, sessionId: string): string {
+  return join(sessionDir(projectState, sessionId), WARM_SECRET_FILE);
+}
+
+/** Makes and stores a fresh secret for a session; returns the file's path. */
+export function createWarmSecret(projectState: string, sessionId: string): string {
+  const file = warmSecretPath(projectState, sessionId);
+  writeFileAtomic(file, `${randomBytes(SECRET_BYTES).toString('hex')}\n`, { mode: 0o600 });
+  return file;
+}
+
+/** A session's secret, or null when it has none (a cold session, an unknown or unsafe id). */
+export function readWarmSecret(projectState: string, sessionId: string): string | null {
+  if (!isSafeSessionId(sessionId)) return null;
+  try {
+    const text = readFileSync(warmSecretPath(projectState, sessionId), 'utf8').trim();
+    return /^[0-9a-f]{64}$/.test(text) ? text : null;
+  } catch {
+    return null;
+  }
+}
