@@ -1,4 +1,4 @@
-// Installs the pinned agent CLIs the end-to-end tests run (for now Claude Code) into a
+// Installs the pinned agent CLIs the end-to-end tests run (Claude Code, Qwen Code) into a
 // cache folder outside the repo, once per machine. Set GATEHOUSE_SKIP_AGENT_INSTALL=1 to skip
 // (the end-to-end tests are then skipped); GATEHOUSE_AGENT_CACHE moves the cache.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,6 +14,7 @@ const AGENTS = [
     // The platform package ships the native binary; using it directly needs no postinstall step.
     bin: 'node_modules/@anthropic-ai/claude-code-linux-x64/claude',
   },
+  { name: 'qwen-code', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'node_modules/.bin/qwen' },
 ];
 
 if (process.env.GATEHOUSE_SKIP_AGENT_INSTALL === '1') {

@@ -6,6 +6,8 @@ import type { Verdict } from '../core/verdict.js';
 import type { HookOutput } from './adapter.js';
 import { parseClaudeEvent } from './claude/event.js';
 import { claudeOutput } from './claude/output.js';
+import { parseQwenEvent } from './qwen/event.js';
+import { qwenOutput } from './qwen/output.js';
 
 /** What the hook needs from an adapter. */
 export interface HookAdapter {
@@ -15,6 +17,7 @@ export interface HookAdapter {
 
 const HOOK_ADAPTERS: Readonly<Record<string, HookAdapter>> = {
   claude: { parseEvent: parseClaudeEvent, output: claudeOutput },
+  qwen: { parseEvent: parseQwenEvent, output: qwenOutput },
 };
 
 /** The hook-time adapter for an agent, or undefined for an agent with no hook surface. */

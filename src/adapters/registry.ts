@@ -2,9 +2,11 @@
 // gate. An agent with no adapter gets `none` everywhere: nothing is rendered for it.
 import { noCapabilities, type AgentAdapter, type Capabilities } from './adapter.js';
 import { claudeAdapter } from './claude/index.js';
+import { qwenAdapter } from './qwen/index.js';
 
 const ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
   claude: claudeAdapter,
+  qwen: qwenAdapter,
 };
 
 /** Agent names accepted by `--agent` (anything else is a name with no hook surface). */

@@ -1,10 +1,20 @@
 // Parses Claude Code's hook stdin into the core's agent-neutral event, mapping
-// Claude's own tool names to tool kinds in one table.
+// Claude's own tool names to tool kinds in one table. Agents with Claude-shaped hook
+// payloads (Qwen Code, Codex) reuse the parser with their own table.
 import type { GateEvent, ToolKind } from '../../core/event.js';
 import { fail, ok, type Result } from '../../core/result.js';
 
+/** One agent tool as the gates see it: its kind, and for a write tool the input key of its path. */
+export interface ToolEntry {
+  kind: ToolKind;
+  pathKey?: string;
+}
+
+/** An agent's tool vocabulary: its own tool names mapped to the core's kinds. */
+export type ToolTable = Readonly<Record<string, ToolEntry>>;
+
 /** Claude Code's tool names and what each one does, as far as the gates care. */
-export const CLAUDE_TOOL_KINDS: Readonly<Record<string, { kind: ToolKind; pathKey?: string }>> = {
+export const CLAUDE_TOOL_KINDS: ToolTable = {
   Write: { kind: 'write', pathKey: 'file_path' },
   Edit: { kind: 'write', pathKey: 'file_path' },
   MultiEdit: { kind: 'write', pathKey: 'file_path' },
@@ -41,12 +51,21 @@ export function toolFailed(response: unknown): boolean {
 
 /** Parses one Claude Code hook payload. */
 export function parseClaudeEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent> {
+  return parseClaudeShapedEvent(CLAUDE_TOOL_KINDS, eventName, input, fallbackCwd);
+}
+
+/**
+ * Parses a Claude-shaped hook payload (`tool_name`, `tool_input`, `cwd`, …) with an agent's
+ * tool table. `readsTranscript` false drops the transcript path: the turn-level verifiers
+ * read Claude Code's transcript format only.
+ */
+export function parseClaudeShapedEvent(tools: ToolTable, eventName: string, input: unknown, fallbackCwd: string, readsTranscript = true): Result<GateEvent> {
   if (!isRecord(input)) return fail('hook input is not a JSON object');
   const cwd = typeof input.cwd === 'string' && input.cwd.length > 0 ? input.cwd : fallbackCwd;
   if (eventName === 'PreToolUse') {
     const tool = input.tool_name;
     if (typeof tool !== 'string') return fail('PreToolUse input has no tool_name');
-    const entry = CLAUDE_TOOL_KINDS[tool];
+    const entry = Object.hasOwn(tools, tool) ? tools[tool] : undefined;
     const toolInput = isRecord(input.tool_input) ? input.tool_input : {};
     const targets: string[] = [];
     if (entry?.pathKey) {
@@ -67,7 +86,7 @@ export function parseClaudeEvent(eventName: string, input: unknown, fallbackCwd:
       kind: 'stop',
       cwd,
       lastMessage: typeof last === 'string' ? last : null,
-      transcriptPath: typeof transcript === 'string' ? transcript : null,
+      transcriptPath: readsTranscript && typeof transcript === 'string' ? transcript : null,
     });
   }
   return fail(`event ${eventName} is not one Gatehouse gates`);

@@ -128,7 +128,7 @@ function appendGroup(text: string, entry: HookEntry): string {
 function checkShape(what: string, file: string, text: string, entries: HookEntry[]): Result<JsonObject> {
   const parsed = parseStrictJson(text);
   if (!parsed.ok) {
-    return fail(`${what} ${file}: the file ${parsed.reason}. Claude Code reads it as strict JSON (no comments, no trailing commas); fix the file and run again.`);
+    return fail(`${what} ${file}: the file ${parsed.reason}. Gatehouse edits strict JSON only (no comments, no trailing commas), as Claude Code reads it; fix the file and run again.`);
   }
   const layout = 'Claude Code expects {"hooks": {"<Event>": [<matcher group>, ...]}}; fix the file and run again.';
   const root = parsed.value;

@@ -1,6 +1,6 @@
 // Finds the pinned Claude Code binary and runs it once in print mode against a stub model,
 // isolated from the real user's config, returning its exit and its stream-json messages.
-import { spawn } from 'node:child_process';
+import { inheritedEnv, runAgentProcess } from './agent-process.js';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,11 +11,6 @@ export const CLAUDE_CODE_VERSION = '2.1.328';
 /** Long enough for a few scripted turns (one run takes about 1 s); short enough that a hang fails fast. */
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** Time between SIGTERM and SIGKILL when a run overstays its timeout. */
-const KILL_GRACE_MS = 2_000;
-
-/** Variables passed through from the test process; everything else is left out so nothing leaks in. */
-const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ'] as const;
 
 /**
  * The path of the Claude Code binary, or null if it is not installed.
@@ -82,15 +77,6 @@ function parseLines(stdout: string): StreamMessage[] {
   });
 }
 
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
 /**
  * Runs `claude -p <prompt> --output-format stream-json --verbose` once and waits for it to exit.
  *
@@ -109,11 +95,7 @@ export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeRun> {
   mkdirSync(home, { recursive: true });
   mkdirSync(ccTmp, { mode: 0o700 });
 
-  const env: Record<string, string> = {};
-  for (const name of INHERITED_ENV) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
+  const env: Record<string, string> = inheritedEnv();
   Object.assign(env, {
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
@@ -141,33 +123,10 @@ export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeRun> {
     ...(opts.args ?? []),
   ];
 
-  const started = Date.now();
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  // Its own process group, so a timeout also ends the hooks it started.
-  const child = spawn(bin, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-
-  let timedOut = false;
-  let killTimer: NodeJS.Timeout | undefined;
-  const timeout = setTimeout(() => {
-    timedOut = true;
-    killGroup(child.pid, 'SIGTERM');
-    killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
-  }, timeoutMs);
-
   try {
-    const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-      child.once('error', reject);
-      // 'close' rather than 'exit': wait until stdout and stderr are drained.
-      child.once('close', (code, sig) => resolve([code, sig]));
-    });
-    return { exitCode, signal, timedOut, durationMs: Date.now() - started, stdout, stderr, messages: parseLines(stdout) };
+    const run = await runAgentProcess(bin, args, { cwd: opts.cwd, env, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    return { ...run, messages: parseLines(run.stdout) };
   } finally {
-    clearTimeout(timeout);
-    clearTimeout(killTimer);
     rmSync(scratch, { recursive: true, force: true });
   }
 }

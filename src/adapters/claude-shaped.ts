@@ -1,0 +1,69 @@
+// An adapter for agents whose hooks are Claude Code's shape: `{"hooks": {"PreToolUse":
+// [{"matcher", "hooks": [{"type": "command", "command", "timeout"}]}], "Stop": …}}` in a JSON
+// settings file, exit 2 refusing. Claude Code and Qwen Code are built from this.
+import { fail, ok, type Result } from '../core/result.js';
+import type { AgentAdapter, Capabilities, HookOutput, RenderContext, RenderedFile } from './adapter.js';
+import type { GateEvent } from '../core/event.js';
+import type { Verdict } from '../core/verdict.js';
+import { removeHooks, renderHooks, type HookEntry, type RenderRecord } from './claude/render.js';
+import { hookInvocation } from './hook-transport.js';
+
+/** PreToolUse work is a few path checks; a minute is far beyond any real run and still bounded. */
+const PRE_TOOL_TIMEOUT_S = 60;
+
+/** What differs between Claude-shaped agents. */
+export interface ClaudeShapedSpec {
+  name: string;
+  capabilities: Capabilities;
+  /** The settings file the session's hooks are rendered into. */
+  settingsFile(worktree: string): string;
+  /** Every settings file that could switch the hooks off (the write gate protects them). */
+  settingsFiles(worktree: string): string[];
+  /** The PreToolUse matcher when only the write tools are watched. */
+  writeMatcher: string;
+  parseEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent>;
+  output(event: GateEvent['kind'], verdict: Verdict): HookOutput;
+}
+
+/**
+ * The hook for one event: the cold command runs the bundle by absolute paths (no npx, no
+ * PATH lookup); a warm session wraps it in the bash client, which falls back to it.
+ */
+export function shapedHook(agent: string, ctx: RenderContext, event: string, timeoutS: number): { event: string; command: string; timeout: number } {
+  const argv = [ctx.nodePath, ctx.hookBundle, 'check', '--session', ctx.sessionId, '--event', event, '--state-dir', ctx.projectState, '--agent', agent];
+  if (ctx.failClosed) argv.push('--fail-closed');
+  return { event, ...hookInvocation(argv, { sessionId: ctx.sessionId, event, agent, failClosed: ctx.failClosed }, timeoutS, ctx.warm) };
+}
+
+/** Builds the adapter for a Claude-shaped agent. */
+export function claudeShapedAdapter(spec: ClaudeShapedSpec): AgentAdapter {
+  return {
+    name: spec.name,
+    capabilities: spec.capabilities,
+    settingsFiles: (worktree) => spec.settingsFiles(worktree),
+    renderTargets: (worktree) => [spec.settingsFile(worktree)],
+    render(ctx: RenderContext): Result<RenderedFile[]> {
+      const entries: HookEntry[] = [
+        // `*` matches every tool; otherwise the exact write tools (a regex like `Edit.*` would over-match).
+        { matcher: ctx.watchAllTools ? '*' : spec.writeMatcher, ...shapedHook(spec.name, ctx, 'PreToolUse', ctx.preToolTimeoutS) },
+        shapedHook(spec.name, ctx, 'Stop', ctx.stopTimeoutS),
+      ];
+      if (ctx.trackFailures) entries.push({ matcher: '*', ...shapedHook(spec.name, ctx, 'PostToolUse', PRE_TOOL_TIMEOUT_S) });
+      const file = spec.settingsFile(ctx.worktree);
+      const r = renderHooks(file, entries);
+      if (!r.ok) return fail(r.reason);
+      return ok([{ file, record: r.value }]);
+    },
+    unrender(files: RenderedFile[]) {
+      let removed = 0;
+      for (const f of files) {
+        const r = removeHooks(f.record as RenderRecord);
+        if (!r.ok) return fail(r.reason);
+        removed += r.value.removed;
+      }
+      return ok({ removed });
+    },
+    parseEvent: spec.parseEvent,
+    output: spec.output,
+  };
+}

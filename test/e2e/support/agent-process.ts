@@ -1,0 +1,66 @@
+// Runs one agent CLI process for an end-to-end test: its own process group (a timeout also
+// ends the hooks it started), output collected, exit awaited after the streams drain.
+import { spawn } from 'node:child_process';
+
+/** Time between SIGTERM and SIGKILL when a run overstays its timeout. */
+const KILL_GRACE_MS = 2_000;
+
+/** Variables passed through from the test process; everything else is left out so nothing leaks in. */
+export const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ'] as const;
+
+/** One finished run. */
+export interface AgentProcessRun {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  durationMs: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The inherited part of the environment (see {@link INHERITED_ENV}). */
+export function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of INHERITED_ENV) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Runs `bin args` with stdin closed and waits for it (killing its group after `timeoutMs`). */
+export async function runAgentProcess(bin: string, args: string[], opts: { cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<AgentProcessRun> {
+  const started = Date.now();
+  const child = spawn(bin, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  let timedOut = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    killGroup(child.pid, 'SIGTERM');
+    killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
+  }, opts.timeoutMs);
+  try {
+    const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+      child.once('error', reject);
+      // 'close' rather than 'exit': wait until stdout and stderr are drained.
+      child.once('close', (code, sig) => resolve([code, sig]));
+    });
+    return { exitCode, signal, timedOut, durationMs: Date.now() - started, stdout, stderr };
+  } finally {
+    clearTimeout(timeout);
+    clearTimeout(killTimer);
+  }
+}
