@@ -2,53 +2,43 @@
 // `session start --agent qwen` renders into .qwen/settings.json refuse writes outside the
 // allowlist and hold the Stop while a required check fails; removal restores the file.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shellJoin } from '../../src/core/shell-quote.js';
 import { gatehouse } from '../support/cli.js';
-import { makeTempProject, say, tool, type TempProject } from './support/index.js';
+import { say, tool } from './support/index.js';
+import { gatedProject, type GatedProject } from './support/gated-project.js';
 import { messagesOf, startChatStub, type ChatStub } from './support/openai-chat.js';
 import { isQwenTurn, qwenBinary, runQwen } from './support/qwen-run.js';
 
 /** Two or three turns of 5-15 s runs; the margin covers a loaded two-core CI machine. */
 const RUN_TEST_TIMEOUT_MS = 120_000;
 
-let project: TempProject;
-let state: string;
+let g: GatedProject;
 let stub: ChatStub | undefined;
-let sessionId = '';
 
 beforeEach(() => {
-  project = makeTempProject();
-  state = join(project.dir, '..', `${project.dir.split('/').at(-1)}-state`);
-  project.write('src/.keep', '');
+  g = gatedProject();
 });
 
 afterEach(async () => {
   await stub?.close();
   stub = undefined;
-  if (sessionId) gatehouse(['session', 'end', sessionId, '--worktree', project.dir, '--state-dir', state]);
-  sessionId = '';
-  project.dispose();
+  g.dispose();
 });
 
-function startSession(extra: string[] = []): void {
-  const r = gatehouse(['session', 'start', '--agent', 'qwen', '--worktree', project.dir, '--state-dir', state, '--allow', 'src/**', ...extra]);
-  expect(r.status, r.stderr).toBe(0);
-  sessionId = r.stdout.trim();
-}
+const startSession = (extra: string[] = []): string => g.start('qwen', extra);
 
 describe.skipIf(!qwenBinary())('Gatehouse gates the real Qwen Code', () => {
   it(
     'refuses an out-of-scope write_file (absent, the model sees why) and lets an in-scope one land',
     async () => {
       startSession();
-      const outside = project.path('package.json');
-      const inside = project.path('src/feature.ts');
+      const outside = g.project.path('package.json');
+      const inside = g.project.path('src/feature.ts');
       // After `done` the mutation-evidence nudge asks once for a check; `done` again ends the turn.
       const script = [tool('write_file', { file_path: outside, content: '{}' }), tool('write_file', { file_path: inside, content: 'export const x = 1;\n' })];
       stub = await startChatStub((_req, i) => script[i] ?? say('done'), { isTurn: isQwenTurn });
-      const run = await runQwen({ cwd: project.dir, prompt: 'do the task', model: stub });
+      const run = await runQwen({ cwd: g.project.dir, prompt: 'do the task', model: stub });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(stub.problems).toEqual([]);
       expect(existsSync(outside)).toBe(false);
@@ -63,13 +53,13 @@ describe.skipIf(!qwenBinary())('Gatehouse gates the real Qwen Code', () => {
     async () => {
       const check = shellJoin([process.execPath, '-e', "if (!require('fs').existsSync('src/fixed.ts')) { console.error('FAIL: src/fixed.ts missing'); process.exit(1) }"]);
       startSession(['--require', `unit=${check}`]);
-      const fixed = project.path('src/fixed.ts');
+      const fixed = g.project.path('src/fixed.ts');
       stub = await startChatStub((req, i) => {
         if (i === 0) return say('done');
         if (i === 1) return JSON.stringify(req.body?.messages ?? []).includes('FAIL: src/fixed.ts missing') ? tool('write_file', { file_path: fixed, content: 'fixed\n' }) : say('no feedback seen');
         return say('fixed and done');
       }, { isTurn: isQwenTurn });
-      const run = await runQwen({ cwd: project.dir, prompt: 'fix it', model: stub });
+      const run = await runQwen({ cwd: g.project.dir, prompt: 'fix it', model: stub });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(stub.problems).toEqual([]);
       expect(JSON.stringify(stub.turns[1]?.body?.messages ?? [])).toContain('required check \\"unit\\"');
@@ -81,12 +71,11 @@ describe.skipIf(!qwenBinary())('Gatehouse gates the real Qwen Code', () => {
 
   it('leaves an existing .qwen/settings.json byte-identical after the session ends', () => {
     const original = '{\n  "model": { "name": "qwen3-coder-plus" },\r\n\t"hooks": {"Notification": []}   ,\n  "ui": {"theme":"dark"}\n}';
-    const file = project.write('.qwen/settings.json', original);
-    startSession();
+    const file = g.project.write('.qwen/settings.json', original);
+    const id = startSession();
     expect(readFileSync(file, 'utf8')).toContain('PreToolUse');
-    const ended = gatehouse(['session', 'end', sessionId, '--worktree', project.dir, '--state-dir', state]);
+    const ended = gatehouse(['session', 'end', id, '--worktree', g.project.dir, '--state-dir', g.state]);
     expect(ended.status, ended.stderr).toBe(0);
-    sessionId = '';
     expect(readFileSync(file, 'utf8')).toBe(original);
   });
 });

@@ -1,6 +1,6 @@
 // Finds the pinned Claude Code binary and runs it once in print mode against a stub model,
 // isolated from the real user's config, returning its exit and its stream-json messages.
-import { inheritedEnv, runAgentProcess } from './agent-process.js';
+import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-process.js';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,13 +54,7 @@ export interface StreamMessage {
   [key: string]: unknown;
 }
 
-export interface ClaudeRun {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  durationMs: number;
-  stdout: string;
-  stderr: string;
+export interface ClaudeRun extends AgentProcessRun {
   /** The parsed stream-json lines; lines that are not JSON objects are left out. */
   messages: StreamMessage[];
 }
