@@ -1,0 +1,205 @@
+// PTY benchmarks, each against a baseline taken in the same run: throughput of a process
+// writing N MB through the PTY to a WebSocket client vs reading the same PTY directly in
+// process; keystroke → echo latency over the WebSocket; memory the server retains while a
+// viewer is stalled during a flood. They run in a child `node --expose-gc` so that retained
+// memory is measured after a full GC (heapUsed + arrayBuffers), not read off RSS, which
+// mostly shows V8's young generation growing under the allocation rate.
+// Child usage: node --expose-gc bench/lib/pty.mjs --mb N --keys N --rounds N --flood-mb N
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { failed, metric } from './stats.mjs';
+import { LIB_URL, NODE, ROOT, sleep, tempDir, track, within } from './common.mjs';
+
+export const PTY_METRICS = { direct: 'pty.direct_read', ws: 'pty.ws_throughput', keys: 'pty.keystroke_echo', retained: 'pty.stalled_viewer_retained', dropped: 'pty.stalled_viewer_dropped' };
+
+const writerArgs = (bytes) => ['-e', `const b=Buffer.alloc(65536,120);let n=${bytes};function w(){while(n>0){n-=b.length;if(!process.stdout.write(b)){process.stdout.once('drain',w);return}}}w()`];
+
+/** Direct: node-pty read in this process, nothing else. */
+async function direct(pty, root, bytes) {
+  const t0 = process.hrtime.bigint();
+  let got = 0;
+  await new Promise((res) => {
+    const p = pty.spawn(NODE, writerArgs(bytes), { cols: 200, rows: 50, cwd: root, env: { ...process.env, TERM: 'xterm-256color' } });
+    p.onData((d) => (got += Buffer.byteLength(d)));
+    p.onExit(() => setTimeout(res, 50));
+  });
+  if (got < bytes) throw new Error(`direct read got ${got} of ${bytes} bytes`);
+  return got / 1048576 / (Number(process.hrtime.bigint() - t0) / 1e9);
+}
+
+function connect(WebSocket, url, accessToken) {
+  const ws = new WebSocket(`ws://${url.host}/ws`, { headers: { authorization: `Bearer ${accessToken}`, origin: url.origin } });
+  let id = 0;
+  const pending = new Map();
+  const listeners = [];
+  ws.on('message', (raw) => {
+    const m = JSON.parse(raw.toString());
+    if (m.id !== undefined && pending.has(m.id)) {
+      pending.get(m.id)(m);
+      pending.delete(m.id);
+    } else if (m.method === 'event') for (const l of listeners) l(m.params);
+  });
+  return {
+    ws,
+    open: new Promise((res, rej) => ws.once('open', res).once('error', rej)),
+    call: (method, params) => new Promise((res) => { const i = ++id; pending.set(i, res); ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method, params })); }),
+    notify: (method, params) => ws.send(JSON.stringify({ jsonrpc: '2.0', method, params })),
+    onEvent: (l) => listeners.push(l),
+  };
+}
+
+async function child({ mb, keys, rounds, floodMb }) {
+  const lib = await import(LIB_URL);
+  const { default: pty } = await import('@lydell/node-pty');
+  const { WebSocket } = await import('ws');
+  const root = tempDir('gh-bench-pty-');
+  const gateway = async () => {
+    const manager = new lib.PtyManager({ projectRoot: root });
+    const accessToken = 'b'.repeat(64);
+    const gw = await lib.startGateway({ projectState: join(root, '.state'), host: '127.0.0.1', port: 0, tokens: [], log: () => {}, websocket: { manager, accessToken } });
+    return { manager, gw, url: new URL(gw.url), accessToken, close: async () => { await gw.close(); await manager.dispose(); } };
+  };
+  const bytes = mb * 1048576;
+
+  /** Through the gateway to a client process that acks as it reads, like the dashboard. */
+  const throughWs = async () => {
+    const g = await gateway();
+    try {
+      const out = await new Promise((res, rej) => {
+        const c = track(spawn(NODE, [join(ROOT, 'bench', 'lib', 'ws-client.mjs'), g.url.href, g.accessToken, JSON.stringify(writerArgs(bytes))], { stdio: ['ignore', 'pipe', 'inherit'] }));
+        let text = '';
+        c.stdout.on('data', (d) => (text += d));
+        c.on('exit', (code) => (code === 0 ? res(JSON.parse(text)) : rej(new Error(`the WebSocket client exited ${code}`))));
+      });
+      if (out.got < bytes) throw new Error(`the WebSocket client got ${out.got} of ${bytes} bytes`);
+      return out.mbps;
+    } finally {
+      await g.close();
+    }
+  };
+
+  /** Keystroke → echo: a `cat` with -icanon echoes each key; time from send to the echo event. */
+  const keystrokes = async () => {
+    const g = await gateway();
+    const c = connect(WebSocket, g.url, g.accessToken);
+    try {
+      await c.open;
+      await c.call('events.subscribe', { topics: ['pty.*'] });
+      const r = await c.call('pty.spawn', { command: '/bin/sh', args: ['-c', 'stty -icanon; cat'] });
+      const sid = r.result.id;
+      let waiter = null;
+      c.onEvent((e) => { if (e.topic === 'pty.output' && waiter) { const w = waiter; waiter = null; w(); } });
+      await sleep(300);
+      const samples = [];
+      for (let i = 0; i < keys + 5; i++) {
+        const got = new Promise((res) => (waiter = res));
+        const t0 = process.hrtime.bigint();
+        c.notify('pty.input', { session_id: sid, data: 'x' });
+        await within(got, 5_000, () => { throw new Error('no echo within 5 s'); });
+        if (i >= 5) samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        await sleep(2);
+      }
+      return samples;
+    } finally {
+      c.ws.close();
+      await g.close();
+    }
+  };
+
+  /** A viewer that never reads while the controller reads the flood: what the server keeps for it. */
+  const stalledViewer = async () => {
+    const g = await gateway();
+    const ctl = connect(WebSocket, g.url, g.accessToken);
+    const viewer = connect(WebSocket, g.url, g.accessToken);
+    try {
+      await ctl.open;
+      await ctl.call('events.subscribe', { topics: ['pty.*'] });
+      await viewer.open;
+      await viewer.call('events.subscribe', { topics: ['pty.*'] });
+      const mem = () => {
+        global.gc();
+        global.gc();
+        const m = process.memoryUsage();
+        return { live: m.heapUsed + m.arrayBuffers, rss: m.rss };
+      };
+      const before = mem();
+      let sid = '';
+      let unacked = 0;
+      const done = new Promise((res) => ctl.onEvent((e) => {
+        if (e.topic === 'pty.output') { unacked += Buffer.from(e.data.data, 'base64').length; if (unacked >= 5000) { ctl.notify('pty.ack', { session_id: sid, chars: unacked }); unacked = 0; } }
+        else if (e.topic === 'pty.exit') res();
+      }));
+      const r = await ctl.call('pty.spawn', { command: NODE, args: writerArgs(floodMb * 1048576), cols: 200, rows: 50 });
+      sid = r.result.id;
+      await viewer.call('pty.attach', { session_id: sid });
+      viewer.ws._socket.pause(); // the viewer stops reading
+      await done;
+      const after = mem(); // the viewer is still attached and still stalled
+      const stats = g.gw.websocket.stats();
+      const dropped = stats.connections.reduce((a, c) => a + (c.dropped ?? c.droppedFrames ?? 0), 0);
+      return { retainedMb: (after.live - before.live) / 1048576, rssGrowthMb: (after.rss - before.rss) / 1048576, dropped };
+    } finally {
+      ctl.ws.close();
+      viewer.ws.terminate();
+      await g.close();
+    }
+  };
+
+  const directMbps = [];
+  const wsMbps = [];
+  for (let r = 0; r < rounds; r++) {
+    directMbps.push(await direct(pty, root, bytes));
+    wsMbps.push(await throughWs());
+  }
+  const keySamples = await keystrokes();
+  const stalled = await stalledViewer();
+  return { directMbps, wsMbps, keySamples, stalled };
+}
+
+/** Runs the PTY benchmarks in a child `node --expose-gc` and turns its report into metrics. */
+export async function ptyBench({ mb, keys, rounds, floodMb, log }) {
+  const args = ['--expose-gc', fileURLToPath(import.meta.url), '--mb', mb, '--keys', keys, '--rounds', rounds, '--flood-mb', floodMb].map(String);
+  let report;
+  try {
+    report = await new Promise((res, rej) => {
+      const c = track(spawn(NODE, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
+      let out = '';
+      let err = '';
+      c.stdout.on('data', (d) => (out += d));
+      c.stderr.on('data', (d) => (err += d));
+      const timer = setTimeout(() => c.kill('SIGKILL'), 600_000);
+      c.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        const line = out.trim().split('\n').at(-1) ?? '';
+        if (code === 0 && line.startsWith('{')) res(JSON.parse(line));
+        else rej(new Error(`the PTY benchmark exited ${code ?? signal}: ${err.trim().split('\n').slice(-3).join(' ')}`));
+      });
+    });
+  } catch (err) {
+    log(`pty: ${err.message}`);
+    return [
+      failed(PTY_METRICS.direct, 'MB/s', err),
+      failed(PTY_METRICS.ws, 'MB/s', err, { baselineOf: PTY_METRICS.direct, targetChecks: [{ on: 'ratio', op: '>=', value: 0.7 }] }),
+      failed(PTY_METRICS.keys, 'ms', err, { targetChecks: [{ on: 'median', op: '<', value: 5 }] }),
+      failed(PTY_METRICS.retained, 'MB', err),
+      failed(PTY_METRICS.dropped, 'frames', err),
+    ];
+  }
+  const s = report.stalled;
+  return [
+    metric(PTY_METRICS.direct, 'MB/s', report.directMbps, { note: `${mb} MB written through a PTY, read directly in process` }),
+    metric(PTY_METRICS.ws, 'MB/s', report.wsMbps, { baselineOf: PTY_METRICS.direct, targetChecks: [{ on: 'ratio', op: '>=', value: 0.7 }], note: `${mb} MB through the gateway to a WebSocket client process that acks like the dashboard` }),
+    metric(PTY_METRICS.keys, 'ms', report.keySamples, { targetChecks: [{ on: 'median', op: '<', value: 5 }], note: 'keystroke → echo over the WebSocket (`cat` with -icanon)' }),
+    metric(PTY_METRICS.retained, 'MB', [s.retainedMb], { note: `heapUsed+arrayBuffers after gc(), after vs before a ${floodMb} MB flood with one viewer stalled (RSS grew ${s.rssGrowthMb.toFixed(1)} MB)`, rss_growth_mb: s.rssGrowthMb }),
+    metric(PTY_METRICS.dropped, 'frames', [s.dropped], { note: 'output frames dropped for the stalled viewer (the controller got everything)' }),
+  ];
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (typeof global.gc !== 'function') throw new Error('run with --expose-gc');
+  const arg = (name) => Number(process.argv[process.argv.indexOf(name) + 1]);
+  const report = await child({ mb: arg('--mb'), keys: arg('--keys'), rounds: arg('--rounds'), floodMb: arg('--flood-mb') });
+  process.stdout.write(`\n${JSON.stringify(report)}\n`);
+  process.exit(0);
+}

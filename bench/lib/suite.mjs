@@ -1,0 +1,167 @@
+// The benchmark suite: runs every group (or the ones asked for), prints one table, and writes
+// the results as JSON (atomically: a temp file beside it, then a rename).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { approvalBench } from './approval.mjs';
+import { auditBench } from './audit.mjs';
+import { CLI, cleanup, ROOT } from './common.mjs';
+import { hookBench } from './hooks.mjs';
+import { ptyBench } from './pty.mjs';
+import { failed, finish, table } from './stats.mjs';
+import { verifierBench } from './verifier.mjs';
+
+/** Sizes per mode: quick has fewer runs and smaller inputs, and the same metrics. */
+export const MODES = {
+  full: { hook: { runs: 40, warmup: 5 }, verifier: { runs: 200, warmup: 30 }, approval: { runs: 30, warmup: 3 }, audit: { events: 100_000, repeats: 3, perWriter: 500 }, pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 } },
+  quick: { hook: { runs: 8, warmup: 2 }, verifier: { runs: 50, warmup: 10 }, approval: { runs: 8, warmup: 2 }, audit: { events: 20_000, repeats: 2, perWriter: 100 }, pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 } },
+};
+
+export const GROUPS = {
+  hook: (o, log) => hookBench({ ...o.hook, log }),
+  verifier: (o, log) => verifierBench({ ...o.verifier, log }),
+  approval: (o, log) => approvalBench({ ...o.approval, log }),
+  audit: (o, log) => auditBench({ ...o.audit, log }),
+  pty: (o, log) => ptyBench({ ...o.pty, log }),
+};
+
+/** Every metric name a full run reports, per group (a group that crashes reports them as errors). */
+export const METRIC_NAMES = {
+  hook: ['hook.baseline.node_e0', 'hook.cold.pretooluse_allow', 'hook.cold.pretooluse_block', 'hook.cold.stop', 'hook.warm.pretooluse_allow', 'hook.warm.pretooluse_block', 'hook.warm.stop', 'peer.gatehouse.pretooluse_bash', 'peer.cc_safety_net.pretooluse_bash'],
+  verifier: ['verifier.baseline.read_parse_transcript', 'verifier.chain.stop'],
+  approval: ['approval.round_trip'],
+  audit: ['audit.append.1_writer', 'audit.append.8_writers', 'audit.append.in_process', 'audit.verify'],
+  pty: ['pty.direct_read', 'pty.ws_throughput', 'pty.keystroke_echo', 'pty.stalled_viewer_retained', 'pty.stalled_viewer_dropped'],
+};
+
+const USAGE = `usage: node bench/run.mjs [--quick] [--out FILE] [--only GROUP[,GROUP…]] [--runs N] [--events N] [--mb N] [--keys N]
+groups: ${Object.keys(GROUPS).join(', ')}
+  --quick     fewer runs and smaller sizes (same metrics)
+  --out FILE  where to write the JSON (default bench/results.json; with --only, none unless given)
+  --runs N    hook rounds and approval round trips; --events N audit verify log size; --mb N PTY flood size; --keys N keystrokes`;
+
+/** Parses the command line; throws a usage error. */
+export function parseArgs(argv) {
+  const opts = { quick: false, out: null, only: null, overrides: {} };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value\n${USAGE}`);
+      return v;
+    };
+    const count = () => {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 1) throw new Error(`${a} needs a positive whole number\n${USAGE}`);
+      return n;
+    };
+    if (a === '--quick') opts.quick = true;
+    else if (a === '--out') opts.out = value();
+    else if (a === '--only') opts.only = value().split(',');
+    else if (a === '--runs') opts.overrides.runs = count();
+    else if (a === '--events') opts.overrides.events = count();
+    else if (a === '--mb') opts.overrides.mb = count();
+    else if (a === '--keys') opts.overrides.keys = count();
+    else if (a === '-h' || a === '--help') throw Object.assign(new Error(USAGE), { help: true });
+    else throw new Error(`unknown argument ${a}\n${USAGE}`);
+  }
+  for (const g of opts.only ?? []) if (!GROUPS[g]) throw new Error(`unknown group ${g}\n${USAGE}`);
+  return opts;
+}
+
+function machine() {
+  const c = cpus();
+  return { cpu_model: c[0]?.model ?? 'unknown', cpu_count: c.length, total_memory_bytes: totalmem(), platform: platform(), kernel_release: release() };
+}
+
+function commit() {
+  const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
+  if (head.status !== 0) return null;
+  const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
+  return { head: head.stdout.trim(), dirty };
+}
+
+/** Writes `value` as JSON to `file` atomically: a temp file in the same folder, then a rename. */
+export function writeJsonAtomic(file, value) {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = join(dirname(file), `.${process.pid}-${Date.now()}.tmp`);
+  try {
+    writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
+    renameSync(tmp, file);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** Runs the suite; returns the results object. */
+export async function runSuite(argv) {
+  const opts = parseArgs(argv);
+  if (!existsSync(CLI)) throw new Error('dist/ is not built: run `npm run build` first (or use `npm run bench`)');
+  const mode = opts.quick ? 'quick' : 'full';
+  const o = JSON.parse(JSON.stringify(MODES[mode]));
+  if (opts.overrides.runs) o.hook.runs = o.approval.runs = opts.overrides.runs;
+  if (opts.overrides.events) o.audit.events = opts.overrides.events;
+  if (opts.overrides.mb) o.pty.mb = opts.overrides.mb;
+  if (opts.overrides.keys) o.pty.keys = opts.overrides.keys;
+  const groups = opts.only ?? Object.keys(GROUPS);
+  const started = Date.now();
+  const log = (line) => process.stderr.write(`[bench +${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`);
+  log(`mode ${mode}, node ${process.version}, groups: ${groups.join(', ')}`);
+
+  const loadBefore = loadavg();
+  const raw = [];
+  const seconds = {};
+  try {
+    for (const g of groups) {
+      const t0 = Date.now();
+      log(`${g}…`);
+      try {
+        raw.push(...(await GROUPS[g](o, log)));
+      } catch (err) {
+        log(`${g} failed: ${err.stack ?? err}`);
+        for (const name of METRIC_NAMES[g]) raw.push(failed(name, '', err));
+      }
+      seconds[g] = (Date.now() - t0) / 1000;
+      log(`${g} done in ${seconds[g].toFixed(1)} s`);
+    }
+  } finally {
+    cleanup();
+  }
+  const metrics = finish(raw);
+  const results = {
+    date: new Date(started).toISOString(),
+    mode,
+    node: process.version,
+    machine: machine(),
+    // 1/5/15-minute load averages when the run started and ended: how busy the shared machine was.
+    load_average: { start: loadBefore.map((x) => Number(x.toFixed(2))), end: loadavg().map((x) => Number(x.toFixed(2))) },
+    commit: commit(),
+    settings: Object.fromEntries(groups.map((g) => [g, o[g]])),
+    duration_s: { total: (Date.now() - started) / 1000, ...seconds },
+    metrics,
+  };
+  process.stdout.write(`\nGatehouse benchmarks (${mode}, node ${process.version}, ${results.machine.cpu_count}× ${results.machine.cpu_model}, load ${results.load_average.start[0]} → ${results.load_average.end[0]}; medians; ratios against a baseline measured in the same run)\n\n`);
+  process.stdout.write(`${table(metrics)}\n\n`);
+  for (const m of metrics) if (m.note) process.stdout.write(`  ${m.name}: ${m.note}\n`);
+  const errors = metrics.filter((m) => m.error !== undefined).length;
+  process.stdout.write(`\n${metrics.length} metrics, ${errors} could not be measured; took ${results.duration_s.total.toFixed(0)} s. Benchmarks are not pass/fail: the machine is shared and noisy.\n`);
+  const out = opts.out ?? (opts.only ? null : join(ROOT, 'bench', 'results.json'));
+  if (out) {
+    writeJsonAtomic(resolve(out), results);
+    process.stdout.write(`results: ${resolve(out)}\n`);
+  }
+  return results;
+}
+
+/** The command-line entry: runs the suite; a usage or setup error exits 2 with its message. */
+export async function main(argv) {
+  try {
+    await runSuite(argv);
+    // Done: nothing the benchmarks left behind (a socket, a timer) may keep the process up.
+    process.exit(0);
+  } catch (err) {
+    process.stderr.write(`${err.help ? err.message : `bench: ${err.message}`}\n`);
+    process.exit(err.help ? 0 : 2);
+  }
+}

@@ -1,0 +1,44 @@
+// The WebSocket client of the PTY throughput run, in its own process as a browser would be:
+// spawns a PTY writer through the gateway, acks output as the dashboard does, and prints
+// `{ got, mbps }` when the PTY exits.
+// Usage: node bench/lib/ws-client.mjs URL ACCESS_TOKEN ARGS_JSON
+import { WebSocket } from 'ws';
+
+const [url, token, args] = [process.argv[2], process.argv[3], JSON.parse(process.argv[4])];
+const u = new URL(url);
+const ws = new WebSocket(`ws://${u.host}/ws`, { headers: { authorization: `Bearer ${token}`, origin: u.origin } });
+let got = 0;
+let unacked = 0;
+let sid = '';
+let t0 = 0n;
+ws.on('message', (raw) => {
+  const m = JSON.parse(raw.toString());
+  if (m.id === 2) {
+    if (!m.result) throw new Error(`pty.spawn failed: ${JSON.stringify(m.error)}`);
+    sid = m.result.id;
+    return;
+  }
+  if (m.method !== 'event') return;
+  if (m.params.topic === 'pty.output') {
+    const n = Buffer.from(m.params.data.data, 'base64').length;
+    got += n;
+    unacked += n;
+    if (unacked >= 5000) {
+      ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'pty.ack', params: { session_id: sid, chars: unacked } }));
+      unacked = 0;
+    }
+  } else if (m.params.topic === 'pty.exit') {
+    const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    process.stdout.write(JSON.stringify({ got, mbps: got / 1048576 / s }));
+    ws.close();
+  }
+});
+ws.on('open', () => {
+  ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'events.subscribe', params: { topics: ['pty.*'] } }));
+  t0 = process.hrtime.bigint();
+  ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'pty.spawn', params: { command: process.execPath, args, cols: 200, rows: 50 } }));
+});
+ws.on('error', (err) => {
+  process.stderr.write(`ws-client: ${err.message}\n`);
+  process.exit(1);
+});
