@@ -1,4 +1,4 @@
-// Installs the pinned agent CLIs the end-to-end tests run (Claude Code, Qwen Code) into a
+// Installs the pinned agent CLIs (Claude Code, Qwen Code) and the Claude Agent SDK the end-to-end tests run into a
 // cache folder outside the repo, once per machine. Set GATEHOUSE_SKIP_AGENT_INSTALL=1 to skip
 // (the end-to-end tests are then skipped); GATEHOUSE_AGENT_CACHE moves the cache.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -15,7 +15,23 @@ const AGENTS = [
     bin: 'node_modules/@anthropic-ai/claude-code-linux-x64/claude',
   },
   { name: 'qwen-code', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'node_modules/.bin/qwen' },
+  {
+    // A library, not a CLI: the tests import it and point it at the Claude Code binary above,
+    // so its own bundled copy of Claude Code (an optional platform package) is left out.
+    name: 'claude-agent-sdk',
+    pkg: '@anthropic-ai/claude-agent-sdk',
+    version: '0.3.332',
+    entry: 'node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs',
+    npmArgs: ['--omit=optional'],
+  },
 ];
+
+/** True once the agent's binary runs (or, for a library, its entry file exists). */
+function ready(dir, agent) {
+  if (agent.entry) return existsSync(join(dir, agent.entry));
+  const bin = join(dir, agent.bin);
+  return existsSync(bin) && spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 }).status === 0;
+}
 
 if (process.env.GATEHOUSE_SKIP_AGENT_INSTALL === '1') {
   console.log('install-agents: skipped (GATEHOUSE_SKIP_AGENT_INSTALL=1); end-to-end tests will be skipped');
@@ -27,8 +43,7 @@ mkdirSync(cache, { recursive: true });
 
 for (const agent of AGENTS) {
   const dir = join(cache, `${agent.name}@${agent.version}`);
-  const bin = join(dir, agent.bin);
-  if (existsSync(bin) && spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 }).status === 0) {
+  if (ready(dir, agent)) {
     console.log(`install-agents: ${agent.pkg}@${agent.version} ready`);
     continue;
   }
@@ -39,13 +54,13 @@ for (const agent of AGENTS) {
   mkdirSync(tmp, { recursive: true });
   writeFileSync(join(tmp, 'package.json'), '{"private": true}\n');
   try {
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${agent.pkg}@${agent.version}`], { cwd: tmp, stdio: 'inherit' });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...(agent.npmArgs ?? []), `${agent.pkg}@${agent.version}`], { cwd: tmp, stdio: 'inherit' });
   } catch {
     rmSync(tmp, { recursive: true, force: true });
     console.error(`install-agents: could not install ${agent.pkg}@${agent.version}. Check access to the npm registry, or set GATEHOUSE_SKIP_AGENT_INSTALL=1 to run without the end-to-end tests.`);
     process.exit(1);
   }
-  if (spawnSync(join(tmp, agent.bin), ['--version'], { encoding: 'utf8' }).status !== 0) {
+  if (!ready(tmp, agent)) {
     rmSync(tmp, { recursive: true, force: true });
     console.error(`install-agents: ${agent.pkg}@${agent.version} installed but its binary does not run on this machine (${process.platform}-${process.arch}).`);
     process.exit(1);

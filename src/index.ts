@@ -13,6 +13,9 @@ export { runProducers } from './runtime/producers.js';
 export type { ProducerResult } from './runtime/producers.js';
 export { startSession, endSession, checkSession } from './adapters/session-lifecycle.js';
 export { runHookGate } from './adapters/hook-gate.js';
+// In-process gating for programs built on the Claude Agent SDK (docs/agents.md).
+export { gatehouseHooks } from './adapters/claude-sdk/hooks.js';
+export type { GatehouseHooksOptions, GatehouseSdkHooks } from './adapters/claude-sdk/hooks.js';
 // The turn-level verifier chain for custom agent loops (see docs/verifier-chain.md).
 export * from './core/turn/index.js';
 export { shellStopHooksVerifier, runStopHooks, combineStopHooks } from './runtime/stop-hooks/shell.js';

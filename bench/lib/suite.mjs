@@ -9,18 +9,20 @@ import { auditBench } from './audit.mjs';
 import { CLI, cleanup, ROOT } from './common.mjs';
 import { hookBench } from './hooks.mjs';
 import { ptyBench } from './pty.mjs';
+import { sdkBench } from './sdk.mjs';
 import { failed, finish, table } from './stats.mjs';
 import { verifierBench } from './verifier.mjs';
 
 /** Sizes per mode: quick has fewer runs and smaller inputs, and the same metrics. */
 export const MODES = {
-  full: { hook: { runs: 40, warmup: 5 }, verifier: { runs: 200, warmup: 30 }, approval: { runs: 30, warmup: 3 }, audit: { events: 100_000, repeats: 3, perWriter: 500 }, pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 } },
-  quick: { hook: { runs: 8, warmup: 2 }, verifier: { runs: 50, warmup: 10 }, approval: { runs: 8, warmup: 2 }, audit: { events: 20_000, repeats: 2, perWriter: 100 }, pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 } },
+  full: { hook: { runs: 40, warmup: 5 }, verifier: { runs: 200, warmup: 30 }, sdk: { runs: 200, warmup: 30 }, approval: { runs: 30, warmup: 3 }, audit: { events: 100_000, repeats: 3, perWriter: 500 }, pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 } },
+  quick: { hook: { runs: 8, warmup: 2 }, verifier: { runs: 50, warmup: 10 }, sdk: { runs: 50, warmup: 10 }, approval: { runs: 8, warmup: 2 }, audit: { events: 20_000, repeats: 2, perWriter: 100 }, pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 } },
 };
 
 export const GROUPS = {
   hook: (o, log) => hookBench({ ...o.hook, log }),
   verifier: (o, log) => verifierBench({ ...o.verifier, log }),
+  sdk: (o, log) => sdkBench({ ...o.sdk, log }),
   approval: (o, log) => approvalBench({ ...o.approval, log }),
   audit: (o, log) => auditBench({ ...o.audit, log }),
   pty: (o, log) => ptyBench({ ...o.pty, log }),
@@ -30,6 +32,7 @@ export const GROUPS = {
 export const METRIC_NAMES = {
   hook: ['hook.baseline.node_e0', 'hook.cold.pretooluse_allow', 'hook.cold.pretooluse_block', 'hook.cold.stop', 'hook.warm.pretooluse_allow', 'hook.warm.pretooluse_block', 'hook.warm.stop', 'peer.gatehouse.pretooluse_bash', 'peer.cc_safety_net.pretooluse_bash'],
   verifier: ['verifier.baseline.read_parse_transcript', 'verifier.chain.stop'],
+  sdk: ['sdk.pretooluse_allow', 'sdk.pretooluse_block'],
   approval: ['approval.round_trip'],
   audit: ['audit.append.1_writer', 'audit.append.8_writers', 'audit.append.in_process', 'audit.verify'],
   pty: ['pty.direct_read', 'pty.ws_throughput', 'pty.keystroke_echo', 'pty.stalled_viewer_retained', 'pty.stalled_viewer_dropped'],

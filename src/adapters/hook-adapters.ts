@@ -8,6 +8,8 @@ import { parseClaudeEvent } from './claude/event.js';
 import { claudeOutput } from './claude/output.js';
 import { parseQwenEvent } from './qwen/event.js';
 import { qwenOutput } from './qwen/output.js';
+import { parseSdkEvent } from './claude-sdk/event.js';
+import { sdkOutput } from './claude-sdk/output.js';
 
 /** What the hook needs from an adapter. */
 export interface HookAdapter {
@@ -18,6 +20,7 @@ export interface HookAdapter {
 const HOOK_ADAPTERS: Readonly<Record<string, HookAdapter>> = {
   claude: { parseEvent: parseClaudeEvent, output: claudeOutput },
   qwen: { parseEvent: parseQwenEvent, output: qwenOutput },
+  'claude-sdk': { parseEvent: parseSdkEvent, output: sdkOutput },
 };
 
 /** The hook-time adapter for an agent, or undefined for an agent with no hook surface. */

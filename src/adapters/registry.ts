@@ -3,10 +3,12 @@
 import { noCapabilities, type AgentAdapter, type Capabilities } from './adapter.js';
 import { claudeAdapter } from './claude/index.js';
 import { qwenAdapter } from './qwen/index.js';
+import { claudeSdkAdapter } from './claude-sdk/index.js';
 
 const ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
   claude: claudeAdapter,
   qwen: qwenAdapter,
+  'claude-sdk': claudeSdkAdapter,
 };
 
 /** Agent names accepted by `--agent` (anything else is a name with no hook surface). */

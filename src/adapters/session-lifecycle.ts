@@ -13,6 +13,7 @@ import { recordBaseline } from '../runtime/scope-baseline.js';
 import { SessionStore, type SessionMeta, type TransportRecord } from '../runtime/session-store.js';
 import { createWarmSecret } from '../runtime/warm-secret.js';
 import { chooseTransport, type TransportChoice, type WarmTransport } from './hook-transport.js';
+import { hookBudgets } from './hook-budget.js';
 import { projectStateDir, stateBase } from '../runtime/state-dir.js';
 import type { Capabilities, RenderedFile } from './adapter.js';
 import { runEndOfSessionChain } from './stop-chain.js';
@@ -27,12 +28,6 @@ import { AGENT_NAME_RE, adapterFor, capabilitiesFor } from './registry.js';
 
 /** Bytes of output kept per producer: enough for any useful failure tail, bounded on disk. */
 const OUTPUT_CAP_BYTES = 1024 * 1024;
-/** Added to the producers' own timeouts so the agent never times the Stop hook out first (a timed-out hook fails open). */
-const STOP_TIMEOUT_MARGIN_S = 60;
-/** Seconds past the approval TTL before Claude Code may time out a waiting PreToolUse hook. */
-const APPROVAL_TIMEOUT_MARGIN_S = 60;
-/** PreToolUse without approvals is a few path checks; a minute is far beyond any real run and still bounded. */
-const DEFAULT_PRE_TOOL_TIMEOUT_S = 60;
 /** Producer name rule, shared with the config schema. */
 const PRODUCER_NAME_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 /** Default producer timeout for `--require` (same as the config default). */
@@ -201,21 +196,19 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
 
     let rendered: RenderedFile[] = [];
     if (adapter) {
-      const timeouts = producerList.map((p) => p.timeout_s);
-      const producersS = gate.sequential ? timeouts.reduce((a, b) => a + b, 0) : Math.max(0, ...timeouts);
+      const budgets = hookBudgets(policy);
       const r = adapter.render({
         sessionId: id,
         worktree,
         projectState,
         nodePath: opts.nodePath,
         hookBundle: opts.hookBundle,
-        stopTimeoutS: producersS + stopHooksTimeout(policy) + STOP_TIMEOUT_MARGIN_S,
+        stopTimeoutS: budgets.stopS,
         failClosed: policy.posture === 'fail-closed',
         // Every tool (Bash included) when the watchdog, the shell analysis of an allowlist, a profile or approvals need it.
         watchAllTools: turn.watch_all_tools || allow.length > 0 || approvalsCfg.interactive || policy.permissions.profile !== null,
         trackFailures: turn.enabled && turn.failure_threshold !== null,
-        // The hook may wait for a person: Claude Code must never time it out first (a timed-out hook fails open).
-        preToolTimeoutS: approvalsCfg.interactive ? approvalsCfg.timeout_seconds + APPROVAL_TIMEOUT_MARGIN_S : DEFAULT_PRE_TOOL_TIMEOUT_S,
+        preToolTimeoutS: budgets.preToolS,
         warm: warmTransport(transport.value, projectState, id),
       });
       if (!r.ok) throw new RenderError(r.reason);
@@ -250,13 +243,6 @@ class RenderError extends Error {}
 function warmTransport(t: { record: TransportRecord; bash: string | null; client: string | null }, projectState: string, id: string): WarmTransport | null {
   if (t.record.kind !== 'warm' || t.bash === null || t.client === null) return null;
   return { bash: t.bash, client: t.client, port: t.record.port, secretFile: createWarmSecret(projectState, id) };
-}
-
-/** Seconds the stop-hook stages may take: they run in parallel within a stage, stages one after another. */
-function stopHooksTimeout(policy: Policy): number {
-  const shell = Math.max(0, ...policy.stop_hooks.map((h) => h.timeout_secs), policy.turn.goal?.timeout_secs ?? 0);
-  const extension = Math.max(0, ...policy.extension_hooks.map((h) => h.timeout_secs));
-  return shell + extension;
 }
 
 /** Removes exactly the hooks a session rendered and marks it ended. Idempotent. */

@@ -20,6 +20,8 @@ const METRICS = [
   'peer.cc_safety_net.pretooluse_bash',
   'verifier.baseline.read_parse_transcript',
   'verifier.chain.stop',
+  'sdk.pretooluse_allow',
+  'sdk.pretooluse_block',
   'approval.round_trip',
   'audit.append.1_writer',
   'audit.append.8_writers',

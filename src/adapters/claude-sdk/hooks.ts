@@ -1,0 +1,83 @@
+// `gatehouseHooks({ session })`: the `hooks` option for the Claude Agent SDK's `query()`.
+// Its PreToolUse, PostToolUse and Stop callbacks run the very hook gate the command hooks
+// run (`runHookGate`: same policy, turn state, audit events) inside the program's process,
+// so a program built on the SDK is gated with no process start per call.
+import { readFileSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Policy } from '../../core/policy.js';
+import { SESSION_FILES } from '../../runtime/session-store.js';
+import { isSafeSessionId, sessionDir } from '../../runtime/state-dir.js';
+import { hookBudgets } from '../hook-budget.js';
+import { runHookGate } from '../hook-gate.js';
+import { resolveProjectState } from '../session-lifecycle.js';
+import type { SdkHookOutput } from './output.js';
+
+/** Which session to gate: started with `gatehouse session start --agent claude-sdk`. */
+export interface GatehouseHooksOptions {
+  /** The session id `session start` printed. */
+  session: string;
+  /** The project folder (default: the current folder); used to find the state folder. */
+  worktree?: string;
+  /** The project state folder, when `session start` was given `--state-dir`. */
+  stateDir?: string;
+}
+
+/** The input an SDK hook callback receives, as far as Gatehouse reads it. */
+export interface SdkHookInput {
+  hook_event_name: string;
+  cwd?: string;
+}
+
+/** An SDK hook callback (structurally the SDK's `HookCallback`). */
+export type SdkHookCallback = (input: SdkHookInput, toolUseId: string | undefined, options: { signal: AbortSignal }) => Promise<SdkHookOutput>;
+
+/** One matcher entry of the SDK's `hooks` option. */
+export interface SdkHookMatcher {
+  hooks: SdkHookCallback[];
+  /** Seconds; the SDK's default is shorter than a required check or an approval can take. */
+  timeout: number;
+}
+
+/** The `hooks` option for `query()`. */
+export interface GatehouseSdkHooks {
+  PreToolUse: SdkHookMatcher[];
+  PostToolUse: SdkHookMatcher[];
+  Stop: SdkHookMatcher[];
+}
+
+/**
+ * Builds the hooks for a started session; throws with what to do when the session cannot be
+ * found, so a misconfigured program fails before the agent runs ungated.
+ * @example for await (const m of query({ prompt, options: { hooks: gatehouseHooks({ session: id }) } })) …
+ */
+export function gatehouseHooks(opts: GatehouseHooksOptions): GatehouseSdkHooks {
+  if (!isSafeSessionId(opts.session)) throw new Error(`gatehouseHooks: ${JSON.stringify(opts.session)} is not a session id; pass the id \`gatehouse session start --agent claude-sdk\` printed`);
+  const worktree = realpathSync(resolve(opts.worktree ?? '.'));
+  const stateDir = opts.stateDir !== undefined ? resolve(opts.stateDir) : resolveProjectState(worktree, process.env);
+  let policy: Policy;
+  try {
+    policy = JSON.parse(readFileSync(join(sessionDir(stateDir, opts.session), SESSION_FILES.policy), 'utf8')) as Policy;
+  } catch {
+    throw new Error(`gatehouseHooks: no session ${opts.session} in ${stateDir}: start one with \`gatehouse session start --agent claude-sdk\` (and pass stateDir if you gave --state-dir)`);
+  }
+  if (policy.agent !== 'claude-sdk') throw new Error(`gatehouseHooks: session ${opts.session} was started for --agent ${policy.agent}; start one with --agent claude-sdk`);
+  const failClosed = policy.posture === 'fail-closed';
+  const callback: SdkHookCallback = async (input) => {
+    const out = await runHookGate({
+      sessionId: opts.session,
+      eventName: input.hook_event_name,
+      stateDir,
+      agent: 'claude-sdk',
+      failClosed,
+      stdin: JSON.stringify(input),
+      cwd: typeof input.cwd === 'string' ? input.cwd : worktree,
+    });
+    return out.stdout === '' ? {} : (JSON.parse(out.stdout) as SdkHookOutput);
+  };
+  const budgets = hookBudgets(policy);
+  return {
+    PreToolUse: [{ hooks: [callback], timeout: budgets.preToolS }],
+    PostToolUse: [{ hooks: [callback], timeout: budgets.preToolS }],
+    Stop: [{ hooks: [callback], timeout: budgets.stopS }],
+  };
+}
