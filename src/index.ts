@@ -18,6 +18,7 @@ export { gatehouseHooks } from './adapters/claude-sdk/hooks.js';
 export type { GatehouseHooksOptions, GatehouseSdkHooks } from './adapters/claude-sdk/hooks.js';
 // The turn-level verifier chain for custom agent loops (see docs/verifier-chain.md).
 export * from './core/turn/index.js';
+export { readTranscriptTodos } from './runtime/transcript.js';
 export { shellStopHooksVerifier, runStopHooks, combineStopHooks } from './runtime/stop-hooks/shell.js';
 export { goalGateVerifier } from './runtime/stop-hooks/goal-gate.js';
 export { extensionStopHooksVerifier, loadExtensionHooks } from './runtime/stop-hooks/extension.js';

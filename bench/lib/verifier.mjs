@@ -88,13 +88,13 @@ export async function verifierBench({ runs, warmup, lines = 2000 }) {
   }
   const store = lib.memoryStateStore();
 
-  const todos = lib.todosFromTranscript(readFileSync(file, 'utf8'));
+  const todos = lib.readTranscriptTodos(file);
   if (!todos || todos.length === 0 || todos.some((t) => t.status !== 'completed')) throw new Error('the transcript\'s latest TodoWrite was not found, or not all completed');
 
   const stop = async () => {
     const built = lib.buildVerifierChain({ enabled: true }, {
       tool_loop: lib.toolLoopVerifier,
-      execution_list: lib.executionListVerifier(() => lib.todosFromTranscript(readFileSync(file, 'utf8'))),
+      execution_list: lib.executionListVerifier(() => lib.readTranscriptTodos(file)),
       mutation_nudge: lib.mutationNudgeVerifier(() => ({ track, hasExecutionTool: true, store })),
     });
     if (!built.ok) throw new Error(built.reason);

@@ -1,11 +1,10 @@
 // Builds and runs the Stop-side verifier chain for a session: in-session (every stage, in
 // the configured order) and at the end of the session (the authoritative producers + scope).
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Policy } from '../core/policy.js';
 import type { TurnVerifyContext } from '../core/turn/context.js';
 import { buildVerifierChain, type VerifierParts } from '../core/turn/builder.js';
-import { executionListVerifier, todosFromTranscript } from '../core/turn/execution-list.js';
+import { executionListVerifier } from '../core/turn/execution-list.js';
 import { mutationNudgeVerifier } from '../core/turn/mutation-nudge.js';
 import { toolLoopVerifier } from '../core/turn/tool-loop.js';
 import { VerifierChain, type ChainResult } from '../core/verifier-chain.js';
@@ -15,6 +14,7 @@ import { goalGateVerifier } from '../runtime/stop-hooks/goal-gate.js';
 import { shellStopHooksVerifier } from '../runtime/stop-hooks/shell.js';
 import type { StopHookContext } from '../runtime/stop-hooks/context.js';
 import { producersVerifier, scopeVerifier, type StopContext } from '../runtime/stop-verifiers.js';
+import { readTranscriptTodos } from '../runtime/transcript.js';
 import { kvStore, readTurnState, type TurnState } from '../runtime/turn-state.js';
 import { profileOf } from './pre-tool.js';
 
@@ -32,19 +32,6 @@ export interface StopChainRun {
   result: ChainResult;
   state: TurnState;
   notes: string[];
-}
-
-/** Transcripts are read whole; past this size only the tail holds the latest todo list. */
-const MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024;
-
-function readTranscript(path: string | null): string | null {
-  if (!path) return null;
-  try {
-    const text = readFileSync(path, 'utf8');
-    return text.length > MAX_TRANSCRIPT_BYTES ? text.slice(-MAX_TRANSCRIPT_BYTES) : text;
-  } catch {
-    return null;
-  }
 }
 
 function contextOf(policy: Policy, dir: string, state: TurnState, input: StopInput, exclude: string[]): StopChainContext {
@@ -70,10 +57,7 @@ export async function runInSessionChain(policy: Policy, dir: string, input: Stop
   const cwd = policy.worktree;
   const parts: VerifierParts<StopChainContext> = {
     tool_loop: toolLoopVerifier,
-    execution_list: executionListVerifier(() => {
-      const text = readTranscript(input.transcriptPath);
-      return text === null ? null : todosFromTranscript(text);
-    }),
+    execution_list: executionListVerifier(() => readTranscriptTodos(input.transcriptPath)),
     evidence_producers: producersVerifier,
     scope_check: scopeVerifier,
     // A producer the gate ran just now is an execution after the last mutation.

@@ -57,17 +57,31 @@ function todosInLine(line: string): ExecItem[] | null | undefined {
  * @example todosFromTranscript(readFileSync(event.transcriptPath, 'utf8'))
  */
 export function todosFromTranscript(jsonlText: string): ExecItem[] | null {
-  let end = jsonlText.length;
-  while (end > 0) {
-    const start = jsonlText.lastIndexOf('\n', end - 1) + 1;
-    const line = jsonlText.slice(start, end).trim();
-    end = start - 1;
+  return todosFromLines(linesNewestFirst(jsonlText));
+}
+
+/**
+ * The same from transcript lines given newest first (lines without `TodoWrite` may be left
+ * out: a reader that searches the raw bytes for it need decode only the lines that hold it).
+ */
+export function todosFromLines(lines: Iterable<string>): ExecItem[] | null {
+  for (const raw of lines) {
+    const line = raw.trim();
     // Cheap filter first: transcripts run to megabytes and most lines are not todo writes.
     if (!line.includes(TODO_TOOL_NAME)) continue;
     const found = todosInLine(line);
     if (found !== undefined) return found;
   }
   return null;
+}
+
+function* linesNewestFirst(text: string): Generator<string> {
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    yield text.slice(start, end);
+    end = start - 1;
+  }
 }
 
 /** A markdown scratchpad: its objective and its plan. */

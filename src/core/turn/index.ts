@@ -4,7 +4,7 @@ export { buildVerifierChain, DEFAULT_VERIFIER_ORDER } from './builder.js';
 export type { BuiltChain, ChainConfig, VerifierName, VerifierParts } from './builder.js';
 export { clampProfile, DEFAULT_PROFILE, hashArgs, memoryStateStore, pushRecent, RECENT_TOOL_CALLS, toolCallRecord } from './context.js';
 export type { RobustnessProfile, ToolCallFlags, ToolCallRecord, TurnStateStore, TurnVerifyContext, VerifierOptions } from './context.js';
-export { checkExecutionList, executionListVerifier, parseScratchpad, todosFromTranscript } from './execution-list.js';
+export { checkExecutionList, executionListVerifier, parseScratchpad, todosFromLines, todosFromTranscript, TODO_TOOL_NAME } from './execution-list.js';
 export type { ExecItem, Scratchpad } from './execution-list.js';
 export { checkGateCommand } from './goal-gate-command.js';
 export type { GateCommandCheck } from './goal-gate-command.js';
