@@ -1,38 +1,29 @@
 // Gatehouse end to end with the real Claude Code CLI and a scripted stub model: the hooks
 // rendered by `gatehouse session start` refuse writes and unverified completion in-session.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shellJoin } from '../../src/core/shell-quote.js';
-import { gatehouse } from '../support/cli.js';
-import { claudeBinary, lastUserText, makeTempProject, runClaude, say, startStubModel, tool, toolResults, type StubModel, type TempProject } from './support/index.js';
+import { claudeBinary, lastUserText, runClaude, say, startStubModel, tool, toolResults, type StubModel } from './support/index.js';
+import { gatedProject, type GatedProject } from './support/gated-project.js';
 
 /** A real run takes about 1-3 s; the margin covers a loaded two-core CI machine. */
 const RUN_TEST_TIMEOUT_MS = 90_000;
 
-let project: TempProject;
-let state: string;
+let g: GatedProject;
 let stub: StubModel | undefined;
-let sessionId = '';
 
 beforeEach(() => {
-  project = makeTempProject();
-  state = join(project.dir, '..', `${project.dir.split('/').at(-1)}-state`);
-  project.write('src/.keep', '');
+  g = gatedProject();
 });
 
 afterEach(async () => {
   await stub?.close();
   stub = undefined;
-  if (sessionId) gatehouse(['session', 'end', sessionId, '--worktree', project.dir, '--state-dir', state]);
-  sessionId = '';
-  project.dispose();
+  g.dispose();
 });
 
 function startSession(extra: string[] = []): void {
-  const r = gatehouse(['session', 'start', '--agent', 'claude', '--worktree', project.dir, '--state-dir', state, '--allow', 'src/**', ...extra]);
-  expect(r.status, r.stderr).toBe(0);
-  sessionId = r.stdout.trim();
+  g.start('claude', extra);
 }
 
 describe.skipIf(!claudeBinary())('Gatehouse gates the real Claude Code', () => {
@@ -40,9 +31,9 @@ describe.skipIf(!claudeBinary())('Gatehouse gates the real Claude Code', () => {
     'refuses an out-of-scope Write: the file does not exist and the model sees why',
     async () => {
       startSession();
-      const target = project.path('package.json');
+      const target = g.project.path('package.json');
       stub = await startStubModel([tool('Write', { file_path: target, content: '{}' }), say('ok')]);
-      const run = await runClaude({ cwd: project.dir, prompt: 'edit package.json', model: stub });
+      const run = await runClaude({ cwd: g.project.dir, prompt: 'edit package.json', model: stub });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(existsSync(target)).toBe(false);
       const [result] = toolResults(stub.turns[1]?.body);
@@ -57,9 +48,9 @@ describe.skipIf(!claudeBinary())('Gatehouse gates the real Claude Code', () => {
     'lets an in-scope Write land',
     async () => {
       startSession();
-      const target = project.path('src/feature.ts');
+      const target = g.project.path('src/feature.ts');
       stub = await startStubModel([tool('Write', { file_path: target, content: 'export const x = 1;\n' }), say('done')]);
-      const run = await runClaude({ cwd: project.dir, prompt: 'add a feature', model: stub });
+      const run = await runClaude({ cwd: g.project.dir, prompt: 'add a feature', model: stub });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(readFileSync(target, 'utf8')).toBe('export const x = 1;\n');
       expect(toolResults(stub.turns[1]?.body)[0]?.isError).toBe(false);
@@ -72,13 +63,13 @@ describe.skipIf(!claudeBinary())('Gatehouse gates the real Claude Code', () => {
     async () => {
       const check = shellJoin([process.execPath, '-e', "if (!require('fs').existsSync('src/fixed.ts')) { console.error('FAIL: src/fixed.ts missing'); process.exit(1) }"]);
       startSession(['--require', `unit=${check}`]);
-      const fixed = project.path('src/fixed.ts');
+      const fixed = g.project.path('src/fixed.ts');
       stub = await startStubModel((req, i) => {
         if (i === 0) return say('done');
         if (i === 1) return lastUserText(req.body).includes('FAIL: src/fixed.ts missing') ? tool('Write', { file_path: fixed, content: 'fixed\n' }) : say('no feedback seen');
         return say('fixed and done');
       });
-      const run = await runClaude({ cwd: project.dir, prompt: 'fix it', model: stub });
+      const run = await runClaude({ cwd: g.project.dir, prompt: 'fix it', model: stub });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(stub.problems).toEqual([]);
       expect(lastUserText(stub.turns[1]?.body)).toContain('required check "unit"');
@@ -100,12 +91,12 @@ describe.skipIf(!claudeBinary())('Gatehouse gates the real Claude Code', () => {
         if (i === 2) return lastUserText(req.body).includes('created: notes.txt') ? tool('Bash', { command: 'rm notes.txt' }) : say('no feedback seen');
         return say('cleaned up');
       });
-      const run = await runClaude({ cwd: project.dir, prompt: 'take notes', model: stub });
+      const run = await runClaude({ cwd: g.project.dir, prompt: 'take notes', model: stub });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(stub.problems).toEqual([]);
       expect(lastUserText(stub.turns[2]?.body)).toContain('outside the task');
       expect(run.messages.at(-1)).toMatchObject({ type: 'result', result: 'cleaned up' });
-      expect(existsSync(project.path('notes.txt'))).toBe(false);
+      expect(existsSync(g.project.path('notes.txt'))).toBe(false);
     },
     RUN_TEST_TIMEOUT_MS,
   );
