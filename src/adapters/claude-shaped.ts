@@ -11,6 +11,15 @@ import { hookInvocation } from './hook-transport.js';
 /** PreToolUse work is a few path checks; a minute is far beyond any real run and still bounded. */
 const PRE_TOOL_TIMEOUT_S = 60;
 
+/** The agent's names for the three hook events Gatehouse renders. */
+export interface ShapedEvents {
+  preTool: string;
+  stop: string;
+  postTool: string;
+}
+
+const CLAUDE_EVENTS: ShapedEvents = { preTool: 'PreToolUse', stop: 'Stop', postTool: 'PostToolUse' };
+
 /** What differs between Claude-shaped agents. */
 export interface ClaudeShapedSpec {
   name: string;
@@ -23,6 +32,10 @@ export interface ClaudeShapedSpec {
   writeMatcher: string;
   parseEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent>;
   output(event: GateEvent['kind'], verdict: Verdict): HookOutput;
+  /** Event names, when not Claude Code's (Gemini CLI: BeforeTool, AfterAgent, AfterTool). */
+  events?: ShapedEvents;
+  /** Units of the rendered `timeout` per second: 1 (Claude Code, seconds) or 1000 (Gemini CLI, milliseconds). */
+  timeoutUnitsPerSecond?: number;
 }
 
 /**
@@ -43,12 +56,18 @@ export function claudeShapedAdapter(spec: ClaudeShapedSpec): AgentAdapter {
     settingsFiles: (worktree) => spec.settingsFiles(worktree),
     renderTargets: (worktree) => [spec.settingsFile(worktree)],
     render(ctx: RenderContext): Result<RenderedFile[]> {
+      const ev = spec.events ?? CLAUDE_EVENTS;
+      const units = spec.timeoutUnitsPerSecond ?? 1;
+      const hook = (event: string, timeoutS: number): { event: string; command: string; timeout: number } => {
+        const h = shapedHook(spec.name, ctx, event, timeoutS);
+        return { ...h, timeout: h.timeout * units };
+      };
       const entries: HookEntry[] = [
         // `*` matches every tool; otherwise the exact write tools (a regex like `Edit.*` would over-match).
-        { matcher: ctx.watchAllTools ? '*' : spec.writeMatcher, ...shapedHook(spec.name, ctx, 'PreToolUse', ctx.preToolTimeoutS) },
-        shapedHook(spec.name, ctx, 'Stop', ctx.stopTimeoutS),
+        { matcher: ctx.watchAllTools ? '*' : spec.writeMatcher, ...hook(ev.preTool, ctx.preToolTimeoutS) },
+        hook(ev.stop, ctx.stopTimeoutS),
       ];
-      if (ctx.trackFailures) entries.push({ matcher: '*', ...shapedHook(spec.name, ctx, 'PostToolUse', PRE_TOOL_TIMEOUT_S) });
+      if (ctx.trackFailures) entries.push({ matcher: '*', ...hook(ev.postTool, PRE_TOOL_TIMEOUT_S) });
       const file = spec.settingsFile(ctx.worktree);
       const r = renderHooks(file, entries);
       if (!r.ok) return fail(r.reason);

@@ -10,6 +10,8 @@ import { parseQwenEvent } from './qwen/event.js';
 import { qwenOutput } from './qwen/output.js';
 import { parseSdkEvent } from './claude-sdk/event.js';
 import { sdkOutput } from './claude-sdk/output.js';
+import { parseGeminiEvent } from './gemini/event.js';
+import { geminiOutput } from './gemini/output.js';
 
 /** What the hook needs from an adapter. */
 export interface HookAdapter {
@@ -21,6 +23,7 @@ const HOOK_ADAPTERS: Readonly<Record<string, HookAdapter>> = {
   claude: { parseEvent: parseClaudeEvent, output: claudeOutput },
   qwen: { parseEvent: parseQwenEvent, output: qwenOutput },
   'claude-sdk': { parseEvent: parseSdkEvent, output: sdkOutput },
+  gemini: { parseEvent: parseGeminiEvent, output: geminiOutput },
 };
 
 /** The hook-time adapter for an agent, or undefined for an agent with no hook surface. */

@@ -4,11 +4,13 @@ import { noCapabilities, type AgentAdapter, type Capabilities } from './adapter.
 import { claudeAdapter } from './claude/index.js';
 import { qwenAdapter } from './qwen/index.js';
 import { claudeSdkAdapter } from './claude-sdk/index.js';
+import { geminiAdapter } from './gemini/index.js';
 
 const ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
   claude: claudeAdapter,
   qwen: qwenAdapter,
   'claude-sdk': claudeSdkAdapter,
+  gemini: geminiAdapter,
 };
 
 /** Agent names accepted by `--agent` (anything else is a name with no hook surface). */

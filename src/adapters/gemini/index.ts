@@ -1,0 +1,64 @@
+// The Gemini CLI adapter: Claude-shaped hooks in `<worktree>/.gemini/settings.json` under
+// Gemini's event names (BeforeTool on write_file/replace, AfterAgent for the completion
+// gate; timeouts in milliseconds), and the folder trust Gemini needs to load them.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fail, ok, type Result } from '../../core/result.js';
+import type { AgentAdapter, Capabilities, RenderedFile } from '../adapter.js';
+import { claudeShapedAdapter } from '../claude-shaped.js';
+import { GEMINI_WRITE_MATCHER, parseGeminiEvent } from './event.js';
+import { geminiOutput } from './output.js';
+import { ensureTrusted, trustedFoldersFile, undoTrust, type TrustRecord } from './trust.js';
+
+const CAPABILITIES: Capabilities = {
+  write_gate: { level: 'blocking', reason: 'BeforeTool hook on write_file and replace; exit 2 refuses the call and the model sees the reason' },
+  shell_analysis: { level: 'blocking', reason: 'BeforeTool on run_shell_command: parsed, classified, write targets checked (an early warning; the scope check is the net)' },
+  completion_gate: { level: 'blocking', reason: 'AfterAgent hook; exit 2 makes the agent retry with the reason' },
+  approvals: { level: 'blocking', reason: 'BeforeTool waits on the approval queue; exit 2 with the reason on a rejection' },
+  halt: { level: 'none', reason: 'no run-ending hook output is known to be honoured; a halt verdict refuses the call instead' },
+};
+
+/** Gemini CLI's project settings file, where the session's hooks go. */
+export function geminiSettingsFile(worktree: string): string {
+  return join(worktree, '.gemini', 'settings.json');
+}
+
+const hooks = claudeShapedAdapter({
+  name: 'gemini',
+  capabilities: CAPABILITIES,
+  settingsFile: geminiSettingsFile,
+  settingsFiles: (worktree) => [geminiSettingsFile(worktree), join(process.env['GEMINI_CLI_HOME'] || homedir(), '.gemini', 'settings.json'), trustedFoldersFile()],
+  writeMatcher: GEMINI_WRITE_MATCHER,
+  parseEvent: parseGeminiEvent,
+  output: geminiOutput,
+  events: { preTool: 'BeforeTool', stop: 'AfterAgent', postTool: 'AfterTool' },
+  timeoutUnitsPerSecond: 1000,
+});
+
+function isTrustRecord(r: unknown): r is TrustRecord {
+  return typeof r === 'object' && r !== null && (r as { kind?: unknown }).kind === 'gemini-trust';
+}
+
+/** The Gemini CLI adapter. */
+export const geminiAdapter: AgentAdapter = {
+  ...hooks,
+  render(ctx): Result<RenderedFile[]> {
+    // Trust first: hooks Gemini would ignore must never be reported as rendered.
+    const trust = ensureTrusted(ctx.worktree);
+    if (!trust.ok) return fail(trust.reason);
+    const rendered = hooks.render(ctx);
+    if (!rendered.ok) {
+      undoTrust(trust.value);
+      return rendered;
+    }
+    return ok([...rendered.value, { file: trust.value.file, record: trust.value }]);
+  },
+  unrender(files) {
+    for (const f of files) {
+      if (!isTrustRecord(f.record)) continue;
+      const undone = undoTrust(f.record);
+      if (!undone.ok) return undone;
+    }
+    return hooks.unrender(files.filter((f) => !isTrustRecord(f.record)));
+  },
+};

@@ -1,0 +1,86 @@
+// Gemini CLI loads a project's settings — and so its hooks — only in a trusted folder, and
+// refuses to run headless in an untrusted one. Trusting the worktree is the step Gemini's own
+// trust dialog takes: an entry in `<GEMINI_CLI_HOME or ~>/.gemini/trustedFolders.json`.
+// `session start` adds it when the folder is not trusted yet (recorded), `session end`
+// removes exactly it; an explicit "do not trust" is the user's decision and is refused.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fail, ok, type Result } from '../../core/result.js';
+import { isInside } from '../../core/write-gate.js';
+import { writeFileAtomic } from '../../runtime/fs-atomic.js';
+
+/** What `session start` did to the trust file, so `session end` can undo exactly that. */
+export interface TrustRecord {
+  kind: 'gemini-trust';
+  file: string;
+  folder: string;
+  /** False when the folder was trusted already: nothing to undo. */
+  added: boolean;
+  /** The file's text before (null: it did not exist) and the text written. */
+  original: string | null;
+  written: string | null;
+}
+
+type Level = 'TRUST_FOLDER' | 'TRUST_PARENT' | 'DO_NOT_TRUST';
+
+/** Gemini CLI's trusted-folders file. */
+export function trustedFoldersFile(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env['GEMINI_CLI_HOME'] || homedir(), '.gemini', 'trustedFolders.json');
+}
+
+function readEntries(text: string | null, file: string): Result<Record<string, Level>> {
+  if (text === null) return ok({});
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return ok(value as Record<string, Level>);
+  } catch {
+    // reported below
+  }
+  return fail(`cannot read ${file}: it is not a JSON object; fix or remove it, then run again`);
+}
+
+/** The most specific entry covering `folder` decides; none means not trusted yet. */
+function trustOf(entries: Record<string, Level>, folder: string): Level | null {
+  let best: { depth: number; level: Level } | null = null;
+  for (const [path, level] of Object.entries(entries)) {
+    const root = level === 'TRUST_PARENT' ? dirname(path) : path;
+    if (!isInside(root, folder)) continue;
+    if (best === null || root.length > best.depth) best = { depth: root.length, level };
+  }
+  return best?.level ?? null;
+}
+
+/** Makes sure Gemini trusts `folder`, adding the entry its trust dialog would add. */
+export function ensureTrusted(folder: string, file: string = trustedFoldersFile()): Result<TrustRecord> {
+  const original = existsSync(file) ? readFileSync(file, 'utf8') : null;
+  const entries = readEntries(original, file);
+  if (!entries.ok) return entries;
+  const level = trustOf(entries.value, folder);
+  if (level === 'DO_NOT_TRUST') {
+    return fail(`Gemini CLI is told not to trust ${folder} (${file}), so it would ignore the session's hooks: trust the folder in Gemini (or remove that entry), then run again`);
+  }
+  if (level !== null) return ok({ kind: 'gemini-trust', file, folder, added: false, original, written: null });
+  const written = `${JSON.stringify({ ...entries.value, [folder]: 'TRUST_FOLDER' }, null, 2)}\n`;
+  writeFileAtomic(file, written, { mode: 0o600 });
+  return ok({ kind: 'gemini-trust', file, folder, added: true, original, written });
+}
+
+/** Undoes `ensureTrusted`: the file exactly as before, or, if it changed since, just our entry removed. */
+export function undoTrust(record: TrustRecord): Result<void> {
+  if (!record.added) return ok(undefined);
+  const current = existsSync(record.file) ? readFileSync(record.file, 'utf8') : null;
+  if (current === null) return ok(undefined);
+  if (current === record.written) {
+    if (record.original === null) rmSync(record.file, { force: true });
+    else writeFileAtomic(record.file, record.original, { mode: 0o600 });
+    return ok(undefined);
+  }
+  const entries = readEntries(current, record.file);
+  if (!entries.ok) return entries;
+  if (entries.value[record.folder] !== 'TRUST_FOLDER') return ok(undefined);
+  const rest = { ...entries.value };
+  delete rest[record.folder];
+  writeFileAtomic(record.file, `${JSON.stringify(rest, null, 2)}\n`, { mode: 0o600 });
+  return ok(undefined);
+}
