@@ -12,6 +12,8 @@ import { parseSdkEvent } from './claude-sdk/event.js';
 import { sdkOutput } from './claude-sdk/output.js';
 import { parseGeminiEvent } from './gemini/event.js';
 import { geminiOutput } from './gemini/output.js';
+import { parseCopilotEvent } from './copilot/event.js';
+import { copilotOutput } from './copilot/output.js';
 
 /** What the hook needs from an adapter. */
 export interface HookAdapter {
@@ -24,6 +26,7 @@ const HOOK_ADAPTERS: Readonly<Record<string, HookAdapter>> = {
   qwen: { parseEvent: parseQwenEvent, output: qwenOutput },
   'claude-sdk': { parseEvent: parseSdkEvent, output: sdkOutput },
   gemini: { parseEvent: parseGeminiEvent, output: geminiOutput },
+  copilot: { parseEvent: parseCopilotEvent, output: copilotOutput },
 };
 
 /** The hook-time adapter for an agent, or undefined for an agent with no hook surface. */

@@ -28,6 +28,9 @@ export interface HookRequest {
 
 const ALLOW_SILENTLY: HookOutput = { exitCode: 0, stdout: '', stderr: '' };
 
+/** Every agent's name for its end-of-turn event (an infrastructure failure there must block the stop). */
+const STOP_EVENTS = new Set(['Stop', 'SubagentStop', 'AfterAgent', 'agentStop']);
+
 /** Decides one hook call. Never throws: an internal failure follows the posture. */
 export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   // An unsafe id could point anywhere: touch nothing at all.
@@ -39,7 +42,7 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   const infraFailure = (what: string, failClosed: boolean): HookOutput => {
     appendSessionLog(logFile, { kind: 'infra_error', event: req.eventName, error: what, posture: failClosed ? 'fail-closed' : 'fail-open' });
     if (!failClosed) return ALLOW_SILENTLY;
-    return output(req.eventName === 'Stop' ? 'stop' : 'pre_tool', block('posture.fail_closed', `Gatehouse could not check this action (${what}) and this session is fail-closed, so it is refused. Tell the operator; retrying will not help until the supervisor is fixed.`));
+    return output(STOP_EVENTS.has(req.eventName) ? 'stop' : 'pre_tool', block('posture.fail_closed', `Gatehouse could not check this action (${what}) and this session is fail-closed, so it is refused. Tell the operator; retrying will not help until the supervisor is fixed.`));
   };
   if (!adapter) return infraFailure(`no hook adapter for agent ${JSON.stringify(req.agent)}`, req.failClosed);
 

@@ -5,12 +5,14 @@ import { claudeAdapter } from './claude/index.js';
 import { qwenAdapter } from './qwen/index.js';
 import { claudeSdkAdapter } from './claude-sdk/index.js';
 import { geminiAdapter } from './gemini/index.js';
+import { copilotAdapter } from './copilot/index.js';
 
 const ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
   claude: claudeAdapter,
   qwen: qwenAdapter,
   'claude-sdk': claudeSdkAdapter,
   gemini: geminiAdapter,
+  copilot: copilotAdapter,
 };
 
 /** Agent names accepted by `--agent` (anything else is a name with no hook surface). */

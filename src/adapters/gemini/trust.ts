@@ -3,12 +3,13 @@
 // trust dialog takes: an entry in `<GEMINI_CLI_HOME or ~>/.gemini/trustedFolders.json`.
 // `session start` adds it when the folder is not trusted yet (recorded), `session end`
 // removes exactly it; an explicit "do not trust" is the user's decision and is refused.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { isInside } from '../../core/write-gate.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
+import { undoFileEdit } from '../file-edit.js';
 
 /** What `session start` did to the trust file, so `session end` can undo exactly that. */
 export interface TrustRecord {
@@ -69,18 +70,12 @@ export function ensureTrusted(folder: string, file: string = trustedFoldersFile(
 /** Undoes `ensureTrusted`: the file exactly as before, or, if it changed since, just our entry removed. */
 export function undoTrust(record: TrustRecord): Result<void> {
   if (!record.added) return ok(undefined);
-  const current = existsSync(record.file) ? readFileSync(record.file, 'utf8') : null;
-  if (current === null) return ok(undefined);
-  if (current === record.written) {
-    if (record.original === null) rmSync(record.file, { force: true });
-    else writeFileAtomic(record.file, record.original, { mode: 0o600 });
-    return ok(undefined);
-  }
-  const entries = readEntries(current, record.file);
-  if (!entries.ok) return entries;
-  if (entries.value[record.folder] !== 'TRUST_FOLDER') return ok(undefined);
-  const rest = { ...entries.value };
-  delete rest[record.folder];
-  writeFileAtomic(record.file, `${JSON.stringify(rest, null, 2)}\n`, { mode: 0o600 });
-  return ok(undefined);
+  return undoFileEdit(record, (current) => {
+    const entries = readEntries(current, record.file);
+    if (!entries.ok) return entries;
+    if (entries.value[record.folder] !== 'TRUST_FOLDER') return ok(null);
+    const rest = { ...entries.value };
+    delete rest[record.folder];
+    return ok(`${JSON.stringify(rest, null, 2)}\n`);
+  });
 }

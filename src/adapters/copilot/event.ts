@@ -1,0 +1,31 @@
+// Parses Copilot CLI's hook stdin (camelCase: `toolName`, `toolArgs`, `cwd`; events
+// preToolUse and agentStop), with Copilot's tool names mapped to the core's kinds.
+import type { GateEvent } from '../../core/event.js';
+import { fail, type Result } from '../../core/result.js';
+import { parseClaudeShapedEvent, type ToolTable } from '../claude/event.js';
+
+/** Copilot CLI's tool names and what each one does, as far as the gates care. */
+export const COPILOT_TOOL_KINDS: ToolTable = {
+  create: { kind: 'write', pathKey: 'path' },
+  edit: { kind: 'write', pathKey: 'path' },
+  bash: { kind: 'shell' },
+  view: { kind: 'read' },
+};
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Parses one Copilot CLI hook payload by renaming its fields to the Claude shape. Its
+ * transcript (`events.jsonl`) is not Claude Code's format, so the transcript-reading
+ * verifiers get none (they skip, they do not misread).
+ */
+export function parseCopilotEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent> {
+  if (!isRecord(input)) return fail('hook input is not a JSON object');
+  if (eventName === 'preToolUse') {
+    return parseClaudeShapedEvent(COPILOT_TOOL_KINDS, 'PreToolUse', { cwd: input['cwd'], tool_name: input['toolName'], tool_input: input['toolArgs'] }, fallbackCwd, false);
+  }
+  if (eventName === 'agentStop') return parseClaudeShapedEvent(COPILOT_TOOL_KINDS, 'Stop', { cwd: input['cwd'] }, fallbackCwd, false);
+  return fail(`event ${eventName} is not one Gatehouse gates`);
+}
