@@ -37,6 +37,8 @@ export interface RenderContext {
   preToolTimeoutS: number;
   /** Render warm hooks (the bash client, falling back to the cold command); null renders the cold command. */
   warm: WarmTransport | null;
+  /** Refused stops in a row before the turn may end unverified (agents that cap continuations need it). */
+  maxStopBlocks: number;
 }
 
 /** A rendered file, recorded so that removal can undo exactly it. */

@@ -14,6 +14,8 @@ import { parseGeminiEvent } from './gemini/event.js';
 import { geminiOutput } from './gemini/output.js';
 import { parseCopilotEvent } from './copilot/event.js';
 import { copilotOutput } from './copilot/output.js';
+import { parseCursorEvent } from './cursor/event.js';
+import { cursorOutput } from './cursor/output.js';
 
 /** What the hook needs from an adapter. */
 export interface HookAdapter {
@@ -27,6 +29,7 @@ const HOOK_ADAPTERS: Readonly<Record<string, HookAdapter>> = {
   'claude-sdk': { parseEvent: parseSdkEvent, output: sdkOutput },
   gemini: { parseEvent: parseGeminiEvent, output: geminiOutput },
   copilot: { parseEvent: parseCopilotEvent, output: copilotOutput },
+  cursor: { parseEvent: parseCursorEvent, output: cursorOutput },
 };
 
 /** The hook-time adapter for an agent, or undefined for an agent with no hook surface. */

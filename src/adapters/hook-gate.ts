@@ -29,7 +29,7 @@ export interface HookRequest {
 const ALLOW_SILENTLY: HookOutput = { exitCode: 0, stdout: '', stderr: '' };
 
 /** Every agent's name for its end-of-turn event (an infrastructure failure there must block the stop). */
-const STOP_EVENTS = new Set(['Stop', 'SubagentStop', 'AfterAgent', 'agentStop']);
+const STOP_EVENTS = new Set(['Stop', 'SubagentStop', 'AfterAgent', 'agentStop', 'stop']);
 
 /** Decides one hook call. Never throws: an internal failure follows the posture. */
 export async function runHookGate(req: HookRequest): Promise<HookOutput> {

@@ -6,6 +6,7 @@ import { qwenAdapter } from './qwen/index.js';
 import { claudeSdkAdapter } from './claude-sdk/index.js';
 import { geminiAdapter } from './gemini/index.js';
 import { copilotAdapter } from './copilot/index.js';
+import { cursorAdapter } from './cursor/index.js';
 
 const ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
   claude: claudeAdapter,
@@ -13,6 +14,7 @@ const ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
   'claude-sdk': claudeSdkAdapter,
   gemini: geminiAdapter,
   copilot: copilotAdapter,
+  cursor: cursorAdapter,
 };
 
 /** Agent names accepted by `--agent` (anything else is a name with no hook surface). */

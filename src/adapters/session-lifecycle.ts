@@ -210,6 +210,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
         trackFailures: turn.enabled && turn.failure_threshold !== null,
         preToolTimeoutS: budgets.preToolS,
         warm: warmTransport(transport.value, projectState, id),
+        maxStopBlocks: policy.max_stop_blocks,
       });
       if (!r.ok) throw new RenderError(r.reason);
       rendered = r.value;
