@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { agentsBench, AGENT_METRIC_NAMES } from './agents.mjs';
 import { approvalBench } from './approval.mjs';
 import { auditBench } from './audit.mjs';
 import { CLI, cleanup, ROOT } from './common.mjs';
@@ -15,12 +16,13 @@ import { verifierBench } from './verifier.mjs';
 
 /** Sizes per mode: quick has fewer runs and smaller inputs, and the same metrics. */
 export const MODES = {
-  full: { hook: { runs: 40, warmup: 5 }, verifier: { runs: 200, warmup: 30 }, sdk: { runs: 200, warmup: 30 }, approval: { runs: 30, warmup: 3 }, audit: { events: 100_000, repeats: 3, perWriter: 500 }, pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 } },
-  quick: { hook: { runs: 8, warmup: 2 }, verifier: { runs: 50, warmup: 10 }, sdk: { runs: 50, warmup: 10 }, approval: { runs: 8, warmup: 2 }, audit: { events: 20_000, repeats: 2, perWriter: 100 }, pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 } },
+  full: { hook: { runs: 40, warmup: 5 }, agents: { runs: 20, warmup: 3 }, verifier: { runs: 200, warmup: 30 }, sdk: { runs: 200, warmup: 30 }, approval: { runs: 30, warmup: 3 }, audit: { events: 100_000, repeats: 3, perWriter: 500 }, pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 } },
+  quick: { hook: { runs: 8, warmup: 2 }, agents: { runs: 4, warmup: 1 }, verifier: { runs: 50, warmup: 10 }, sdk: { runs: 50, warmup: 10 }, approval: { runs: 8, warmup: 2 }, audit: { events: 20_000, repeats: 2, perWriter: 100 }, pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 } },
 };
 
 export const GROUPS = {
   hook: (o, log) => hookBench({ ...o.hook, log }),
+  agents: (o, log) => agentsBench({ ...o.agents, log }),
   verifier: (o, log) => verifierBench({ ...o.verifier, log }),
   sdk: (o, log) => sdkBench({ ...o.sdk, log }),
   approval: (o, log) => approvalBench({ ...o.approval, log }),
@@ -31,6 +33,7 @@ export const GROUPS = {
 /** Every metric name a full run reports, per group (a group that crashes reports them as errors). */
 export const METRIC_NAMES = {
   hook: ['hook.baseline.node_e0', 'hook.cold.pretooluse_allow', 'hook.cold.pretooluse_block', 'hook.cold.stop', 'hook.warm.pretooluse_allow', 'hook.warm.pretooluse_block', 'hook.warm.stop', 'peer.gatehouse.pretooluse_bash', 'peer.cc_safety_net.pretooluse_bash'],
+  agents: AGENT_METRIC_NAMES,
   verifier: ['verifier.baseline.read_parse_transcript', 'verifier.chain.stop'],
   sdk: ['sdk.pretooluse_allow', 'sdk.pretooluse_block'],
   approval: ['approval.round_trip'],

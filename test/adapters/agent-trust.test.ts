@@ -46,6 +46,17 @@ describe('Gemini trustedFolders.json', () => {
   });
 });
 
+describe('an agent home that does not exist yet', () => {
+  it('is created for the trust entry, as the agent itself would create it', () => {
+    const gemini = ensureTrusted('/work/p', join(dir, 'g', '.gemini', 'trustedFolders.json'));
+    expect(gemini.ok).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'g', '.gemini', 'trustedFolders.json'), 'utf8'))).toEqual({ '/work/p': 'TRUST_FOLDER' });
+    const copilot = ensureCopilotTrust('/work/p', join(dir, 'c', 'config.json'));
+    expect(copilot.ok).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'c', 'config.json'), 'utf8'))).toEqual({ trusted_folders: ['/work/p'] });
+  });
+});
+
 describe('Copilot config.json', () => {
   it('keeps the comment header and, when Copilot rewrote the file, removes only our folder', () => {
     const file = join(dir, 'config.json');

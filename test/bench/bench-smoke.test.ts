@@ -18,6 +18,8 @@ const METRICS = [
   'hook.warm.stop',
   'peer.gatehouse.pretooluse_bash',
   'peer.cc_safety_net.pretooluse_bash',
+  'agents.baseline.node_e0',
+  ...['claude', 'qwen', 'gemini', 'copilot', 'cursor'].flatMap((a) => [`agents.${a}.cold_allow`, `agents.${a}.warm_allow`]),
   'verifier.baseline.read_parse_transcript',
   'verifier.chain.stop',
   'sdk.pretooluse_allow',

@@ -2,9 +2,9 @@
 // "for this and future sessions" is what Copilot's own prompt does: the folder goes into the
 // `trusted_folders` array of `<COPILOT_HOME or ~/.copilot>/config.json`. `session start` adds it
 // when the folder is not covered yet (recorded); `session end` removes exactly it.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { isInside } from '../../core/write-gate.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
@@ -57,7 +57,13 @@ export function ensureCopilotTrust(folder: string, file: string = copilotConfigF
   const { header, config } = parsed.value;
   if (trusted(config).some((root) => isInside(root, folder))) return ok({ kind: 'copilot-trust', file, folder, added: false, original, written: null });
   const written = join2(header, { ...config, trusted_folders: [...trusted(config), folder] });
-  writeFileAtomic(file, written, { mode: 0o600 });
+  try {
+    // The agent's home may not exist yet (never run as this user): it would create it too.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileAtomic(file, written, { mode: 0o600 });
+  } catch (err) {
+    return fail(`cannot trust ${folder} in ${file}: ${(err as Error).message}`);
+  }
   return ok({ kind: 'copilot-trust', file, folder, added: true, original, written });
 }
 

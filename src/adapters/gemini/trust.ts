@@ -3,7 +3,7 @@
 // trust dialog takes: an entry in `<GEMINI_CLI_HOME or ~>/.gemini/trustedFolders.json`.
 // `session start` adds it when the folder is not trusted yet (recorded), `session end`
 // removes exactly it; an explicit "do not trust" is the user's decision and is refused.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
@@ -63,7 +63,13 @@ export function ensureTrusted(folder: string, file: string = trustedFoldersFile(
   }
   if (level !== null) return ok({ kind: 'gemini-trust', file, folder, added: false, original, written: null });
   const written = `${JSON.stringify({ ...entries.value, [folder]: 'TRUST_FOLDER' }, null, 2)}\n`;
-  writeFileAtomic(file, written, { mode: 0o600 });
+  try {
+    // The agent's home may not exist yet (never run as this user): it would create it too.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileAtomic(file, written, { mode: 0o600 });
+  } catch (err) {
+    return fail(`cannot trust ${folder} in ${file}: ${(err as Error).message}`);
+  }
   return ok({ kind: 'gemini-trust', file, folder, added: true, original, written });
 }
 
