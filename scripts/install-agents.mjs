@@ -1,4 +1,4 @@
-// Installs the pinned agent CLIs (Claude Code, Qwen Code, Gemini CLI, Copilot CLI) and the Claude Agent SDK the end-to-end tests run into a
+// Installs the pinned agent CLIs (Claude Code, Qwen Code, Gemini CLI, Copilot CLI, OpenCode) and the Claude Agent SDK the end-to-end tests run into a
 // cache folder outside the repo, once per machine. Set GATEHOUSE_SKIP_AGENT_INSTALL=1 to skip
 // (the end-to-end tests are then skipped); GATEHOUSE_AGENT_CACHE moves the cache.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -17,6 +17,7 @@ const AGENTS = [
   { name: 'qwen-code', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'node_modules/.bin/qwen' },
   { name: 'gemini-cli', pkg: '@google/gemini-cli', version: '0.61.0', bin: 'node_modules/.bin/gemini' },
   { name: 'copilot-cli', pkg: '@github/copilot', version: '1.0.102', bin: 'node_modules/.bin/copilot' },
+  { name: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'node_modules/.bin/opencode' },
   {
     // A library, not a CLI: the tests import it and point it at the Claude Code binary above,
     // so its own bundled copy of Claude Code (an optional platform package) is left out.

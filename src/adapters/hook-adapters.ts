@@ -16,6 +16,8 @@ import { parseCopilotEvent } from './copilot/event.js';
 import { copilotOutput } from './copilot/output.js';
 import { parseCursorEvent } from './cursor/event.js';
 import { cursorOutput } from './cursor/output.js';
+import { parseOpencodeEvent } from './opencode/event.js';
+import { opencodeOutput } from './opencode/output.js';
 
 /** What the hook needs from an adapter. */
 export interface HookAdapter {
@@ -30,6 +32,7 @@ const HOOK_ADAPTERS: Readonly<Record<string, HookAdapter>> = {
   gemini: { parseEvent: parseGeminiEvent, output: geminiOutput },
   copilot: { parseEvent: parseCopilotEvent, output: copilotOutput },
   cursor: { parseEvent: parseCursorEvent, output: cursorOutput },
+  opencode: { parseEvent: parseOpencodeEvent, output: opencodeOutput },
 };
 
 /** The hook-time adapter for an agent, or undefined for an agent with no hook surface. */

@@ -7,6 +7,7 @@ import { claudeSdkAdapter } from './claude-sdk/index.js';
 import { geminiAdapter } from './gemini/index.js';
 import { copilotAdapter } from './copilot/index.js';
 import { cursorAdapter } from './cursor/index.js';
+import { opencodeAdapter } from './opencode/index.js';
 
 const ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
   claude: claudeAdapter,
@@ -15,6 +16,7 @@ const ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
   gemini: geminiAdapter,
   copilot: copilotAdapter,
   cursor: cursorAdapter,
+  opencode: opencodeAdapter,
 };
 
 /** Agent names accepted by `--agent` (anything else is a name with no hook surface). */

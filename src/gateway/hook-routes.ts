@@ -15,7 +15,7 @@ import type { RouteContext, Router } from './router.js';
 const MAX_BODY_BYTES = 64 * 1024 * 1024 + 64 * 1024;
 /** Server-side evaluation times kept for `GET /api/hooks/stats`. */
 const TIMINGS_KEPT = 1000;
-const EVENT_RE = /^[A-Za-z]{1,32}$/;
+const EVENT_RE = /^[A-Za-z][A-Za-z.]{0,31}$/;
 
 /** Server time per warm hook call, most recent last. */
 export interface HookTimings {

@@ -1,12 +1,11 @@
 // The Copilot CLI adapter: the session's own hooks file `.github/hooks/gatehouse.json`
 // (preToolUse on every tool, agentStop for the completion gate), answered in JSON, and the
 // folder trust without which Copilot silently skips repository hooks.
-import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
-import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import type { AgentAdapter, Capabilities, RenderContext, RenderedFile } from '../adapter.js';
 import { shapedHook } from '../claude-shaped.js';
+import { removeOwnedFile, writeOwnedFile, type OwnedFileRecord } from '../owned-file.js';
 import { parseCopilotEvent } from './event.js';
 import { copilotOutput } from './output.js';
 import { copilotConfigFile, ensureCopilotTrust, undoCopilotTrust, type CopilotTrustRecord } from './trust.js';
@@ -24,47 +23,17 @@ export function copilotHooksFile(worktree: string): string {
   return join(worktree, '.github', 'hooks', 'gatehouse.json');
 }
 
-/** What render wrote, so that removal deletes exactly that. */
-interface HooksFileRecord {
-  kind: 'copilot-hooks';
-  file: string;
-  written: string;
-  /** Folders render created, deepest last (removed again if empty). */
-  createdDirs: string[];
-}
+/** The hooks file's record, tagged apart from the trust record. */
+type HooksFileRecord = OwnedFileRecord & { kind: 'copilot-hooks' };
 
 function renderHooksFile(ctx: RenderContext): Result<HooksFileRecord> {
-  const file = copilotHooksFile(ctx.worktree);
-  if (existsSync(file)) return fail(`${file} already exists: another Gatehouse session renders into it; end that session first (gatehouse session end <id>)`);
   const hook = (event: string, timeoutS: number): { type: string; bash: string; timeoutSec: number } => {
     const h = shapedHook('copilot', ctx, event, timeoutS);
     return { type: 'command', bash: h.command, timeoutSec: h.timeout };
   };
-  const written = `${JSON.stringify({ version: 1, hooks: { preToolUse: [hook('preToolUse', ctx.preToolTimeoutS)], agentStop: [hook('agentStop', ctx.stopTimeoutS)] } }, null, 2)}\n`;
-  const createdDirs: string[] = [];
-  for (const dir of [dirname(dirname(file)), dirname(file)]) {
-    if (existsSync(dir)) continue;
-    mkdirSync(dir);
-    createdDirs.push(dir);
-  }
-  writeFileAtomic(file, written);
-  return ok({ kind: 'copilot-hooks', file, written, createdDirs });
-}
-
-function removeHooksFile(record: HooksFileRecord): Result<{ removed: number }> {
-  if (!existsSync(record.file)) return ok({ removed: 0 });
-  if (readFileSync(record.file, 'utf8') !== record.written) {
-    return fail(`${record.file} was edited during the session, so Gatehouse leaves it to you: check it and delete it`);
-  }
-  rmSync(record.file);
-  for (const dir of [...record.createdDirs].reverse()) {
-    try {
-      rmdirSync(dir);
-    } catch {
-      // not empty any more: someone else uses it now
-    }
-  }
-  return ok({ removed: 2 });
+  const content = `${JSON.stringify({ version: 1, hooks: { preToolUse: [hook('preToolUse', ctx.preToolTimeoutS)], agentStop: [hook('agentStop', ctx.stopTimeoutS)] } }, null, 2)}\n`;
+  const written = writeOwnedFile(copilotHooksFile(ctx.worktree), content, 2);
+  return written.ok ? ok({ ...written.value, kind: 'copilot-hooks' }) : written;
 }
 
 type Record2 = HooksFileRecord | CopilotTrustRecord;
@@ -93,9 +62,14 @@ export const copilotAdapter: AgentAdapter = {
     let removed = 0;
     for (const f of files) {
       const record = f.record as Record2;
-      const r = record.kind === 'copilot-trust' ? undoCopilotTrust(record) : removeHooksFile(record);
-      if (!r.ok) return fail(r.reason);
-      if (record.kind === 'copilot-hooks') removed += (r.value as { removed: number }).removed;
+      if (record.kind === 'copilot-trust') {
+        const r = undoCopilotTrust(record);
+        if (!r.ok) return r;
+      } else {
+        const r = removeOwnedFile(record);
+        if (!r.ok) return r;
+        removed += r.value ? 2 : 0;
+      }
     }
     return ok({ removed });
   },

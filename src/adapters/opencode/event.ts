@@ -1,0 +1,31 @@
+// Parses the payload Gatehouse's generated OpenCode plugin sends for `tool.execute.before`
+// ({tool, args, cwd}), with OpenCode's tool names mapped to the core's kinds.
+import type { GateEvent } from '../../core/event.js';
+import { fail, type Result } from '../../core/result.js';
+import { parseClaudeShapedEvent, type ToolTable } from '../claude/event.js';
+
+/** OpenCode's tool names and what each one does, as far as the gates care. */
+export const OPENCODE_TOOL_KINDS: ToolTable = {
+  write: { kind: 'write', pathKey: 'filePath' },
+  edit: { kind: 'write', pathKey: 'filePath' },
+  bash: { kind: 'shell' },
+  read: { kind: 'read' },
+  glob: { kind: 'read' },
+  grep: { kind: 'read' },
+  list: { kind: 'read' },
+  webfetch: { kind: 'read' },
+};
+
+/** The plugin hook the session's plugin calls the gate from. */
+export const OPENCODE_EVENT = 'tool.execute.before';
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parses one call from the plugin. OpenCode has no blocking stop event to parse. */
+export function parseOpencodeEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent> {
+  if (eventName !== OPENCODE_EVENT) return fail(`event ${eventName} is not one Gatehouse gates`);
+  if (!isRecord(input)) return fail('hook input is not a JSON object');
+  return parseClaudeShapedEvent(OPENCODE_TOOL_KINDS, 'PreToolUse', { cwd: input['cwd'], tool_name: input['tool'], tool_input: input['args'] }, fallbackCwd, false);
+}

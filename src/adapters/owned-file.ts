@@ -1,0 +1,45 @@
+// A file Gatehouse owns for one session (Copilot's hooks file, OpenCode's plugin): written
+// whole at `session start` with the folders it needs, deleted at `session end` unless someone
+// edited it meanwhile, and never written over an existing file.
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fail, ok, type Result } from '../core/result.js';
+import { writeFileAtomic } from '../runtime/fs-atomic.js';
+
+/** What was written, so that removal deletes exactly that. */
+export interface OwnedFileRecord {
+  file: string;
+  written: string;
+  /** Folders created for it, outermost first (removed again if empty). */
+  createdDirs: string[];
+}
+
+/** Writes `content` to `file` (creating up to `depth` missing parent folders); refuses an existing file. */
+export function writeOwnedFile(file: string, content: string, depth: number): Result<OwnedFileRecord> {
+  if (existsSync(file)) return fail(`${file} already exists: another Gatehouse session renders into it; end that session first (gatehouse session end <id>)`);
+  const parents: string[] = [];
+  for (let dir = dirname(file), i = 0; i < depth; i++, dir = dirname(dir)) parents.unshift(dir);
+  const createdDirs: string[] = [];
+  for (const dir of parents) {
+    if (existsSync(dir)) continue;
+    mkdirSync(dir);
+    createdDirs.push(dir);
+  }
+  writeFileAtomic(file, content);
+  return ok({ file, written: content, createdDirs });
+}
+
+/** Deletes the file if it still holds what was written (and its created folders if empty); 1 if deleted. */
+export function removeOwnedFile(record: OwnedFileRecord): Result<number> {
+  if (!existsSync(record.file)) return ok(0);
+  if (readFileSync(record.file, 'utf8') !== record.written) return fail(`${record.file} was edited during the session, so Gatehouse leaves it to you: check it and delete it`);
+  rmSync(record.file);
+  for (const dir of [...record.createdDirs].reverse()) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // not empty: someone else keeps files there now
+    }
+  }
+  return ok(1);
+}
