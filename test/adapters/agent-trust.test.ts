@@ -17,43 +17,43 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe('Gemini trustedFolders.json', () => {
   it('creates the file for a new folder and deletes it again', () => {
     const file = join(dir, 'trustedFolders.json');
-    const r = ensureTrusted('/work/p', file);
+    const r = ensureTrusted('/projects/p', file);
     expect(r.ok && r.value.added).toBe(true);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ '/work/p': 'TRUST_FOLDER' });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ '/projects/p': 'TRUST_FOLDER' });
     if (r.ok) expect(undoTrust(r.value)).toEqual({ ok: true, value: undefined });
     expect(() => readFileSync(file)).toThrow();
   });
 
   it('treats a trusted parent as covering the folder, and keeps what Gemini added meanwhile', () => {
     const file = join(dir, 'trustedFolders.json');
-    writeFileSync(file, JSON.stringify({ '/work/child': 'TRUST_PARENT' }));
-    const covered = ensureTrusted('/work/p', file);
+    writeFileSync(file, JSON.stringify({ '/projects/child': 'TRUST_PARENT' }));
+    const covered = ensureTrusted('/projects/p', file);
     expect(covered.ok && covered.value.added).toBe(false);
     writeFileSync(file, JSON.stringify({ '/other': 'TRUST_FOLDER' }));
-    const r = ensureTrusted('/work/p', file);
+    const r = ensureTrusted('/projects/p', file);
     expect(r.ok && r.value.added).toBe(true);
-    writeFileSync(file, JSON.stringify({ '/other': 'TRUST_FOLDER', '/work/p': 'TRUST_FOLDER', '/new': 'TRUST_FOLDER' }));
+    writeFileSync(file, JSON.stringify({ '/other': 'TRUST_FOLDER', '/projects/p': 'TRUST_FOLDER', '/new': 'TRUST_FOLDER' }));
     if (r.ok) undoTrust(r.value);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ '/other': 'TRUST_FOLDER', '/new': 'TRUST_FOLDER' });
   });
 
   it('refuses a folder marked DO_NOT_TRUST and a file that is not an object', () => {
     const file = join(dir, 'trustedFolders.json');
-    writeFileSync(file, JSON.stringify({ '/work/p': 'DO_NOT_TRUST' }));
-    expect(ensureTrusted('/work/p', file).ok).toBe(false);
+    writeFileSync(file, JSON.stringify({ '/projects/p': 'DO_NOT_TRUST' }));
+    expect(ensureTrusted('/projects/p', file).ok).toBe(false);
     writeFileSync(file, '[1]');
-    expect(ensureTrusted('/work/p', file).ok).toBe(false);
+    expect(ensureTrusted('/projects/p', file).ok).toBe(false);
   });
 });
 
 describe('an agent home that does not exist yet', () => {
   it('is created for the trust entry, as the agent itself would create it', () => {
-    const gemini = ensureTrusted('/work/p', join(dir, 'g', '.gemini', 'trustedFolders.json'));
+    const gemini = ensureTrusted('/projects/p', join(dir, 'g', '.gemini', 'trustedFolders.json'));
     expect(gemini.ok).toBe(true);
-    expect(JSON.parse(readFileSync(join(dir, 'g', '.gemini', 'trustedFolders.json'), 'utf8'))).toEqual({ '/work/p': 'TRUST_FOLDER' });
-    const copilot = ensureCopilotTrust('/work/p', join(dir, 'c', 'config.json'));
+    expect(JSON.parse(readFileSync(join(dir, 'g', '.gemini', 'trustedFolders.json'), 'utf8'))).toEqual({ '/projects/p': 'TRUST_FOLDER' });
+    const copilot = ensureCopilotTrust('/projects/p', join(dir, 'c', 'config.json'));
     expect(copilot.ok).toBe(true);
-    expect(JSON.parse(readFileSync(join(dir, 'c', 'config.json'), 'utf8'))).toEqual({ trusted_folders: ['/work/p'] });
+    expect(JSON.parse(readFileSync(join(dir, 'c', 'config.json'), 'utf8'))).toEqual({ trusted_folders: ['/projects/p'] });
   });
 });
 
@@ -61,10 +61,10 @@ describe('Copilot config.json', () => {
   it('keeps the comment header and, when Copilot rewrote the file, removes only our folder', () => {
     const file = join(dir, 'config.json');
     writeFileSync(file, '// managed automatically\n{"trusted_folders": ["/a"]}\n');
-    const r = ensureCopilotTrust('/work/p', file);
+    const r = ensureCopilotTrust('/projects/p', file);
     expect(r.ok && r.value.added).toBe(true);
     expect(readFileSync(file, 'utf8').startsWith('// managed automatically\n')).toBe(true);
-    writeFileSync(file, '// managed automatically\n{"trusted_folders": ["/a", "/work/p"], "lastLogin": "x"}\n');
+    writeFileSync(file, '// managed automatically\n{"trusted_folders": ["/a", "/projects/p"], "lastLogin": "x"}\n');
     if (r.ok) undoCopilotTrust(r.value);
     const after = readFileSync(file, 'utf8');
     expect(after.startsWith('// managed automatically\n')).toBe(true);
@@ -73,8 +73,8 @@ describe('Copilot config.json', () => {
 
   it('adds nothing under a trusted parent', () => {
     const file = join(dir, 'config.json');
-    writeFileSync(file, JSON.stringify({ trusted_folders: ['/work'] }));
-    const r = ensureCopilotTrust('/work/p', file);
+    writeFileSync(file, JSON.stringify({ trusted_folders: ['/projects'] }));
+    const r = ensureCopilotTrust('/projects/p', file);
     expect(r.ok && r.value.added).toBe(false);
   });
 });
