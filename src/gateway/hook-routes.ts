@@ -3,12 +3,12 @@
 // Node start-up. Loopback callers only, each call carrying its own session's secret.
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
 import { runHookGate } from '../adapters/hook-gate.js';
 import { AGENT_NAME_RE } from '../adapters/registry.js';
 import { readWarmSecret } from '../runtime/warm-secret.js';
 import { isSafeSessionId } from '../runtime/state-dir.js';
-import { errorReply, type Reply } from './http-io.js';
+import { errorReply, readBody, type Reply } from './http-io.js';
+import { isLoopbackHost } from './options.js';
 import type { RouteContext, Router } from './router.js';
 
 /** The hook's stdin cap (the cold path's) plus room for the cwd line. */
@@ -22,35 +22,11 @@ export interface HookTimings {
   samples_us: number[];
 }
 
-/** True for a peer on this machine's loopback (IPv4, IPv6, or IPv4-mapped). */
-function isLoopback(address: string | undefined): boolean {
-  if (address === undefined) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  if (isIP(v4) === 4) return v4.startsWith('127.');
-  return address === '::1';
-}
-
 function secretMatches(req: IncomingMessage, expected: string): boolean {
   const header = req.headers.authorization ?? '';
   const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
   const want = Buffer.from(expected);
   return given.length === want.length && timingSafeEqual(given, want);
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer | null> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        req.destroy();
-        resolve(null);
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', () => resolve(null));
-  });
 }
 
 /** Splits `<len(cwd)>\n<cwd><stdin>`; null if malformed. */
@@ -64,7 +40,7 @@ export function splitWarmBody(body: Buffer): { cwd: string; stdin: string } | nu
 
 async function warmHook(ctx: RouteContext, projectState: string, timings: HookTimings): Promise<Reply | null> {
   const { req, res, params } = ctx;
-  if (!isLoopback(req.socket.remoteAddress)) return errorReply(403, 'not_loopback', 'the hook endpoint answers this machine only');
+  if (!isLoopbackHost(req.socket.remoteAddress ?? '')) return errorReply(403, 'not_loopback', 'the hook endpoint answers this machine only');
   const session = params['session'] ?? '';
   const event = params['event'] ?? '';
   const agent = params['agent'] ?? '';
@@ -74,8 +50,9 @@ async function warmHook(ctx: RouteContext, projectState: string, timings: HookTi
   }
   const secret = readWarmSecret(projectState, session);
   if (secret === null || !secretMatches(req, secret)) return errorReply(401, 'bad_secret', 'no warm hook secret matches for this session');
-  const body = await readBody(req);
-  const parts = body === null ? null : splitWarmBody(body);
+  const body = await readBody(req, MAX_BODY_BYTES);
+  if (body === 'too_large') return errorReply(413, 'body_too_large', `the hook input exceeds ${MAX_BODY_BYTES} bytes`, { connection: 'close' });
+  const parts = body === 'unreadable' ? null : splitWarmBody(body);
   if (parts === null) return errorReply(400, 'bad_body', 'the hook body must be "<len(cwd)>\\n<cwd><stdin>"');
   // Accepted: the client now knows the supervisor is working on it, however long the checks take.
   res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });

@@ -59,10 +59,26 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyR
   }
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) return Promise.resolve(tooLarge(limit));
+  return readBody(req, limit).then((body) => {
+    if (body === 'too_large') return tooLarge(limit);
+    if (body === 'unreadable') return { ok: false, reply: errorReply(400, 'bad_request', 'the request body could not be read completely: send it again', CLOSE) };
+    try {
+      return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown };
+    } catch {
+      return { ok: false, reply: errorReply(400, 'bad_json', 'the request body is not valid JSON: send an object like {"decision":"allow","nonce":"…"}') };
+    }
+  });
+}
+
+/**
+ * Reads a request body of at most `limit` bytes, never buffering more: the bytes, or why not
+ * (an oversized body stops being read at the limit; the caller answers and closes).
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'unreadable'> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const finish = (result: BodyResult): void => {
+    const finish = (result: Buffer | 'too_large' | 'unreadable'): void => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -72,21 +88,13 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyR
       size += chunk.length;
       if (size > limit) {
         req.pause();
-        finish(tooLarge(limit));
+        finish('too_large');
         return;
       }
       chunks.push(chunk);
     };
-    const onEnd = (): void => {
-      try {
-        finish({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown });
-      } catch {
-        finish({ ok: false, reply: errorReply(400, 'bad_json', 'the request body is not valid JSON: send an object like {"decision":"allow","nonce":"…"}') });
-      }
-    };
-    const onError = (): void => {
-      finish({ ok: false, reply: errorReply(400, 'bad_request', 'the request body could not be read completely: send it again', CLOSE) });
-    };
+    const onEnd = (): void => finish(Buffer.concat(chunks));
+    const onError = (): void => finish('unreadable');
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
