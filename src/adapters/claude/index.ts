@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentAdapter, Capabilities } from '../adapter.js';
-import { claudeShapedAdapter } from '../claude-shaped.js';
+import { claudeShapedAdapter } from '../shaped/adapter.js';
 import { CLAUDE_WRITE_MATCHER, parseClaudeEvent } from './event.js';
 import { claudeOutput } from './output.js';
 

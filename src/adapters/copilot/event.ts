@@ -2,7 +2,7 @@
 // preToolUse and agentStop), with Copilot's tool names mapped to the core's kinds.
 import type { GateEvent } from '../../core/event.js';
 import { fail, type Result } from '../../core/result.js';
-import { parseClaudeShapedEvent, type ToolTable } from '../claude/event.js';
+import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
 
 /** Copilot CLI's tool names and what each one does, as far as the gates care. */
 export const COPILOT_TOOL_KINDS: ToolTable = {

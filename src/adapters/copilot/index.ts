@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import type { AgentAdapter, Capabilities, RenderContext, RenderedFile } from '../adapter.js';
-import { shapedHook } from '../claude-shaped.js';
+import { shapedHook } from '../shaped/adapter.js';
 import { removeOwnedFile, writeOwnedFile, type OwnedFileRecord } from '../owned-file.js';
 import { parseCopilotEvent } from './event.js';
 import { copilotOutput } from './output.js';
@@ -24,16 +24,17 @@ export function copilotHooksFile(worktree: string): string {
 }
 
 /** The hooks file's record, tagged apart from the trust record. */
-type HooksFileRecord = OwnedFileRecord & { kind: 'copilot-hooks' };
+type HooksFileRecord = OwnedFileRecord & { kind: 'copilot-hooks'; entries: number };
 
 function renderHooksFile(ctx: RenderContext): Result<HooksFileRecord> {
   const hook = (event: string, timeoutS: number): { type: string; bash: string; timeoutSec: number } => {
     const h = shapedHook('copilot', ctx, event, timeoutS);
     return { type: 'command', bash: h.command, timeoutSec: h.timeout };
   };
-  const content = `${JSON.stringify({ version: 1, hooks: { preToolUse: [hook('preToolUse', ctx.preToolTimeoutS)], agentStop: [hook('agentStop', ctx.stopTimeoutS)] } }, null, 2)}\n`;
+  const hooks = { preToolUse: [hook('preToolUse', ctx.preToolTimeoutS)], agentStop: [hook('agentStop', ctx.stopTimeoutS)] };
+  const content = `${JSON.stringify({ version: 1, hooks }, null, 2)}\n`;
   const written = writeOwnedFile(copilotHooksFile(ctx.worktree), content, 2);
-  return written.ok ? ok({ ...written.value, kind: 'copilot-hooks' }) : written;
+  return written.ok ? ok({ ...written.value, kind: 'copilot-hooks', entries: Object.values(hooks).flat().length }) : written;
 }
 
 type Record2 = HooksFileRecord | CopilotTrustRecord;
@@ -68,7 +69,7 @@ export const copilotAdapter: AgentAdapter = {
       } else {
         const r = removeOwnedFile(record);
         if (!r.ok) return r;
-        removed += r.value ? 2 : 0;
+        removed += r.value * record.entries;
       }
     }
     return ok({ removed });

@@ -5,7 +5,7 @@
 // no Cursor binary runs here, so these shapes are checked by contract tests only.
 import type { GateEvent } from '../../core/event.js';
 import { fail, ok, type Result } from '../../core/result.js';
-import { parseClaudeShapedEvent, type ToolTable } from '../claude/event.js';
+import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
 
 /** Cursor's agent tools and what each one does, as far as the gates care. */
 export const CURSOR_TOOL_KINDS: ToolTable = {

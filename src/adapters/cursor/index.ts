@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import type { AgentAdapter, Capabilities, RenderContext, RenderedFile } from '../adapter.js';
-import { shapedHook } from '../claude-shaped.js';
+import { shapedHook } from '../shaped/adapter.js';
 import { undoFileEdit } from '../file-edit.js';
 import { CURSOR_WRITE_TOOLS, parseCursorEvent } from './event.js';
 import { cursorOutput } from './output.js';

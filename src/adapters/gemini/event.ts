@@ -2,7 +2,7 @@
 // AfterTool, AfterAgent) with Gemini's tool names mapped to the core's kinds in one table.
 import type { GateEvent } from '../../core/event.js';
 import { fail, type Result } from '../../core/result.js';
-import { parseClaudeShapedEvent, type ToolTable } from '../claude/event.js';
+import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
 
 /** Gemini CLI's tool names and what each one does, as far as the gates care. */
 export const GEMINI_TOOL_KINDS: ToolTable = {

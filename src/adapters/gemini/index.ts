@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import type { AgentAdapter, Capabilities, RenderedFile } from '../adapter.js';
-import { claudeShapedAdapter } from '../claude-shaped.js';
+import { claudeShapedAdapter } from '../shaped/adapter.js';
 import { GEMINI_WRITE_MATCHER, parseGeminiEvent } from './event.js';
 import { geminiOutput } from './output.js';
 import { ensureTrusted, trustedFoldersFile, undoTrust, type TrustRecord } from './trust.js';

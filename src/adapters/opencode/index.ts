@@ -4,7 +4,7 @@
 import { dirname, join } from 'node:path';
 import { ok, type Result } from '../../core/result.js';
 import type { AgentAdapter, Capabilities, RenderContext, RenderedFile } from '../adapter.js';
-import { shapedHook } from '../claude-shaped.js';
+import { shapedHook } from '../shaped/adapter.js';
 import { removeOwnedFile, writeOwnedFile, type OwnedFileRecord } from '../owned-file.js';
 import { OPENCODE_EVENT, parseOpencodeEvent } from './event.js';
 import { opencodeOutput } from './output.js';

@@ -2,7 +2,7 @@
 // Qwen's own tool names mapped to the core's kinds in one table.
 import type { GateEvent } from '../../core/event.js';
 import type { Result } from '../../core/result.js';
-import { parseClaudeShapedEvent, type ToolTable } from '../claude/event.js';
+import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
 
 /** Qwen Code's tool names (a Gemini CLI fork) and what each one does, as far as the gates care. */
 export const QWEN_TOOL_KINDS: ToolTable = {

@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentAdapter, Capabilities } from '../adapter.js';
-import { claudeShapedAdapter } from '../claude-shaped.js';
+import { claudeShapedAdapter } from '../shaped/adapter.js';
 import { parseQwenEvent, QWEN_WRITE_MATCHER } from './event.js';
 import { qwenOutput } from './output.js';
 

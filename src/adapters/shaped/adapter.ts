@@ -1,12 +1,12 @@
 // An adapter for agents whose hooks are Claude Code's shape: `{"hooks": {"PreToolUse":
 // [{"matcher", "hooks": [{"type": "command", "command", "timeout"}]}], "Stop": …}}` in a JSON
 // settings file, exit 2 refusing. Claude Code and Qwen Code are built from this.
-import { fail, ok, type Result } from '../core/result.js';
-import type { AgentAdapter, Capabilities, HookOutput, RenderContext, RenderedFile } from './adapter.js';
-import type { GateEvent } from '../core/event.js';
-import type { Verdict } from '../core/verdict.js';
-import { removeHooks, renderHooks, type HookEntry, type RenderRecord } from './claude/render.js';
-import { hookInvocation } from './hook-transport.js';
+import { fail, ok, type Result } from '../../core/result.js';
+import type { AgentAdapter, Capabilities, HookOutput, RenderContext, RenderedFile } from '../adapter.js';
+import type { GateEvent } from '../../core/event.js';
+import type { Verdict } from '../../core/verdict.js';
+import { removeHooks, renderHooks, type HookEntry, type RenderRecord } from './render.js';
+import { hookInvocation } from '../hook-transport.js';
 
 /** PreToolUse work is a few path checks; a minute is far beyond any real run and still bounded. */
 const PRE_TOOL_TIMEOUT_S = 60;

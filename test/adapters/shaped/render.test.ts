@@ -2,9 +2,9 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { removeHooks, renderHooks } from '../../../src/adapters/claude/render.js';
-import type { HookEntry, RenderRecord } from '../../../src/adapters/claude/render.js';
-import { insertValue, removeValue } from '../../../src/adapters/claude/settings-json.js';
+import { removeHooks, renderHooks } from '../../../src/adapters/shaped/render.js';
+import type { HookEntry, RenderRecord } from '../../../src/adapters/shaped/render.js';
+import { insertValue, removeValue } from '../../../src/adapters/shaped/settings-json.js';
 
 const ENTRIES: HookEntry[] = [
   { event: 'PreToolUse', matcher: 'Write|Edit', command: 'gatehouse hook pre-tool --session s1', timeout: 30 },

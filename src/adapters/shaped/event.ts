@@ -1,0 +1,69 @@
+// The Claude-shaped hook payload (`tool_name`, `tool_input`, `cwd`, `transcript_path`, …)
+// that Claude Code, Qwen Code, Gemini CLI and others send, parsed into the core's event with
+// an agent's own tool table; adapters rename their fields to this shape when they differ.
+import type { GateEvent, ToolKind } from '../../core/event.js';
+import { fail, ok, type Result } from '../../core/result.js';
+
+/** One agent tool as the gates see it: its kind, and for a write tool the input key of its path. */
+export interface ToolEntry {
+  kind: ToolKind;
+  pathKey?: string;
+}
+
+/** An agent's tool vocabulary: its own tool names mapped to the core's kinds. */
+export type ToolTable = Readonly<Record<string, ToolEntry>>;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Whether a PostToolUse `tool_response` reports a failure. Claude Code has no single error
+ * field across tools; these are the shapes its tools use for errors.
+ */
+export function toolFailed(response: unknown): boolean {
+  if (typeof response === 'string') return /^(error|failed)\b/i.test(response.trim());
+  if (!isRecord(response)) return false;
+  if (response.is_error === true || response.isError === true || response.success === false || response.interrupted === true) return true;
+  if (typeof response.error === 'string' && response.error.length > 0) return true;
+  const code = response.exit_code ?? response.exitCode ?? response.returnCode;
+  return typeof code === 'number' && code !== 0;
+}
+
+/**
+ * Parses a Claude-shaped hook payload (`tool_name`, `tool_input`, `cwd`, …) with an agent's
+ * tool table. `readsTranscript` false drops the transcript path: the turn-level verifiers
+ * read Claude Code's transcript format only.
+ */
+export function parseClaudeShapedEvent(tools: ToolTable, eventName: string, input: unknown, fallbackCwd: string, readsTranscript = true): Result<GateEvent> {
+  if (!isRecord(input)) return fail('hook input is not a JSON object');
+  const cwd = typeof input.cwd === 'string' && input.cwd.length > 0 ? input.cwd : fallbackCwd;
+  if (eventName === 'PreToolUse') {
+    const tool = input.tool_name;
+    if (typeof tool !== 'string') return fail('PreToolUse input has no tool_name');
+    const entry = Object.hasOwn(tools, tool) ? tools[tool] : undefined;
+    const toolInput = isRecord(input.tool_input) ? input.tool_input : {};
+    const targets: string[] = [];
+    if (entry?.pathKey) {
+      const p = toolInput[entry.pathKey];
+      if (typeof p !== 'string') return fail(`${tool} input has no ${entry.pathKey}`);
+      targets.push(p);
+    }
+    return ok({ kind: 'pre_tool', tool, toolKind: entry?.kind ?? 'other', targets, input: toolInput, cwd });
+  }
+  if (eventName === 'PostToolUse') {
+    const tool = typeof input.tool_name === 'string' ? input.tool_name : 'unknown';
+    return ok({ kind: 'post_tool', tool, failed: toolFailed(input.tool_response), cwd });
+  }
+  if (eventName === 'Stop' || eventName === 'SubagentStop') {
+    const last = input.last_assistant_message;
+    const transcript = input.transcript_path;
+    return ok({
+      kind: 'stop',
+      cwd,
+      lastMessage: typeof last === 'string' ? last : null,
+      transcriptPath: readsTranscript && typeof transcript === 'string' ? transcript : null,
+    });
+  }
+  return fail(`event ${eventName} is not one Gatehouse gates`);
+}
