@@ -5,15 +5,11 @@
 // one streamed `POST /v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse` per turn;
 // a refused tool call comes back to the model as a `functionResponse` whose output reads
 // `Tool execution blocked: <reason>`; exit 2 at AfterAgent makes the agent retry with the reason.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Turn } from './messages-api.js';
+import { startScriptedServer, type StubRequest } from './scripted-server.js';
 
 /** One model request the stub received (the parsed body). */
-export interface GeminiRequest {
-  path: string;
-  body: { contents?: { role?: string; parts?: Record<string, unknown>[] }[] } | undefined;
-}
+export type GeminiRequest = StubRequest<{ contents?: { role?: string; parts?: Record<string, unknown>[] }[] }>;
 
 export type GeminiScript = (req: GeminiRequest, index: number) => Turn;
 
@@ -37,39 +33,13 @@ function chunk(t: Turn): object {
 
 /** Starts the stub on 127.0.0.1 at a free port. */
 export async function startGeminiStub(script: GeminiScript): Promise<GeminiStub> {
-  const turns: GeminiRequest[] = [];
-  const problems: string[] = [];
-  const server = createServer((incoming, res) => {
-    const parts: Buffer[] = [];
-    incoming.on('data', (c: Buffer) => parts.push(c));
-    incoming.on('end', () => {
-      const path = incoming.url ?? '/';
-      if (incoming.method !== 'POST' || !path.includes(':streamGenerateContent')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
-        return;
-      }
-      let body: GeminiRequest['body'];
-      try {
-        body = JSON.parse(Buffer.concat(parts).toString('utf8')) as GeminiRequest['body'];
-      } catch {
-        body = undefined;
-      }
-      const req: GeminiRequest = { path, body };
-      const index = turns.length;
-      turns.push(req);
-      let t: Turn;
-      try {
-        t = script(req, index);
-      } catch (err) {
-        problems.push(err instanceof Error ? err.message : String(err));
-        t = [{ type: 'text', text: `[stub-model] ${problems.at(-1)}` }];
-      }
+  const s = await startScriptedServer<NonNullable<GeminiRequest['body']>>({
+    accepts: (method, path) => method === 'POST' && path.includes(':streamGenerateContent'),
+    script,
+    respond: (res, t) => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       res.end(`data: ${JSON.stringify(chunk(t))}\r\n\r\n`);
-    });
-    res.on('error', () => {});
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, turns, problems, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { url: `http://127.0.0.1:${s.port}`, turns: s.turns, problems: s.problems, close: s.close };
 }

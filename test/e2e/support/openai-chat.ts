@@ -5,18 +5,15 @@
 // Observed with Qwen Code 0.24.4 in `-p --yolo --output-format stream-json` mode: one
 // streamed `POST /v1/chat/completions` per turn, carrying the tool list; a refused tool
 // call comes back as a `role: "tool"` message whose content holds the hook's reason.
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import type { Turn } from './messages-api.js';
+import { startScriptedServer, type StubRequest, type StubScript } from './scripted-server.js';
 
 /** One chat request the stub received. */
-export interface ChatRequest {
-  path: string;
-  body: { messages?: { role: string; content?: unknown; tool_call_id?: string }[]; tools?: unknown[]; stream?: boolean; model?: string } | undefined;
-}
+export type ChatRequest = StubRequest<{ messages?: { role: string; content?: unknown; tool_call_id?: string }[]; tools?: unknown[]; stream?: boolean; model?: string }>;
 
 /** What the model answers, turn by turn. */
-export type ChatScript = readonly Turn[] | ((req: ChatRequest, index: number) => Turn);
+export type ChatScript = StubScript<NonNullable<ChatRequest['body']>>;
 
 export interface ChatStubOptions {
   /**
@@ -66,52 +63,11 @@ function answer(res: ServerResponse, t: Turn, n: number, model: string): void {
 
 /** Starts the stub on 127.0.0.1 at a free port. */
 export async function startChatStub(script: ChatScript, options: ChatStubOptions = {}): Promise<ChatStub> {
-  const turns: ChatRequest[] = [];
-  const side: ChatRequest[] = [];
-  const problems: string[] = [];
-  const server = createServer((incoming, res) => {
-    const parts: Buffer[] = [];
-    incoming.on('data', (c: Buffer) => parts.push(c));
-    incoming.on('end', () => {
-      const path = incoming.url ?? '/';
-      if (incoming.method !== 'POST' || !path.startsWith('/v1/chat/completions')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
-        return;
-      }
-      let body: ChatRequest['body'];
-      try {
-        body = JSON.parse(Buffer.concat(parts).toString('utf8')) as ChatRequest['body'];
-      } catch {
-        body = undefined;
-      }
-      const req: ChatRequest = { path, body };
-      if (options.isTurn !== undefined && !options.isTurn(req)) {
-        side.push(req);
-        answer(res, [{ type: 'text', text: 'OK' }], turns.length + side.length, body?.model ?? 'stub');
-        return;
-      }
-      const index = turns.length;
-      turns.push(req);
-      let t: Turn;
-      try {
-        const next = typeof script === 'function' ? script(req, index) : script[index];
-        if (next === undefined) throw new Error(`script exhausted: request ${index + 1} but only ${(script as readonly Turn[]).length} turns`);
-        t = next;
-      } catch (err) {
-        problems.push(err instanceof Error ? err.message : String(err));
-        t = [{ type: 'text', text: `[stub-model] ${problems.at(-1)}` }];
-      }
-      answer(res, t, index, body?.model ?? 'stub');
-    });
-    res.on('error', () => {});
+  const s = await startScriptedServer<NonNullable<ChatRequest['body']>>({
+    accepts: (method, path) => method === 'POST' && path.startsWith('/v1/chat/completions'),
+    script,
+    ...(options.isTurn ? { isTurn: options.isTurn } : {}),
+    respond: (res, t, n, req) => answer(res, t, n, req.body?.model ?? 'stub'),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    turns,
-    side,
-    problems,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { url: `http://127.0.0.1:${s.port}/v1`, turns: s.turns, side: s.side, problems: s.problems, close: s.close };
 }
