@@ -67,11 +67,13 @@ export class NewSessionForm {
     this.#syncMode();
   }
 
-  /** Opens the dialog with the command line focused. */
+  /** Opens the dialog with the command line focused and selected, so typing replaces the last one. */
   open(): void {
     this.#error.textContent = '';
     this.#dialog.showModal();
-    byId('new-command', HTMLInputElement).focus();
+    const command = byId('new-command', HTMLInputElement);
+    command.focus();
+    command.select();
   }
 
   #fields(): SessionFields {

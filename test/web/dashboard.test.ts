@@ -110,8 +110,15 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
   });
 
   it('reconnects after the socket drops and after a reload, replaying the screen from the server', async () => {
+    // "ready" is still on the page until it sees the close: wait for it to leave and come back.
+    await page.evaluate(() => {
+      const el = document.getElementById('conn');
+      const seen = globalThis as unknown as { leftReady?: boolean };
+      seen.leftReady = false;
+      if (el !== null) new MutationObserver(() => (seen.leftReady ||= el.dataset.state !== 'ready')).observe(el, { attributeFilter: ['data-state'] });
+    });
     await server.restartWebSocket();
-    await page.waitForSelector('#conn[data-state="ready"]', { timeout: WAIT_MS });
+    await page.waitForFunction(() => (globalThis as unknown as { leftReady?: boolean }).leftReady === true && document.getElementById('conn')?.dataset.state === 'ready', null, { timeout: WAIT_MS });
     await page.click('#terminal');
     await page.keyboard.type('echo again');
     await page.keyboard.press('Enter');
@@ -155,6 +162,15 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await expect.poll(async () => (await terminalRows(page)).some((r) => r.startsWith('[process ended: closed')), { timeout: WAIT_MS }).toBe(true);
     await page.click(`#sessions li[data-id="${first}"]`);
     await expect.poll(() => terminalRows(page), { timeout: WAIT_MS }).toContain('hi');
+
+    // The form remembers the last command, selected, so typing replaces it.
+    await page.keyboard.press('Shift+Escape');
+    await page.keyboard.press('n');
+    await page.waitForSelector('#new-dialog[open]');
+    await page.keyboard.type('/bin/bash');
+    expect(await page.inputValue('#new-command')).toBe('/bin/bash');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#new-dialog[open]', { state: 'detached' });
   });
 
   it('resolves a pending approval from the page, as the dashboard operator', async () => {
