@@ -1,4 +1,4 @@
-// Installs the pinned agent CLIs (Claude Code, Qwen Code, Gemini CLI, Copilot CLI, OpenCode) and the Claude Agent SDK the end-to-end tests run into a
+// Installs the pinned agent CLIs (Claude Code, Qwen Code, Gemini CLI, Copilot CLI, OpenCode, Codex CLI) and the Claude Agent SDK the end-to-end tests run into a
 // cache folder outside the repo, once per machine. Set GATEHOUSE_SKIP_AGENT_INSTALL=1 to skip
 // (the end-to-end tests are then skipped); GATEHOUSE_AGENT_CACHE moves the cache.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -18,6 +18,14 @@ const AGENTS = [
   { name: 'gemini-cli', pkg: '@google/gemini-cli', version: '0.61.0', bin: 'node_modules/.bin/gemini' },
   { name: 'copilot-cli', pkg: '@github/copilot', version: '1.0.102', bin: 'node_modules/.bin/copilot' },
   { name: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'node_modules/.bin/opencode' },
+  {
+    name: 'codex-cli',
+    pkg: '@openai/codex',
+    version: '0.171.0',
+    // npm pulls the native binary in as an optional dependency aliased to the platform build
+    // (`@openai/codex-linux-x64` → `@openai/codex@0.171.0-linux-x64`); run it directly.
+    bin: 'node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
+  },
   {
     // A library, not a CLI: the tests import it and point it at the Claude Code binary above,
     // so its own bundled copy of Claude Code (an optional platform package) is left out.

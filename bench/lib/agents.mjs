@@ -2,7 +2,8 @@
 // PreToolUse-equivalent hook as that agent runs it (`/bin/sh -c <rendered command>`, its own
 // payload shape on stdin), for an allowed write, cold (`--transport command`) and warm
 // (`--transport warm`, one supervisor for all), interleaved with `node -e 0`.
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { gatehouse, makeWorktree, NODE, runHookCommand, shq, startSupervisor, tempDir } from './common.mjs';
 import { failed, metric } from './stats.mjs';
@@ -24,11 +25,22 @@ const AGENTS = {
     hook: (wt) => pick(json(wt, '.github/hooks/gatehouse.json').hooks.preToolUse.map((h) => h.bash)),
     payload: (wt, n) => ({ sessionId: 'x', timestamp: 1, cwd: wt, toolName: 'create', toolArgs: { path: join(wt, `src/f${n}.ts`), file_text: `v${n}` } }),
   },
+  codex: {
+    hook: (wt) => pick(json(wt, '.codex/hooks.json').hooks.PreToolUse.flatMap((g) => g.hooks.map((h) => h.command))),
+    payload: (wt, n) => ({ session_id: 'x', turn_id: 't', hook_event_name: 'PreToolUse', cwd: wt, tool_name: 'apply_patch', tool_input: { command: `*** Begin Patch\n*** Add File: src/f${n}.ts\n+v${n}\n*** End Patch\n` }, tool_use_id: `c${n}` }),
+  },
   cursor: {
     hook: (wt) => pick(json(wt, '.cursor/hooks.json').hooks.preToolUse.map((h) => h.command)),
     payload: (wt, n) => ({ hook_event_name: 'preToolUse', conversation_id: 'c', generation_id: 'g', workspace_roots: [wt], tool_name: 'Write', tool_input: { file_path: join(wt, `src/f${n}.ts`), contents: `v${n}` } }),
   },
 };
+
+/** The Codex binary `scripts/install-agents.mjs` puts in the agent cache ('' when it is not there). */
+function cachedCodex() {
+  const cache = process.env.GATEHOUSE_AGENT_CACHE || join(homedir(), '.cache', 'gatehouse-agents');
+  const bin = join(cache, 'codex-cli@0.171.0', 'node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex');
+  return existsSync(bin) ? bin : '';
+}
 
 function json(wt, rel) {
   return JSON.parse(readFileSync(join(wt, rel), 'utf8'));
@@ -50,7 +62,10 @@ export async function agentsBench({ runs, warmup, log }) {
   const base = tempDir('gh-bench-agents-');
   const state = join(base, 'state');
   // The agents' own homes, so trust entries never touch the user's files.
-  const env = { ...process.env, GEMINI_CLI_HOME: join(base, 'gemini-home'), COPILOT_HOME: join(base, 'copilot-home') };
+  const env = { ...process.env, GEMINI_CLI_HOME: join(base, 'gemini-home'), COPILOT_HOME: join(base, 'copilot-home'), CODEX_HOME: join(base, 'codex-home') };
+  mkdirSync(env.CODEX_HOME);
+  // Codex's hook trust goes through Codex itself: the pinned binary of the agent cache unless one is configured.
+  env.GATEHOUSE_CODEX_BIN ||= cachedCodex();
   const supervisorWt = makeWorktree(join(base, 'supervisor'));
   const supervisor = await startSupervisor(supervisorWt, state);
   const cases = [{ name: 'agents.baseline.node_e0', run: () => runHookCommand(`${shq(NODE)} -e 0`, '', { cwd: base }), check: () => {} }];

@@ -63,7 +63,8 @@ export interface AgentAdapter {
   settingsFiles(worktree: string): string[];
   /** The files `render` writes (absolute): the in-session scope check ignores them. */
   renderTargets(worktree: string): string[];
-  render(ctx: RenderContext): Result<RenderedFile[]>;
+  /** Renders the hooks (and anything they need to fire, e.g. an agent's trust entries); may be async. */
+  render(ctx: RenderContext): Result<RenderedFile[]> | Promise<Result<RenderedFile[]>>;
   unrender(files: RenderedFile[]): Result<{ removed: number }>;
   /** Parses the agent's hook stdin for the given event name. */
   parseEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent>;

@@ -18,6 +18,8 @@ import { parseCursorEvent } from './cursor/event.js';
 import { cursorOutput } from './cursor/output.js';
 import { parseOpencodeEvent } from './opencode/event.js';
 import { opencodeOutput } from './opencode/output.js';
+import { parseCodexEvent } from './codex/event.js';
+import { codexOutput } from './codex/output.js';
 
 /** What the hook needs from an adapter. */
 export interface HookAdapter {
@@ -33,6 +35,7 @@ const HOOK_ADAPTERS: Readonly<Record<string, HookAdapter>> = {
   copilot: { parseEvent: parseCopilotEvent, output: copilotOutput },
   cursor: { parseEvent: parseCursorEvent, output: cursorOutput },
   opencode: { parseEvent: parseOpencodeEvent, output: opencodeOutput },
+  codex: { parseEvent: parseCodexEvent, output: codexOutput },
 };
 
 /** The hook-time adapter for an agent, or undefined for an agent with no hook surface. */

@@ -7,6 +7,7 @@ import { observeCall } from '../core/turn/mutation-nudge.js';
 import { checkFailureCount, checkMaxToolCalls, checkToolRun, extendToolRun } from '../core/turn/tool-loop.js';
 import type { VerifierOutcome } from '../core/verifier-chain.js';
 import { allow, block, type Verdict } from '../core/verdict.js';
+import { fail } from '../core/result.js';
 import { compileWriteScope, decideWrite, isInside, relativeInside } from '../core/write-gate.js';
 import { analyzeShell, type ShellAnalysis } from '../core/shell/index.js';
 import { resolveWriteTarget } from '../runtime/resolve-path.js';
@@ -33,24 +34,24 @@ export function analyzeCall(policy: Policy, event: PreToolEvent): ShellAnalysis 
 export function decideWriteCall(policy: Policy, event: PreToolEvent, shell: ShellAnalysis | null): Verdict {
   let targets = event.targets;
   if (event.toolKind === 'shell') {
-    if (!shell) return allow('not_a_write');
+    if (!shell && event.targets.length === 0 && event.unreadable === undefined) return allow('not_a_write');
     // Only literal targets can be checked; an expanded one makes the classifier ask instead.
     // Deletions are left to the scope check (which reports them): refusing them here would also
     // stop the agent from removing a file it wrongly created, the very fix the check asks for.
-    targets = shell.writeTargets.filter((t) => t.literal && t.kind !== 'delete').map((t) => t.path);
+    // An adapter may add writes it knows a command makes (Codex's `apply_patch <<'EOF'`).
+    targets = [...(shell?.writeTargets ?? []).filter((t) => t.literal && t.kind !== 'delete').map((t) => t.path), ...event.targets];
   } else if (event.toolKind !== 'write') {
     return allow('not_a_write');
   }
-  return decideWrite(
-    compileWriteScope(policy),
-    event.tool,
-    targets.map((target) => ({ target, real: resolveWriteTarget(target, event.cwd) })),
-  );
+  const resolved = targets.map((target) => ({ target, real: resolveWriteTarget(target, event.cwd) }));
+  // Targets that cannot be read are refused like a path that cannot be resolved.
+  if (event.unreadable !== undefined) resolved.unshift({ target: `${event.tool} input`, real: fail(event.unreadable) });
+  return decideWrite(compileWriteScope(policy), event.tool, resolved);
 }
 
 /** Worktree-relative real paths of the call's write targets, for permission profiles and rules. */
 function relativeTargets(policy: Policy, event: PreToolEvent, shell: ShellAnalysis | null): string[] {
-  const raw = event.toolKind === 'shell' ? (shell?.writeTargets.map((t) => t.path) ?? []) : event.targets;
+  const raw = event.toolKind === 'shell' ? [...(shell?.writeTargets.map((t) => t.path) ?? []), ...event.targets] : event.targets;
   return raw.map((t) => {
     const real = resolveWriteTarget(t, event.cwd);
     return real.ok && isInside(policy.worktree, real.value) ? relativeInside(policy.worktree, real.value) : t;

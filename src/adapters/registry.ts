@@ -8,6 +8,7 @@ import { geminiAdapter } from './gemini/index.js';
 import { copilotAdapter } from './copilot/index.js';
 import { cursorAdapter } from './cursor/index.js';
 import { opencodeAdapter } from './opencode/index.js';
+import { codexAdapter } from './codex/index.js';
 
 const ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
   claude: claudeAdapter,
@@ -17,6 +18,7 @@ const ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
   copilot: copilotAdapter,
   cursor: cursorAdapter,
   opencode: opencodeAdapter,
+  codex: codexAdapter,
 };
 
 /** Agent names accepted by `--agent` (anything else is a name with no hook surface). */

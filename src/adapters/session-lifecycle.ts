@@ -197,7 +197,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     let rendered: RenderedFile[] = [];
     if (adapter) {
       const budgets = hookBudgets(policy);
-      const r = adapter.render({
+      const r = await adapter.render({
         sessionId: id,
         worktree,
         projectState,

@@ -10,8 +10,10 @@ export interface PreToolEvent {
   /** The agent's own tool name, kept for messages and audit only. */
   tool: string;
   toolKind: ToolKind;
-  /** Paths the call writes, as the agent gave them (absolute or relative to `cwd`). */
+  /** Paths the call writes, as the agent gave them (absolute or relative to `cwd`); for a shell call, writes the adapter knows of beyond the shell analysis. */
   targets: string[];
+  /** Set when the call writes but its targets cannot be read from its input (e.g. a malformed patch): the write gate refuses it. */
+  unreadable?: string;
   /** The tool's arguments as the agent sent them (hashed by the tool-loop watchdog, never stored). */
   input: unknown;
   cwd: string;

@@ -3,12 +3,12 @@
 // gate; timeouts in milliseconds), and the folder trust Gemini needs to load them.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { fail, ok, type Result } from '../../core/result.js';
-import type { AgentAdapter, Capabilities, RenderedFile } from '../adapter.js';
+import type { AgentAdapter, Capabilities } from '../adapter.js';
+import { withTrustStep } from '../trust-step.js';
 import { claudeShapedAdapter } from '../shaped/adapter.js';
 import { GEMINI_WRITE_MATCHER, parseGeminiEvent } from './event.js';
 import { geminiOutput } from './output.js';
-import { ensureTrusted, trustedFoldersFile, undoTrust, type TrustRecord } from './trust.js';
+import { ensureTrusted, trustedFoldersFile, undoTrust } from './trust.js';
 
 const CAPABILITIES: Capabilities = {
   write_gate: { level: 'blocking', reason: 'BeforeTool hook on write_file and replace; exit 2 refuses the call and the model sees the reason' },
@@ -35,30 +35,5 @@ const hooks = claudeShapedAdapter({
   timeoutUnitsPerSecond: 1000,
 });
 
-function isTrustRecord(r: unknown): r is TrustRecord {
-  return typeof r === 'object' && r !== null && (r as { kind?: unknown }).kind === 'gemini-trust';
-}
-
 /** The Gemini CLI adapter. */
-export const geminiAdapter: AgentAdapter = {
-  ...hooks,
-  render(ctx): Result<RenderedFile[]> {
-    // Trust first: hooks Gemini would ignore must never be reported as rendered.
-    const trust = ensureTrusted(ctx.worktree);
-    if (!trust.ok) return fail(trust.reason);
-    const rendered = hooks.render(ctx);
-    if (!rendered.ok) {
-      undoTrust(trust.value);
-      return rendered;
-    }
-    return ok([...rendered.value, { file: trust.value.file, record: trust.value }]);
-  },
-  unrender(files) {
-    for (const f of files) {
-      if (!isTrustRecord(f.record)) continue;
-      const undone = undoTrust(f.record);
-      if (!undone.ok) return undone;
-    }
-    return hooks.unrender(files.filter((f) => !isTrustRecord(f.record)));
-  },
-};
+export const geminiAdapter: AgentAdapter = withTrustStep(hooks, { kind: 'gemini-trust', trust: (ctx) => ensureTrusted(ctx.worktree), undo: undoTrust });

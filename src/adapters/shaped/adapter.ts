@@ -48,8 +48,11 @@ export function shapedHook(agent: string, ctx: RenderContext, event: string, tim
   return { event, ...hookInvocation(argv, { sessionId: ctx.sessionId, event, agent, failClosed: ctx.failClosed }, timeoutS, ctx.warm) };
 }
 
+/** A Claude-shaped adapter: its render is synchronous (an agent's adapter may wrap it in more steps). */
+export type ShapedAdapter = Omit<AgentAdapter, 'render'> & { render(ctx: RenderContext): Result<RenderedFile[]> };
+
 /** Builds the adapter for a Claude-shaped agent. */
-export function claudeShapedAdapter(spec: ClaudeShapedSpec): AgentAdapter {
+export function claudeShapedAdapter(spec: ClaudeShapedSpec): ShapedAdapter {
   return {
     name: spec.name,
     capabilities: spec.capabilities,

@@ -1,0 +1,135 @@
+// A short-lived `codex app-server` spoken to over stdio (JSON-RPC, one message per line): the
+// interface Codex's own clients use to read its hooks and write its config. Gatehouse uses it
+// to trust the session's hooks exactly the way Codex's hook review does.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+
+/** A whole exchange (start, a few calls) takes ~0.2 s; this bounds a stuck server. */
+const CALL_TIMEOUT_MS = 15_000;
+
+/** Where to find Codex: `$GATEHOUSE_CODEX_BIN`, else `codex` on PATH; null when neither is there. */
+export function findCodexBinary(env: NodeJS.ProcessEnv = process.env): string | null {
+  const configured = env['GATEHOUSE_CODEX_BIN'];
+  if (configured !== undefined && configured !== '') return isAbsolute(configured) && executable(configured) ? configured : null;
+  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, 'codex');
+    if (executable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Pending {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * One `codex app-server` process, initialised and ready for calls.
+ * @example const s = await CodexAppServer.start(bin); const hooks = await s.call('hooks/list', { cwds: [dir] }); s.close();
+ */
+export class CodexAppServer {
+  readonly #child: ChildProcess;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #buffer = '';
+  #stderr = '';
+  #exited: string | null = null;
+
+  private constructor(child: ChildProcess) {
+    this.#child = child;
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => this.#read(chunk));
+    child.stderr?.setEncoding('utf8');
+    // Only the tail is kept, for an error message.
+    child.stderr?.on('data', (chunk: string) => (this.#stderr = (this.#stderr + chunk).slice(-2000)));
+    child.on('error', (err) => this.#fail(`cannot run codex app-server: ${err.message}`));
+    child.on('exit', (code, signal) => this.#fail(`codex app-server exited (${signal ?? code})${this.#stderr.trim() === '' ? '' : `: ${lastLine(this.#stderr)}`}`));
+  }
+
+  /** Starts the server with the caller's environment (so `CODEX_HOME` is the agent's) and initialises it. */
+  static async start(bin: string, env: NodeJS.ProcessEnv = process.env): Promise<CodexAppServer> {
+    const child = spawn(bin, ['app-server'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const server = new CodexAppServer(child);
+    try {
+      await server.call('initialize', { clientInfo: { name: 'gatehouse', title: 'Gatehouse', version: '1' }, capabilities: null });
+      server.#send({ method: 'initialized' });
+    } catch (err) {
+      server.close();
+      throw err;
+    }
+    return server;
+  }
+
+  /** Calls `method`; rejects with the server's error message, or when it dies or does not answer. */
+  call<T>(method: string, params: unknown): Promise<T> {
+    if (this.#exited !== null) return Promise.reject(new Error(this.#exited));
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new Error(`codex app-server did not answer ${method} within ${CALL_TIMEOUT_MS / 1000} s`));
+      }, CALL_TIMEOUT_MS);
+      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.#send({ id, method, params });
+    });
+  }
+
+  /** Ends the server (it holds no state worth a graceful stop). */
+  close(): void {
+    this.#exited ??= 'codex app-server closed';
+    this.#child.stdin?.end();
+    this.#child.kill('SIGTERM');
+  }
+
+  #send(msg: object): void {
+    this.#child.stdin?.write(`${JSON.stringify(msg)}\n`);
+  }
+
+  #read(chunk: string): void {
+    this.#buffer += chunk;
+    let nl: number;
+    while ((nl = this.#buffer.indexOf('\n')) >= 0) {
+      const line = this.#buffer.slice(0, nl);
+      this.#buffer = this.#buffer.slice(nl + 1);
+      let msg: { id?: unknown; result?: unknown; error?: { message?: unknown } };
+      try {
+        msg = JSON.parse(line) as typeof msg;
+      } catch {
+        continue;
+      }
+      // Notifications (config warnings and the like) have no id; only answers are awaited.
+      if (typeof msg.id !== 'number') continue;
+      const p = this.#pending.get(msg.id);
+      if (p === undefined) continue;
+      this.#pending.delete(msg.id);
+      clearTimeout(p.timer);
+      if (msg.error !== undefined) p.reject(new Error(typeof msg.error.message === 'string' ? msg.error.message : JSON.stringify(msg.error)));
+      else p.resolve(msg.result);
+    }
+  }
+
+  #fail(why: string): void {
+    this.#exited ??= why;
+    for (const p of this.#pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(new Error(why));
+    }
+    this.#pending.clear();
+  }
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').at(-1) ?? '';
+}

@@ -1,0 +1,53 @@
+// The Codex CLI adapter: Claude-shaped hooks in `<worktree>/.codex/hooks.json` — a
+// PreToolUse write gate on apply_patch (every path in the patch) and Bash, a Stop completion
+// gate — and the trust Codex needs before it runs them (see trust.ts).
+import { join } from 'node:path';
+import { fail, type Result } from '../../core/result.js';
+import type { AgentAdapter, Capabilities } from '../adapter.js';
+import { withTrustStep } from '../trust-step.js';
+import { claudeShapedAdapter } from '../shaped/adapter.js';
+import type { RenderRecord } from '../shaped/render.js';
+import { findCodexBinary } from './app-server.js';
+import { CODEX_WRITE_MATCHER, parseCodexEvent } from './event.js';
+import { codexOutput } from './output.js';
+import { codexConfigFile, codexHome, trustCodexHooks, undoCodexTrust, type CodexTrustRecord } from './trust.js';
+
+const CAPABILITIES: Capabilities = {
+  write_gate: { level: 'blocking', reason: 'PreToolUse hook on apply_patch: every path the patch adds, updates, deletes or moves to is checked; exit 2 refuses the whole patch and the model sees the reason' },
+  shell_analysis: { level: 'blocking', reason: 'PreToolUse on Bash: parsed, classified, write targets checked (an early warning; the scope check is the net)' },
+  completion_gate: { level: 'blocking', reason: 'Stop hook; exit 2 makes Codex continue the turn with the reason' },
+  approvals: { level: 'blocking', reason: 'PreToolUse waits on the approval queue; exit 2 with the reason on a rejection' },
+  halt: { level: 'none', reason: 'no run-ending hook output is known to be honoured; a halt verdict refuses the call instead' },
+};
+
+/** Codex's project hooks file, where the session's hooks go. */
+export function codexHooksFile(worktree: string): string {
+  return join(worktree, '.codex', 'hooks.json');
+}
+
+const hooks = claudeShapedAdapter({
+  name: 'codex',
+  capabilities: CAPABILITIES,
+  settingsFile: codexHooksFile,
+  // Codex's own config can untrust or disable the hooks; the project's config.toml can too.
+  settingsFiles: (worktree) => [codexHooksFile(worktree), join(worktree, '.codex', 'config.toml'), join(codexHome(), 'hooks.json'), codexConfigFile()],
+  writeMatcher: CODEX_WRITE_MATCHER,
+  parseEvent: parseCodexEvent,
+  output: codexOutput,
+});
+
+/** The Codex CLI adapter. */
+export const codexAdapter: AgentAdapter = withTrustStep(hooks, {
+  kind: 'codex-trust',
+  async trust(ctx, rendered): Promise<Result<CodexTrustRecord>> {
+    const bin = findCodexBinary();
+    if (bin === null) {
+      return fail(
+        'Codex runs project hooks only after they are trusted, and Gatehouse trusts them through Codex itself, but codex is not on PATH: install it (npm install -g @openai/codex) or set GATEHOUSE_CODEX_BIN to its absolute path, then run again',
+      );
+    }
+    const record = rendered[0]?.record as RenderRecord;
+    return trustCodexHooks({ bin, project: ctx.worktree, hooksFile: record.file, commands: record.entries.map((e) => e.command), expected: record.entries.length });
+  },
+  undo: undoCodexTrust,
+});

@@ -1,0 +1,46 @@
+// An agent that skips hooks it does not trust needs a trust step beside the rendered hooks:
+// taken at render (after the hooks are written, since some agents trust hooks by content),
+// recorded with the render, and undone at unrender before the hooks come out. Hooks the agent
+// would skip are never reported as rendered: if the trust step fails, the hooks come out again.
+import { ok, type Result } from '../core/result.js';
+import type { AgentAdapter, RenderContext, RenderedFile } from './adapter.js';
+import type { ShapedAdapter } from './shaped/adapter.js';
+
+/** What the agent's trust step records (tagged by `kind`) and the file it changed. */
+export interface TrustRecordBase {
+  kind: string;
+  file: string;
+}
+
+/** One agent's trust step. */
+export interface TrustStep<R extends TrustRecordBase> {
+  kind: R['kind'];
+  trust(ctx: RenderContext, rendered: RenderedFile[]): Result<R> | Promise<Result<R>>;
+  undo(record: R): Result<void>;
+}
+
+/** `hooks` with `step` taken after its render and undone before its unrender. */
+export function withTrustStep<R extends TrustRecordBase>(hooks: ShapedAdapter, step: TrustStep<R>): AgentAdapter {
+  const isTrust = (r: unknown): r is R => typeof r === 'object' && r !== null && (r as { kind?: unknown }).kind === step.kind;
+  return {
+    ...hooks,
+    async render(ctx): Promise<Result<RenderedFile[]>> {
+      const rendered = hooks.render(ctx);
+      if (!rendered.ok) return rendered;
+      const trust = await step.trust(ctx, rendered.value);
+      if (!trust.ok) {
+        hooks.unrender(rendered.value);
+        return trust;
+      }
+      return ok([...rendered.value, { file: trust.value.file, record: trust.value }]);
+    },
+    unrender(files) {
+      for (const f of files) {
+        if (!isTrust(f.record)) continue;
+        const undone = step.undo(f.record);
+        if (!undone.ok) return undone;
+      }
+      return hooks.unrender(files.filter((f) => !isTrust(f.record)));
+    },
+  };
+}
