@@ -116,6 +116,8 @@ describe.skipIf(bin === null)('Codex config and hook trust around a session', ()
     const started = start();
     expect(started.status, started.stderr).toBe(0);
     expect(readFileSync(join(home, 'config.toml'), 'utf8')).toContain('trusted_hash');
+    // No PostToolUse: Codex's says nothing of failure (docs/agents.md).
+    expect(Object.keys((JSON.parse(readFileSync(hooksFile, 'utf8')) as { hooks: object }).hooks)).toEqual(['PreToolUse', 'Stop']);
     const ended = gatehouse(['session', 'end', sessionId, '--worktree', g.project.dir, '--state-dir', g.state], { env: codexEnv() });
     expect(ended.status, ended.stderr).toBe(0);
     sessionId = '';

@@ -34,6 +34,8 @@ const hooks = claudeShapedAdapter({
   writeMatcher: CODEX_WRITE_MATCHER,
   parseEvent: parseCodexEvent,
   output: codexOutput,
+  // Its PostToolUse carries a shell call's output but no exit status, and does not fire for a failed patch.
+  reportsFailures: false,
 });
 
 /** The Codex CLI adapter. */

@@ -34,6 +34,8 @@ export interface ClaudeShapedSpec {
   output(event: GateEvent['kind'], verdict: Verdict): HookOutput;
   /** Event names, when not Claude Code's (Gemini CLI: BeforeTool, AfterAgent, AfterTool). */
   events?: ShapedEvents;
+  /** False when the agent's PostToolUse says nothing of failure (Codex: output only): none is rendered. */
+  reportsFailures?: boolean;
   /** Units of the rendered `timeout` per second: 1 (Claude Code, seconds) or 1000 (Gemini CLI, milliseconds). */
   timeoutUnitsPerSecond?: number;
 }
@@ -70,7 +72,7 @@ export function claudeShapedAdapter(spec: ClaudeShapedSpec): ShapedAdapter {
         { matcher: ctx.watchAllTools ? '*' : spec.writeMatcher, ...hook(ev.preTool, ctx.preToolTimeoutS) },
         hook(ev.stop, ctx.stopTimeoutS),
       ];
-      if (ctx.trackFailures) entries.push({ matcher: '*', ...hook(ev.postTool, PRE_TOOL_TIMEOUT_S) });
+      if (ctx.trackFailures && spec.reportsFailures !== false) entries.push({ matcher: '*', ...hook(ev.postTool, PRE_TOOL_TIMEOUT_S) });
       const file = spec.settingsFile(ctx.worktree);
       const r = renderHooks(file, entries);
       if (!r.ok) return fail(r.reason);
