@@ -2,7 +2,7 @@
 // taken at render (after the hooks are written, since some agents trust hooks by content),
 // recorded with the render, and undone at unrender before the hooks come out. Hooks the agent
 // would skip are never reported as rendered: if the trust step fails, the hooks come out again.
-import { ok, type Result } from '../core/result.js';
+import { fail, ok, type Result } from '../core/result.js';
 import type { AgentAdapter, RenderContext, RenderedFile } from './adapter.js';
 import type { ShapedAdapter } from './shaped/adapter.js';
 
@@ -29,8 +29,8 @@ export function withTrustStep<R extends TrustRecordBase>(hooks: ShapedAdapter, s
       if (!rendered.ok) return rendered;
       const trust = await step.trust(ctx, rendered.value);
       if (!trust.ok) {
-        hooks.unrender(rendered.value);
-        return trust;
+        const removed = hooks.unrender(rendered.value);
+        return removed.ok ? trust : fail(`${trust.reason}; the hooks just rendered could not be removed either (${removed.reason})`);
       }
       return ok([...rendered.value, { file: trust.value.file, record: trust.value }]);
     },
