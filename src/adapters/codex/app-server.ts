@@ -55,6 +55,8 @@ export class CodexAppServer {
     // Only the tail is kept, for an error message.
     child.stderr?.on('data', (chunk: string) => (this.#stderr = (this.#stderr + chunk).slice(-2000)));
     child.on('error', (err) => this.#fail(`cannot run codex app-server: ${err.message}`));
+    // A server that failed to start or died closes its stdin; the exit or error above says why.
+    child.stdin?.on('error', () => {});
     child.on('exit', (code, signal) => this.#fail(`codex app-server exited (${signal ?? code})${this.#stderr.trim() === '' ? '' : `: ${lastLine(this.#stderr)}`}`));
   }
 

@@ -100,3 +100,16 @@ describe.skipIf(bin === null)('Codex hook trust through codex app-server', () =>
     expect(readFileSync(configFile(), 'utf8')).toBe(USER_CONFIG);
   });
 });
+
+describe('a Codex that cannot run', () => {
+  it('fails with the reason and leaves the config alone', async () => {
+    const project = realpathSync(mkdtempSync(join(tmpdir(), 'gh-codex-none-')));
+    try {
+      const r = await trustCodexHooks({ bin: join(project, 'missing-codex'), project, hooksFile: join(project, '.codex', 'hooks.json'), commands: [], expected: 1, env: { CODEX_HOME: project } });
+      expect(r.ok ? 'trusted' : r.reason).toMatch(/cannot trust the session's hooks in Codex: cannot run codex app-server/);
+      expect(existsSync(join(project, 'config.toml'))).toBe(false);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+});
