@@ -35,7 +35,8 @@ function terminalRows(p: Page): Promise<string[]> {
   return p.$$eval('#terminal .xterm-rows > div', (rows) => rows.map((r) => (r.textContent ?? '').trimEnd()));
 }
 
-describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
+// A test makes several such waits in a row: give each test room for them on a loaded machine.
+describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', { timeout: 90_000 }, () => {
   beforeAll(async () => {
     if (!existsSync(join(WEB_DIR, 'app.js'))) execFileSync(process.execPath, ['scripts/build-web.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
     project = realpathSync(mkdtempSync(join(tmpdir(), 'gh-dashboard-')));
