@@ -3,10 +3,11 @@
 import type { FunctionNode, Node, Redirect, Script, SimpleCommand, Word } from './ast.js';
 import { commandName, isSafeEnvName, parseArgs, unwrapCommand } from './command-line.js';
 import { denyReason, gatehouseArgs } from './deny-rules.js';
-import { CLASS_RANK, evaluatesReason, evaluatingWord, judgeTargets, Judgement, type ShellClass, type TargetScope } from './judgement.js';
+import { evaluatesReason, evaluatingWord, judgeTargets, Judgement, type ShellClass, type TargetScope } from './judgement.js';
 import { parseShell } from './parser.js';
 import { normalizePath, resolvePath } from './paths.js';
 import { readOnlyReason } from './read-only.js';
+import { summarize } from './summary.js';
 import { BASH_COMPATIBLE_SHELLS, codeSource, isDecoderOrDownloader, SHELLS } from './runners.js';
 import { isForkBomb, someSimpleCommand, wordRuns } from './walk.js';
 import type { WriteTarget } from './write-target.js';
@@ -46,9 +47,6 @@ export type { WriteTarget } from './write-target.js';
 
 /** Deepest re-analysis of a string as a script (`sh -c '…'`, `eval`, heredoc into `sh`); real commands nest one or two. */
 export const MAX_REANALYSIS_DEPTH = 4;
-
-/** Longest command text quoted in a reason; the full argv is in `commands`. */
-const MAX_SHOWN_CHARS = 160;
 
 /** The command our package installs (package.json `bin`). */
 const DEFAULT_GATEHOUSE_COMMANDS = ['gatehouse'];
@@ -289,23 +287,6 @@ class Analyzer {
   }
 
   result(): ShellAnalysis {
-    const top = this.commands.reduce<SimpleCommandInfo | null>((best, c) => (best === null || CLASS_RANK[c.class] > CLASS_RANK[best.class] ? c : best), null);
-    const cls: ShellClass = top?.class ?? 'approve';
-    const base = { class: cls, commands: this.commands, writeTargets: this.targets, parsed: true };
-    if (top === null) return { ...base, reason: 'The command runs nothing.' };
-    const shown = show(top.argv);
-    if (cls === 'deny') return { ...base, reason: `Gatehouse refused \`${shown}\`: ${top.reason}. Do not retry it or reach the same effect another way.` };
-    if (cls === 'ask') {
-      const more = this.commands.filter((c) => c.class === 'ask').length - 1;
-      const others = more === 0 ? '' : ` (and ${more} more ${more === 1 ? 'command needs' : 'commands need'} review)`;
-      return { ...base, reason: `Gatehouse needs a person to approve \`${shown}\`: ${top.reason}${others}.` };
-    }
-    const names = [...new Set(this.commands.map((c) => c.argv[0]).filter((a) => a !== undefined))];
-    return { ...base, reason: `Read-only commands only (${names.join(', ')}).` };
+    return summarize(this.commands, this.targets);
   }
-}
-
-function show(argv: readonly string[]): string {
-  const s = argv.join(' ');
-  return s.length > MAX_SHOWN_CHARS ? `${s.slice(0, MAX_SHOWN_CHARS)}…` : s;
 }

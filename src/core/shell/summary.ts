@@ -1,0 +1,30 @@
+// The verdict on a whole command line, in words: the worst command's class decides, and its
+// reason says what to do (a refusal, a request for review, or "read-only commands only").
+import type { ShellAnalysis, SimpleCommandInfo } from './classify.js';
+import { CLASS_RANK, type ShellClass } from './judgement.js';
+import type { WriteTarget } from './write-target.js';
+
+/** Longest command text quoted in a reason; the full argv is in `commands`. */
+const MAX_SHOWN_CHARS = 160;
+
+/** The analysis of a parsed command line from the verdicts on its simple commands. */
+export function summarize(commands: SimpleCommandInfo[], writeTargets: WriteTarget[]): ShellAnalysis {
+  const top = commands.reduce<SimpleCommandInfo | null>((best, c) => (best === null || CLASS_RANK[c.class] > CLASS_RANK[best.class] ? c : best), null);
+  const cls: ShellClass = top?.class ?? 'approve';
+  const base = { class: cls, commands, writeTargets, parsed: true };
+  if (top === null) return { ...base, reason: 'The command runs nothing.' };
+  const shown = show(top.argv);
+  if (cls === 'deny') return { ...base, reason: `Gatehouse refused \`${shown}\`: ${top.reason}. Do not retry it or reach the same effect another way.` };
+  if (cls === 'ask') {
+    const more = commands.filter((c) => c.class === 'ask').length - 1;
+    const others = more === 0 ? '' : ` (and ${more} more ${more === 1 ? 'command needs' : 'commands need'} review)`;
+    return { ...base, reason: `Gatehouse needs a person to approve \`${shown}\`: ${top.reason}${others}.` };
+  }
+  const names = [...new Set(commands.map((c) => c.argv[0]).filter((a) => a !== undefined))];
+  return { ...base, reason: `Read-only commands only (${names.join(', ')}).` };
+}
+
+function show(argv: readonly string[]): string {
+  const s = argv.join(' ');
+  return s.length > MAX_SHOWN_CHARS ? `${s.slice(0, MAX_SHOWN_CHARS)}…` : s;
+}
