@@ -125,6 +125,20 @@ describe.skipIf(bin === null)('Codex config and hook trust around a session', ()
     expect(readFileSync(hooksFile, 'utf8')).toBe(hooksBefore);
   });
 
+  it("refuses a second session in the same worktree (Codex trusts hooks by position), changing nothing", () => {
+    makeCodexHome(home, 'http://127.0.0.1:9/v1');
+    expect(start().status).toBe(0);
+    const first = sessionId;
+    const hooks = readFileSync(g.project.path('.codex/hooks.json'), 'utf8');
+    const config = readFileSync(join(home, 'config.toml'), 'utf8');
+    const second = start();
+    expect(second.status).not.toBe(0);
+    expect(second.stderr).toContain(`already holds the hooks of Gatehouse session ${first}`);
+    expect(sessionId).toBe(first);
+    expect(readFileSync(g.project.path('.codex/hooks.json'), 'utf8')).toBe(hooks);
+    expect(readFileSync(join(home, 'config.toml'), 'utf8')).toBe(config);
+  });
+
   it('refuses, rendering nothing, when Codex cannot be found to trust the hooks, or the project is marked untrusted', () => {
     const missing = start([], { CODEX_HOME: home, GATEHOUSE_CODEX_BIN: join(home, 'no-codex-here') });
     expect(missing.status).not.toBe(0);

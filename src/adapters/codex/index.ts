@@ -38,6 +38,19 @@ const hooks = claudeShapedAdapter({
   reportsFailures: false,
 });
 
+/** The id of another Gatehouse session whose Codex hooks are in the rendered file, or null. */
+function otherSessionHook(record: RenderRecord): string | null {
+  const ours = new Set(record.entries.map((e) => e.command));
+  const settings = JSON.parse(record.rendered) as { hooks?: Record<string, { hooks?: { command?: unknown }[] }[]> };
+  const commands = Object.values(settings.hooks ?? {}).flatMap((groups) => groups.flatMap((g) => (g.hooks ?? []).map((h) => h.command)));
+  for (const command of commands) {
+    if (typeof command !== 'string' || ours.has(command)) continue;
+    const m = / check --session (\S+) .*--agent codex\b/.exec(command);
+    if (m) return m[1] ?? null;
+  }
+  return null;
+}
+
 /** The Codex CLI adapter. */
 export const codexAdapter: AgentAdapter = withTrustStep(hooks, {
   kind: 'codex-trust',
@@ -49,6 +62,12 @@ export const codexAdapter: AgentAdapter = withTrustStep(hooks, {
       );
     }
     const record = rendered[0]?.record as RenderRecord;
+    const other = otherSessionHook(record);
+    if (other !== null) {
+      return fail(
+        `${record.file} already holds the hooks of Gatehouse session ${other}: end it first (gatehouse session end ${other}). Codex trusts hooks by their position in the file, so removing one session's hooks would silently untrust the other's.`,
+      );
+    }
     return trustCodexHooks({ bin, project: ctx.worktree, hooksFile: record.file, commands: record.entries.map((e) => e.command), expected: record.entries.length });
   },
   undo: undoCodexTrust,
