@@ -3,6 +3,7 @@
 import type { GateEvent } from '../../core/event.js';
 import { fail, type Result } from '../../core/result.js';
 import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
+import { isRecord } from '../../core/is-record.js';
 
 /** Copilot CLI's tool names and what each one does, as far as the gates care. */
 export const COPILOT_TOOL_KINDS: ToolTable = {
@@ -11,10 +12,6 @@ export const COPILOT_TOOL_KINDS: ToolTable = {
   bash: { kind: 'shell' },
   view: { kind: 'read' },
 };
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Parses one Copilot CLI hook payload by renaming its fields to the Claude shape. Its

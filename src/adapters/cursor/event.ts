@@ -6,6 +6,7 @@
 import type { GateEvent } from '../../core/event.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
+import { isRecord } from '../../core/is-record.js';
 
 /** Cursor's agent tools and what each one does, as far as the gates care. */
 export const CURSOR_TOOL_KINDS: ToolTable = {
@@ -21,10 +22,6 @@ export const CURSOR_TOOL_KINDS: ToolTable = {
 
 /** The write tools, as preToolUse matchers (one entry each, as Cursor's examples do). */
 export const CURSOR_WRITE_TOOLS = ['Write', 'StrReplace', 'Edit', 'Delete'];
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function cwdOf(input: Record<string, unknown>, fallback: string): string {
   if (typeof input['cwd'] === 'string' && input['cwd'] !== '') return input['cwd'];

@@ -3,6 +3,7 @@
 import type { GateEvent } from '../../core/event.js';
 import { fail, type Result } from '../../core/result.js';
 import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
+import { isRecord } from '../../core/is-record.js';
 
 /** Gemini CLI's tool names and what each one does, as far as the gates care. */
 export const GEMINI_TOOL_KINDS: ToolTable = {
@@ -23,10 +24,6 @@ export const GEMINI_WRITE_MATCHER = 'write_file|replace';
 
 /** Gemini's event names and the Claude-shaped events they correspond to. */
 const EVENT_NAMES: Readonly<Record<string, string>> = { BeforeTool: 'PreToolUse', AfterTool: 'PostToolUse', AfterAgent: 'Stop' };
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Parses one Gemini CLI hook payload. AfterAgent carries the final answer as

@@ -3,6 +3,7 @@
 import type { GateEvent } from '../../core/event.js';
 import { fail, type Result } from '../../core/result.js';
 import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
+import { isRecord } from '../../core/is-record.js';
 
 /** OpenCode's tool names and what each one does, as far as the gates care. */
 export const OPENCODE_TOOL_KINDS: ToolTable = {
@@ -18,10 +19,6 @@ export const OPENCODE_TOOL_KINDS: ToolTable = {
 
 /** The plugin hook the session's plugin calls the gate from. */
 export const OPENCODE_EVENT = 'tool.execute.before';
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Parses one call from the plugin. OpenCode has no blocking stop event to parse. */
 export function parseOpencodeEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent> {

@@ -3,6 +3,7 @@
 // an agent's own tool table; adapters rename their fields to this shape when they differ.
 import type { GateEvent, ToolKind } from '../../core/event.js';
 import { fail, ok, type Result } from '../../core/result.js';
+import { isRecord } from '../../core/is-record.js';
 
 /** One agent tool as the gates see it: its kind, and for a write tool the input key of its path. */
 export interface ToolEntry {
@@ -12,10 +13,6 @@ export interface ToolEntry {
 
 /** An agent's tool vocabulary: its own tool names mapped to the core's kinds. */
 export type ToolTable = Readonly<Record<string, ToolEntry>>;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Whether a PostToolUse `tool_response` reports a failure. Claude Code has no single error

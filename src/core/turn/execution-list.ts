@@ -2,6 +2,7 @@
 // reads it and refuses to let the turn end while items on it are unfinished.
 import type { TurnVerifier, VerifierOutcome } from '../verifier-chain.js';
 import type { TurnVerifyContext, VerifierOptions } from './context.js';
+import { isRecord } from '../is-record.js';
 
 /** One item on the agent's list. */
 export interface ExecItem {
@@ -16,10 +17,6 @@ export const MAX_LISTED_ITEMS = 8;
 export const TODO_TOOL_NAME = 'TodoWrite';
 
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'in_progress', 'completed']);
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The todos of the last TodoWrite in one transcript line, `undefined` when it has none. */
 function todosInLine(line: string): ExecItem[] | null | undefined {

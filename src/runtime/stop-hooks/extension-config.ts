@@ -4,6 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
+import { isRecord } from '../../core/is-record.js';
 
 /** Where a hooks.json came from. */
 export type ExtensionHookSource = 'project' | 'user';
@@ -51,10 +52,6 @@ export function extensionHookFiles(worktree: string, env: NodeJS.ProcessEnv): { 
   ];
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** A file's text, null when it does not exist, or why it cannot be read. */
 function readHooksFile(file: string): Result<string | null> {
   try {
@@ -69,7 +66,7 @@ function readHooksFile(file: string): Result<string | null> {
 
 /** Validates one parsed file; returns its hooks, or the first thing wrong with it. */
 function parseStopHooks(data: unknown, where: { source: ExtensionHookSource; file: string }, worktree: string, notes: string[]): ExtensionStopHook[] | string {
-  if (!isObject(data) || !isObject(data.hooks)) return 'must be an object with a "hooks" object, e.g. {"hooks": {"Stop": [...]}}';
+  if (!isRecord(data) || !isRecord(data.hooks)) return 'must be an object with a "hooks" object, e.g. {"hooks": {"Stop": [...]}}';
   const hooks: ExtensionStopHook[] = [];
   for (const [event, groups] of Object.entries(data.hooks)) {
     if (event !== 'Stop') {
@@ -79,13 +76,13 @@ function parseStopHooks(data: unknown, where: { source: ExtensionHookSource; fil
     if (!Array.isArray(groups)) return '"hooks.Stop" must be a list of {"hooks": [...]} groups';
     for (const [g, group] of groups.entries()) {
       const at = `hooks.Stop[${g}]`;
-      if (!isObject(group) || !Array.isArray(group.hooks)) return `"${at}" must be an object with a "hooks" list`;
+      if (!isRecord(group) || !Array.isArray(group.hooks)) return `"${at}" must be an object with a "hooks" list`;
       if (group.matcher !== undefined && typeof group.matcher !== 'string') return `"${at}.matcher" must be a string`;
       // As in Claude Code: a Stop has no tool to match, so a matcher selects nothing.
       if (typeof group.matcher === 'string' && !['', '*'].includes(group.matcher)) notes.push(`${where.file}: "${at}.matcher" is ignored; Stop hooks always run`);
       for (const [h, handler] of group.hooks.entries()) {
         const hat = `${at}.hooks[${h}]`;
-        if (!isObject(handler) || typeof handler.type !== 'string') return `"${hat}" must be an object with a "type"`;
+        if (!isRecord(handler) || typeof handler.type !== 'string') return `"${hat}" must be an object with a "type"`;
         if (handler.type !== 'command') {
           notes.push(`${where.file}: ignored "${hat}" of type ${JSON.stringify(handler.type)}; only "command" hooks run`);
           continue;

@@ -5,6 +5,7 @@ import type { StopHookContext } from './context.js';
 import type { ExtensionStopHook } from './extension-config.js';
 import { runShellCommand, type CommandRun } from './run-command.js';
 import { joinReasons } from './shell.js';
+import { isRecord } from '../../core/is-record.js';
 
 export { loadExtensionHooks, extensionHookFiles, PROJECT_HOOKS_FILE } from './extension-config.js';
 export type { ExtensionStopHook, ExtensionHookSource, LoadedExtensionHooks } from './extension-config.js';
@@ -53,10 +54,6 @@ export function claudeStopPayload(ctx: StopHookContext, cwd: string, stopHookAct
   return JSON.stringify({ session_id: ctx.session_id, hook_event_name: 'Stop', stop_hook_active: stopHookActive, last_assistant_message: ctx.final_text, cwd });
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** A string field, trimmed, or '' when absent or not a string. */
 function text(obj: Record<string, unknown>, key: string): string {
   const v = obj[key];
@@ -84,12 +81,12 @@ export function interpretExtensionRun(name: string, run: CommandRun): Interpreta
   } catch (err) {
     return pass(`printed JSON that does not parse (${(err as Error).message}${run.stdout_truncated ? ', output was truncated' : ''})`);
   }
-  if (!isObject(json)) return pass('printed JSON that is not an object');
+  if (!isRecord(json)) return pass('printed JSON that is not an object');
   // `continue: false` ends the whole run and wins over any decision.
   if (json.continue === false) return { outcome: 'halt', reason: text(json, 'stopReason') || `extension stop hook ${name} halted the run` };
   if (json.decision === 'block') return { outcome: 'block', reason: text(json, 'reason') || blocked };
   const specific = json.hookSpecificOutput;
-  if (isObject(specific) && specific.decision === 'block') return { outcome: 'block', reason: text(specific, 'reason') || text(json, 'reason') || blocked };
+  if (isRecord(specific) && specific.decision === 'block') return { outcome: 'block', reason: text(specific, 'reason') || text(json, 'reason') || blocked };
   return { outcome: 'allow', reason: '' };
 }
 
