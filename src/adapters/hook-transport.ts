@@ -1,11 +1,11 @@
 // How a rendered hook reaches the gate: `command` runs the hook bundle in a fresh Node
 // process; `warm` runs a bash client that asks the running supervisor and falls back to
 // that same command on any trouble. Agent-neutral: every adapter renders through this.
-import { accessSync, constants } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { shellJoin } from '../core/shell-quote.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { TransportRecord } from '../runtime/session-store.js';
+import { findOnPath } from '../runtime/find-on-path.js';
 import { liveSupervisor } from '../runtime/supervisor-record.js';
 
 /** What `session start --transport` accepts. */
@@ -26,21 +26,6 @@ export interface WarmTransport {
   secretFile: string;
 }
 
-
-/** An absolute path to an executable `name` on `env.PATH`, or null. */
-export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
-    if (!isAbsolute(dir)) continue;
-    const file = join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
 
 /**
  * Picks the transport for a new session: `command` always works; `warm` needs a live

@@ -2,31 +2,17 @@
 // interface Codex's own clients use to read its hooks and write its config. Gatehouse uses it
 // to trust the session's hooks exactly the way Codex's hook review does.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
+import { findOnPath, isExecutableFile } from '../../runtime/find-on-path.js';
 
 /** A whole exchange (start, a few calls) takes ~0.2 s; this bounds a stuck server. */
 const CALL_TIMEOUT_MS = 15_000;
 
-/** Where to find Codex: `$GATEHOUSE_CODEX_BIN`, else `codex` on PATH; null when neither is there. */
+/** Where to find Codex: `$GATEHOUSE_CODEX_BIN` (absolute), else `codex` on PATH; null when neither is there. */
 export function findCodexBinary(env: NodeJS.ProcessEnv = process.env): string | null {
   const configured = env['GATEHOUSE_CODEX_BIN'];
-  if (configured !== undefined && configured !== '') return isAbsolute(configured) && executable(configured) ? configured : null;
-  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, 'codex');
-    if (executable(candidate)) return candidate;
-  }
-  return null;
-}
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+  if (configured !== undefined && configured !== '') return isAbsolute(configured) && isExecutableFile(configured) ? configured : null;
+  return findOnPath('codex', env);
 }
 
 interface Pending {

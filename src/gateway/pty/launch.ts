@@ -1,10 +1,11 @@
 // Turns a caller's SpawnSpec into a checked launch: cwd inside the project (real path),
 // geometry in bounds, the program found, and the child's environment built.
-import { accessSync, constants as fsConstants, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { isInside } from '../../core/write-gate.js';
 import type { SpawnSpec } from './types.js';
+import { isExecutableFile } from '../../runtime/find-on-path.js';
 
 /** Classic VT100 height: what a program assumes when nobody says otherwise. */
 export const DEFAULT_ROWS = 24;
@@ -113,13 +114,4 @@ function findProgram(command: string, cwd: string, path: string): Result<string>
     if (isExecutableFile(candidate)) return ok(candidate);
   }
   return fail(`command not found: ${JSON.stringify(command)} is not on PATH; give its absolute path or install it`);
-}
-
-function isExecutableFile(p: string): boolean {
-  try {
-    accessSync(p, fsConstants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
 }
