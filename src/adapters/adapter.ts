@@ -71,6 +71,9 @@ export interface AgentAdapter {
   output(event: GateEvent['kind'], verdict: Verdict): HookOutput;
 }
 
+/** An adapter whose render is synchronous: the part an agent's adapter may wrap in more steps (see trust-step.ts). */
+export type SyncRenderAdapter = Omit<AgentAdapter, 'render'> & { render(ctx: RenderContext): Result<RenderedFile[]> };
+
 /** Capability table for an agent Gatehouse has no hook surface for. */
 export function noCapabilities(reason: string): Capabilities {
   const none: Capability = { level: 'none', reason };

@@ -3,8 +3,7 @@
 // recorded with the render, and undone at unrender before the hooks come out. Hooks the agent
 // would skip are never reported as rendered: if the trust step fails, the hooks come out again.
 import { fail, ok, type Result } from '../core/result.js';
-import type { AgentAdapter, RenderContext, RenderedFile } from './adapter.js';
-import type { ShapedAdapter } from './shaped/adapter.js';
+import type { AgentAdapter, RenderContext, RenderedFile, SyncRenderAdapter } from './adapter.js';
 
 /** What the agent's trust step records (tagged by `kind`) and the file it changed. */
 export interface TrustRecordBase {
@@ -20,7 +19,7 @@ export interface TrustStep<R extends TrustRecordBase> {
 }
 
 /** `hooks` with `step` taken after its render and undone before its unrender. */
-export function withTrustStep<R extends TrustRecordBase>(hooks: ShapedAdapter, step: TrustStep<R>): AgentAdapter {
+export function withTrustStep<R extends TrustRecordBase>(hooks: SyncRenderAdapter, step: TrustStep<R>): AgentAdapter {
   const isTrust = (r: unknown): r is R => typeof r === 'object' && r !== null && (r as { kind?: unknown }).kind === step.kind;
   return {
     ...hooks,

@@ -2,7 +2,7 @@
 // [{"matcher", "hooks": [{"type": "command", "command", "timeout"}]}], "Stop": …}}` in a JSON
 // settings file, exit 2 refusing. Claude Code and Qwen Code are built from this.
 import { fail, ok, type Result } from '../../core/result.js';
-import type { AgentAdapter, Capabilities, HookOutput, RenderContext, RenderedFile } from '../adapter.js';
+import type { Capabilities, HookOutput, RenderContext, RenderedFile, SyncRenderAdapter } from '../adapter.js';
 import type { GateEvent } from '../../core/event.js';
 import type { Verdict } from '../../core/verdict.js';
 import { removeHooks, renderHooks, type HookEntry, type RenderRecord } from './render.js';
@@ -50,11 +50,8 @@ export function shapedHook(agent: string, ctx: RenderContext, event: string, tim
   return { event, ...hookInvocation(argv, { sessionId: ctx.sessionId, event, agent, failClosed: ctx.failClosed }, timeoutS, ctx.warm) };
 }
 
-/** A Claude-shaped adapter: its render is synchronous (an agent's adapter may wrap it in more steps). */
-export type ShapedAdapter = Omit<AgentAdapter, 'render'> & { render(ctx: RenderContext): Result<RenderedFile[]> };
-
 /** Builds the adapter for a Claude-shaped agent. */
-export function claudeShapedAdapter(spec: ClaudeShapedSpec): ShapedAdapter {
+export function claudeShapedAdapter(spec: ClaudeShapedSpec): SyncRenderAdapter {
   return {
     name: spec.name,
     capabilities: spec.capabilities,
