@@ -1,14 +1,13 @@
 // The Gemini CLI adapter: Claude-shaped hooks in `<worktree>/.gemini/settings.json` under
 // Gemini's event names (BeforeTool on write_file/replace, AfterAgent for the completion
 // gate; timeouts in milliseconds), and the folder trust Gemini needs to load them.
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentAdapter, Capabilities } from '../adapter.js';
 import { withTrustStep } from '../trust-step.js';
 import { claudeShapedAdapter } from '../shaped/adapter.js';
 import { GEMINI_WRITE_MATCHER, parseGeminiEvent } from './event.js';
 import { geminiOutput } from './output.js';
-import { ensureTrusted, trustedFoldersFile, undoTrust } from './trust.js';
+import { ensureTrusted, geminiUserDir, trustedFoldersFile, undoTrust } from './trust.js';
 
 const CAPABILITIES: Capabilities = {
   write_gate: { level: 'blocking', reason: 'BeforeTool hook on write_file and replace; exit 2 refuses the call and the model sees the reason' },
@@ -27,7 +26,7 @@ const hooks = claudeShapedAdapter({
   name: 'gemini',
   capabilities: CAPABILITIES,
   settingsFile: geminiSettingsFile,
-  settingsFiles: (worktree) => [geminiSettingsFile(worktree), join(process.env['GEMINI_CLI_HOME'] || homedir(), '.gemini', 'settings.json'), trustedFoldersFile()],
+  settingsFiles: (worktree) => [geminiSettingsFile(worktree), join(geminiUserDir(), 'settings.json'), trustedFoldersFile()],
   writeMatcher: GEMINI_WRITE_MATCHER,
   parseEvent: parseGeminiEvent,
   output: geminiOutput,

@@ -25,9 +25,14 @@ export interface TrustRecord {
 
 type Level = 'TRUST_FOLDER' | 'TRUST_PARENT' | 'DO_NOT_TRUST';
 
+/** Gemini CLI's user folder: `<GEMINI_CLI_HOME or ~>/.gemini`. */
+export function geminiUserDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env['GEMINI_CLI_HOME'] || homedir(), '.gemini');
+}
+
 /** Gemini CLI's trusted-folders file. */
 export function trustedFoldersFile(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env['GEMINI_CLI_HOME'] || homedir(), '.gemini', 'trustedFolders.json');
+  return join(geminiUserDir(env), 'trustedFolders.json');
 }
 
 function readEntries(text: string | null, file: string): Result<Record<string, Level>> {
