@@ -11,7 +11,8 @@ export type { Result } from './core/result.js';
 export { resolveWriteTarget } from './runtime/resolve-path.js';
 export { runProducers } from './runtime/producers.js';
 export type { ProducerResult } from './runtime/producers.js';
-export { startSession, endSession, checkSession } from './adapters/session-lifecycle.js';
+export { startSession } from './adapters/session-lifecycle.js';
+export { endSession, checkSession } from './adapters/session-end.js';
 export { runHookGate } from './adapters/hook-gate.js';
 // In-process gating for programs built on the Claude Agent SDK (docs/agents.md).
 export { gatehouseHooks } from './adapters/claude-sdk/hooks.js';

@@ -39,6 +39,8 @@ export interface RenderContext {
   warm: WarmTransport | null;
   /** Refused stops in a row before the turn may end unverified (agents that cap continuations need it). */
   maxStopBlocks: number;
+  /** SHA-256 of the session's policy.json: the hook refuses everything if the file stops matching it. */
+  policyDigest: string;
 }
 
 /** A rendered file, recorded so that removal can undo exactly it. */

@@ -7,6 +7,7 @@ import { allow, block, type Verdict } from '../core/verdict.js';
 import { appendSessionLog, SESSION_FILES } from '../runtime/session-store.js';
 import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';
 import { updateTurnState, type TurnState } from '../runtime/turn-state.js';
+import { readVerifiedJson } from '../runtime/session-files.js';
 import type { ChainResult } from '../core/verifier-chain.js';
 import type { HookOutput } from './adapter.js';
 import { claudeOutput } from './claude/output.js';
@@ -22,6 +23,12 @@ export interface HookRequest {
   agent: string;
   /** Set in the rendered command when the policy's posture is fail-closed, so it holds even when the policy cannot be read. */
   failClosed: boolean;
+  /**
+   * SHA-256 of policy.json as `session start` wrote it, baked into the rendered command: a
+   * policy that differs or cannot be read is tampering. Null only for hooks rendered by an
+   * older Gatehouse, which are read as before.
+   */
+  policyDigest: string | null;
   stdin: string;
   cwd: string;
 }
@@ -47,10 +54,16 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   if (!adapter) return infraFailure(`no hook adapter for agent ${JSON.stringify(req.agent)}`, req.failClosed);
 
   let policy: Policy;
-  try {
-    policy = JSON.parse(readFileSync(join(dir, SESSION_FILES.policy), 'utf8')) as Policy;
-  } catch (err) {
-    return infraFailure(`cannot load the session policy: ${(err as Error).message}`, req.failClosed);
+  if (req.policyDigest !== null) {
+    const read = readVerifiedJson<Policy>(join(dir, SESSION_FILES.policy), req.policyDigest, 'the session policy (policy.json)');
+    if (!read.ok) return await tampered(req, read.reason, output);
+    policy = read.value;
+  } else {
+    try {
+      policy = JSON.parse(readFileSync(join(dir, SESSION_FILES.policy), 'utf8')) as Policy;
+    } catch (err) {
+      return infraFailure(`cannot load the session policy: ${(err as Error).message}`, req.failClosed);
+    }
   }
   const failClosed = req.failClosed || policy.posture === 'fail-closed';
   try {
@@ -75,6 +88,7 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
       verdict = recordPostTool(policy, event, dir);
     } else {
       const stop = await decideStop(policy, dir, { lastMessage: event.lastMessage, transcriptPath: event.transcriptPath }, logFile);
+      if ('tampered' in stop) return await tampered(req, stop.tampered, output);
       verdict = stop.verdict;
       const { recordCompletion, digestOf } = await import('../runtime/recorder.js');
       recordCompletion(policy, 'in_session', stop.result, { unverified: verdict.rule === 'completion.unverified', lastMessage: event.lastMessage, inputDigest: digestOf(req.stdin) });
@@ -88,11 +102,25 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   }
 }
 
+/**
+ * Gatehouse's own files were changed or removed while the session ran: refused in every
+ * posture (this is not an infrastructure failure), logged, and recorded in the audit log.
+ */
+async function tampered(req: HookRequest, what: string, output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput): Promise<HookOutput> {
+  const dir = sessionDir(req.stateDir, req.sessionId);
+  appendSessionLog(join(dir, SESSION_FILES.log), { kind: 'tamper', event: req.eventName, what });
+  const { recordTamper } = await import('../runtime/recorder.js');
+  recordTamper(req.stateDir, req.sessionId, { event: req.eventName, what });
+  const reason = `Gatehouse refused this: ${what}, so this session can no longer be checked and every action is refused. Nothing the agent does can fix this; stop and tell the operator, who must end this session (\`gatehouse session end ${req.sessionId}\`) and start a new one.`;
+  return output(STOP_EVENTS.has(req.eventName) ? 'stop' : 'pre_tool', block('tamper', reason));
+}
+
 /** The completion gate: the verifier chain, with Gatehouse's own count of consecutive refused stops. */
-async function decideStop(policy: Policy, dir: string, input: StopInput, logFile: string): Promise<{ verdict: Verdict; result: ChainResult }> {
+async function decideStop(policy: Policy, dir: string, input: StopInput, logFile: string): Promise<{ verdict: Verdict; result: ChainResult } | { tampered: string }> {
   // The chain spawns processes and reads git: loaded only at Stop, never on a PreToolUse call.
   const { runInSessionChain } = await import('./stop-chain.js');
   const run = await runInSessionChain(policy, dir, input);
+  if ('tampered' in run) return run;
   const { result } = run;
   const verdict = updateTurnState(dir, (s): { state: TurnState; result: Verdict } => {
     // Keep what the stages wrote (extension veto counts, the nudge flag) and count the stop.

@@ -58,6 +58,7 @@ export interface HookCall {
   event: string;
   agent: string;
   failClosed: boolean;
+  policyDigest: string;
 }
 
 /**
@@ -68,6 +69,6 @@ export interface HookCall {
  */
 export function hookInvocation(coldArgv: readonly string[], call: HookCall, coldTimeoutS: number, warm: WarmTransport | null): { command: string; timeout: number } {
   if (warm === null) return { command: shellJoin(coldArgv), timeout: coldTimeoutS };
-  const argv = [warm.bash, warm.client, String(warm.port), warm.secretFile, call.sessionId, call.event, call.agent, call.failClosed ? '1' : '0', String(coldTimeoutS), '--', ...coldArgv];
+  const argv = [warm.bash, warm.client, String(warm.port), warm.secretFile, call.sessionId, call.event, call.agent, call.failClosed ? '1' : '0', String(coldTimeoutS), call.policyDigest, '--', ...coldArgv];
   return { command: shellJoin(argv), timeout: 2 * coldTimeoutS };
 }

@@ -6,18 +6,17 @@ import { randomBytes } from 'node:crypto';
 import { splitCommand } from '../core/argv.js';
 import { POLICY_VERSION, type Policy, type ProducerSpec, type TurnPolicy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
-import type { ChainResult } from '../core/verifier-chain.js';
 import { isInside, relativeInside } from '../core/write-gate.js';
 import { CONFIG_FILE_NAMES, loadConfig } from '../runtime/config.js';
-import { recordBaseline } from '../runtime/scope-baseline.js';
+import { recordBaseline, type Baseline } from '../runtime/scope-baseline.js';
+import { protectedPaths } from '../runtime/protected-paths.js';
 import { SessionStore, type SessionMeta, type TransportRecord } from '../runtime/session-store.js';
 import { createWarmSecret } from '../runtime/warm-secret.js';
 import { chooseTransport, type TransportChoice, type WarmTransport } from './hook-transport.js';
 import { hookBudgets } from './hook-budget.js';
 import { projectStateDir, stateBase } from '../runtime/state-dir.js';
 import type { Capabilities, RenderedFile } from './adapter.js';
-import { runEndOfSessionChain } from './stop-chain.js';
-import { digestOf, osUserActor, recordCompletion, recordEvent, writeCheckpoint } from '../runtime/recorder.js';
+import { auditLogFor, digestOf, osUserActor } from '../runtime/recorder.js';
 import { canonicalJson } from '../core/crypto/canonical-json.js';
 import { loadExtensionHooks } from '../runtime/stop-hooks/extension.js';
 import { PROJECT_HOOKS_FILE } from '../runtime/stop-hooks/extension-config.js';
@@ -55,10 +54,15 @@ export interface StartOptions {
   transport?: TransportChoice;
 }
 
-/** A started session. */
+/** A started session, with the in-memory copies of its policy and baseline the final check uses. */
 export interface StartedSession {
   store: SessionStore;
   policy: Policy;
+  baseline: Baseline | null;
+  /** What render did, to undo exactly it at the end. */
+  renderRecords: RenderedFile[];
+  /** SHA-256 of policy.json as written (baked into the hook commands). */
+  policyDigest: string;
   capabilities: Capabilities;
   rendered: string[];
   transport: TransportRecord;
@@ -160,12 +164,21 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
   if (!created.ok) return fail(created.reason);
   const store = created.value;
 
+  let rendered: RenderedFile[] = [];
   try {
     const adapter = adapterFor(opts.agent);
-    const settingsFiles = adapter?.settingsFiles(worktree) ?? [];
-    const configFiles = CONFIG_FILE_NAMES.map((n) => join(worktree, n));
+    const configFiles = [...CONFIG_FILE_NAMES.map((n) => join(worktree, n)), join(worktree, PROJECT_HOOKS_FILE)];
     if (config.value.file) configFiles.push(config.value.file);
-    const protect = [...new Set([projectState, ...settingsFiles, ...configFiles, join(worktree, PROJECT_HOOKS_FILE), ...gate.protect.map((p) => join(worktree, p))])];
+    const { protect, restorable } = protectedPaths({
+      worktree,
+      projectState,
+      agentSettings: adapter?.settingsFiles(worktree) ?? [],
+      configFiles,
+      hookBundle: opts.hookBundle,
+      extra: gate.protect,
+      allow,
+      env: opts.env,
+    });
     const scopeExclude = (adapter?.renderTargets(worktree) ?? []).filter((f) => isInside(worktree, f)).map((f) => relativeInside(worktree, f));
     const producerList = [...producers.values()];
     const policy: Policy = {
@@ -176,6 +189,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       state_dir: projectState,
       allow,
       protect,
+      restorable,
       producers: producerList,
       sequential: gate.sequential,
       max_stop_blocks: gate.max_stop_blocks,
@@ -188,13 +202,16 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       turn,
       approvals: { interactive: approvalsCfg.interactive, timeout_seconds: approvalsCfg.timeout_seconds, smart_auto_approve: approvalsCfg.smart_auto_approve, always_allow: alwaysAllow },
       permissions: { profile: opts.profile ?? permissionsCfg.profile ?? null, custom: permissionsCfg.custom as Record<string, ProfileSpec> },
+      baseline_sha256: null,
+      sandboxed: false,
       created_at: new Date().toISOString(),
     };
     // The baseline is taken before rendering, so the rendered settings are never "a change".
-    if (allow.length > 0) store.writeJson('baseline', await recordBaseline(worktree, { exclude: scopeExclude }));
-    store.writeJson('policy', policy);
+    const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: scopeExclude }) : null;
+    if (baseline !== null) policy.baseline_sha256 = store.writeJson('baseline', baseline);
+    // From here on the files are trusted only by these digests (the hook command carries the policy's).
+    const policyDigest = store.writeJson('policy', policy);
 
-    let rendered: RenderedFile[] = [];
     if (adapter) {
       const budgets = hookBudgets(policy);
       const r = await adapter.render({
@@ -211,11 +228,12 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
         preToolTimeoutS: budgets.preToolS,
         warm: warmTransport(transport.value, projectState, id),
         maxStopBlocks: policy.max_stop_blocks,
+        policyDigest,
       });
       if (!r.ok) throw new RenderError(r.reason);
       rendered = r.value;
     }
-    store.writeJson('render', rendered);
+    const renderDigest = store.writeJson('render', rendered);
     const meta: SessionMeta = {
       id,
       agent: opts.agent,
@@ -228,10 +246,17 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       transport: transport.value.record,
     };
     store.writeJson('meta', meta);
-    recordEvent(policy, 'session_started', osUserActor(), { agent: policy.agent, worktree, policy_digest: digestOf(canonicalJson(policy)) });
-    return ok({ store, policy, capabilities: capabilitiesFor(opts.agent), rendered: rendered.map((f) => f.file), transport: transport.value.record });
+    // Not best effort: `session check` trusts the session's files only by the digests recorded here.
+    auditLogFor(projectState).append({
+      type: 'session_started',
+      actor: osUserActor(),
+      session_id: id,
+      data: { agent: policy.agent, worktree, policy_digest: digestOf(canonicalJson(policy)), policy_sha256: policyDigest, baseline_sha256: policy.baseline_sha256, render_sha256: renderDigest, sandboxed: policy.sandboxed },
+    });
+    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(opts.agent), rendered: rendered.map((f) => f.file), transport: transport.value.record });
   } catch (err) {
-    // Nothing half-made stays behind: the session folder goes, the settings were not touched.
+    // Nothing half-made stays behind: the session folder goes, and hooks already rendered come out.
+    if (rendered.length > 0) adapterFor(opts.agent)?.unrender(rendered);
     rmSync(store.dir, { recursive: true, force: true });
     if (err instanceof RenderError) return fail(err.message);
     throw err;
@@ -246,45 +271,3 @@ function warmTransport(t: { record: TransportRecord; bash: string | null; client
   return { bash: t.bash, client: t.client, port: t.record.port, secretFile: createWarmSecret(projectState, id) };
 }
 
-/** Removes exactly the hooks a session rendered and marks it ended. Idempotent. */
-export function endSession(store: SessionStore, exitCode: number | null = null): Result<{ removed: number; alreadyEnded: boolean }> {
-  const meta = store.meta();
-  if (!meta.ok) return fail(meta.reason);
-  const rendered = store.readJson<RenderedFile[]>('render');
-  let removed = 0;
-  if (rendered.ok && rendered.value.length > 0) {
-    const adapter = adapterFor(meta.value.agent);
-    if (adapter) {
-      const r = adapter.unrender(rendered.value);
-      if (!r.ok) return fail(r.reason);
-      removed = r.value.removed;
-    }
-  }
-  const alreadyEnded = meta.value.status === 'ended';
-  if (!alreadyEnded) {
-    store.writeJson('meta', { ...meta.value, status: 'ended', ended_at: new Date().toISOString() });
-    const policy = store.policy();
-    if (policy.ok) {
-      recordEvent(policy.value, 'session_ended', osUserActor(), { reason: 'session end', exit_code: exitCode });
-      writeCheckpoint(policy.value);
-    }
-  }
-  return ok({ removed, alreadyEnded });
-}
-
-/** The authoritative end-of-session check: the same producers and scope check, whatever happened in-session. */
-export async function checkSession(store: SessionStore): Promise<Result<ChainResult>> {
-  const policy = store.policy();
-  if (!policy.ok) return fail(policy.reason);
-  const meta = store.meta();
-  if (!meta.ok) return fail(meta.reason);
-  // While hooks are still rendered their settings file differs from the baseline by design.
-  const exclude = meta.value.status === 'active' ? policy.value.scope_exclude : [];
-  const result = await runEndOfSessionChain(policy.value, store.dir, exclude);
-  const evidenceId = recordCompletion(policy.value, 'end_of_session', result, { actor: 'system:session-check' });
-  // The verdict is anchored by a signed checkpoint right away, whatever happens next.
-  writeCheckpoint(policy.value);
-  const summary = result.outcome === 'continue' ? 'all required checks passed and every change is inside the allowlist' : `${result.decidedBy}: ${result.reason}`;
-  store.writeJson('meta', { ...meta.value, end_verdict: { passed: result.outcome === 'continue', summary, at: new Date().toISOString(), evidence_id: evidenceId } });
-  return ok(result);
-}

@@ -13,7 +13,9 @@ import { extensionStopHooksVerifier } from '../runtime/stop-hooks/extension.js';
 import { goalGateVerifier } from '../runtime/stop-hooks/goal-gate.js';
 import { shellStopHooksVerifier } from '../runtime/stop-hooks/shell.js';
 import type { StopHookContext } from '../runtime/stop-hooks/context.js';
-import { producersVerifier, scopeVerifier, type StopContext } from '../runtime/stop-verifiers.js';
+import { producersVerifier, scopeVerifier, SCOPE_BUDGET_S, type StopContext } from '../runtime/stop-verifiers.js';
+import type { Baseline } from '../runtime/scope-baseline.js';
+import { readVerifiedJson, type Verified } from '../runtime/session-files.js';
 import { readTranscriptTodos } from '../runtime/transcript.js';
 import { kvStore, readTurnState, type TurnState } from '../runtime/turn-state.js';
 import { profileOf } from './pre-tool.js';
@@ -34,7 +36,7 @@ export interface StopChainRun {
   notes: string[];
 }
 
-function contextOf(policy: Policy, dir: string, state: TurnState, input: StopInput, exclude: string[]): StopChainContext {
+function contextOf(policy: Policy, baseline: Baseline | null, state: TurnState, input: StopInput, exclude: string[], deadline: boolean): StopChainContext {
   return {
     session_id: policy.session_id,
     iterations: state.stops + 1,
@@ -44,13 +46,26 @@ function contextOf(policy: Policy, dir: string, state: TurnState, input: StopInp
     stop_reason: 'end_turn',
     profile: profileOf(policy),
     policy,
-    baselineFile: join(dir, SESSION_FILES.baseline),
+    baseline,
     exclude,
+    scopeBudgetS: deadline ? SCOPE_BUDGET_S : null,
   };
 }
 
+/**
+ * The session's baseline, read before anything of the agent's runs (a required check is the
+ * agent's code and may rewrite it) and only if it still matches the digest in the policy.
+ */
+export function loadSessionBaseline(policy: Policy, dir: string): Verified<Baseline | null> {
+  if (policy.allow.length === 0) return { ok: true, value: null };
+  if (typeof policy.baseline_sha256 !== 'string') return { ok: false, tampered: true, actual: null, reason: 'the session policy names no baseline digest' };
+  return readVerifiedJson<Baseline>(join(dir, SESSION_FILES.baseline), policy.baseline_sha256, 'the scope baseline (baseline.json)');
+}
+
 /** Runs the in-session chain at a Stop, in the policy's order, with its kill switch. */
-export async function runInSessionChain(policy: Policy, dir: string, input: StopInput): Promise<StopChainRun> {
+export async function runInSessionChain(policy: Policy, dir: string, input: StopInput): Promise<StopChainRun | { tampered: string }> {
+  const baseline = loadSessionBaseline(policy, dir);
+  if (!baseline.ok) return { tampered: baseline.reason };
   const state = readTurnState(dir);
   const work: TurnState = { ...state, kv: { ...state.kv } };
   const store = kvStore(work);
@@ -72,7 +87,7 @@ export async function runInSessionChain(policy: Policy, dir: string, input: Stop
   if (policy.extension_hooks.length > 0) parts.extension_stop_hooks = extensionStopHooksVerifier(policy.extension_hooks, store);
   const built = buildVerifierChain<StopContext & StopHookContext>({ enabled: policy.turn.enabled, ...(policy.turn.order ? { order: policy.turn.order } : {}) }, parts);
   if (!built.ok) throw new Error(built.reason);
-  const result = await built.value.chain.run(contextOf(policy, dir, state, input, policy.scope_exclude), new AbortController().signal);
+  const result = await built.value.chain.run(contextOf(policy, baseline.value, state, input, policy.scope_exclude, true), new AbortController().signal);
   return { result, state: work, notes: built.value.notes };
 }
 
@@ -80,7 +95,7 @@ export async function runInSessionChain(policy: Policy, dir: string, input: Stop
  * The authoritative end-of-session check: the task's required checks and the scope check,
  * whatever happened in the session and whatever the in-session chain's settings.
  */
-export function runEndOfSessionChain(policy: Policy, dir: string, exclude: string[]): Promise<ChainResult> {
-  const ctx = contextOf(policy, dir, readTurnState(dir), { lastMessage: null, transcriptPath: null }, exclude);
+export function runEndOfSessionChain(policy: Policy, baseline: Baseline | null, dir: string, exclude: string[]): Promise<ChainResult> {
+  const ctx = contextOf(policy, baseline, readTurnState(dir), { lastMessage: null, transcriptPath: null }, exclude, false);
   return new VerifierChain<StopChainContext>([producersVerifier, scopeVerifier]).run(ctx, new AbortController().signal);
 }

@@ -6,12 +6,15 @@ import { runHookGate, type HookRequest } from '../adapters/hook-gate.js';
 /** Largest hook input read from stdin; a Write of a large file carries its content. */
 const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
-const USAGE = 'usage: hook check --session ID --event PreToolUse|Stop --state-dir DIR [--agent claude] [--fail-closed]';
+const USAGE = 'usage: hook check --session ID --event PreToolUse|Stop --state-dir DIR [--agent claude] [--policy-sha256 HEX] [--fail-closed]';
+
+/** A policy digest as `session start` renders it. */
+const DIGEST_RE = /^[0-9a-f]{64}$/;
 
 /** Parses the hook's argv; `null` means the call is malformed. */
 export function parseHookArgs(argv: readonly string[]): Omit<HookRequest, 'stdin' | 'cwd'> | null {
   if (argv[0] !== 'check') return null;
-  const out = { sessionId: '', eventName: '', stateDir: '', agent: 'claude', failClosed: false };
+  const out: Omit<HookRequest, 'stdin' | 'cwd'> = { sessionId: '', eventName: '', stateDir: '', agent: 'claude', failClosed: false, policyDigest: null };
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i];
     const next = argv[i + 1];
@@ -21,6 +24,7 @@ export function parseHookArgs(argv: readonly string[]): Omit<HookRequest, 'stdin
     else if (a === '--event') out.eventName = next;
     else if (a === '--state-dir') out.stateDir = next;
     else if (a === '--agent') out.agent = next;
+    else if (a === '--policy-sha256' && DIGEST_RE.test(next)) out.policyDigest = next;
     else return null;
     if (a !== '--fail-closed') i++;
   }

@@ -86,6 +86,8 @@ export interface Policy {
   allow: string[];
   /** Absolute real paths that are always refused while the session is active (files or folders). */
   protect: string[];
+  /** Protected paths the way back may still write when they differ from the baseline (git control files). */
+  restorable: string[];
   producers: ProducerSpec[];
   /** Run producers one after another instead of concurrently. */
   sequential: boolean;
@@ -103,6 +105,10 @@ export interface Policy {
   turn: TurnPolicy;
   approvals: ApprovalsPolicy;
   permissions: PermissionsPolicy;
+  /** SHA-256 of baseline.json as written at start; null when there is no baseline (no allowlist). */
+  baseline_sha256: string | null;
+  /** The agent runs inside an OS sandbox. False without one: then any process of the user can read the signing key. */
+  sandboxed: boolean;
   created_at: string;
 }
 

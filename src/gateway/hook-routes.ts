@@ -7,6 +7,7 @@ import { runHookGate } from '../adapters/hook-gate.js';
 import { AGENT_NAME_RE } from '../adapters/registry.js';
 import { readWarmSecret } from '../runtime/warm-secret.js';
 import { isSafeSessionId } from '../runtime/state-dir.js';
+import { SHA256_HEX_RE } from '../runtime/session-files.js';
 import { errorReply, readBody, type Reply } from './http-io.js';
 import { isLoopbackHost } from './options.js';
 import type { RouteContext, Router } from './router.js';
@@ -45,7 +46,8 @@ async function warmHook(ctx: RouteContext, projectState: string, timings: HookTi
   const event = params['event'] ?? '';
   const agent = params['agent'] ?? '';
   const failClosed = params['fc'] ?? '';
-  if (!isSafeSessionId(session) || !EVENT_RE.test(event) || !AGENT_NAME_RE.test(agent) || (failClosed !== '0' && failClosed !== '1')) {
+  const policyDigest = ctx.query.get('p');
+  if (!isSafeSessionId(session) || !EVENT_RE.test(event) || !AGENT_NAME_RE.test(agent) || (failClosed !== '0' && failClosed !== '1') || (policyDigest !== null && !SHA256_HEX_RE.test(policyDigest))) {
     return errorReply(400, 'bad_hook_call', 'malformed hook call: the rendered hook is not from this version; end and restart the session');
   }
   const secret = readWarmSecret(projectState, session);
@@ -58,7 +60,7 @@ async function warmHook(ctx: RouteContext, projectState: string, timings: HookTi
   res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
   res.flushHeaders();
   const started = process.hrtime.bigint();
-  const out = await runHookGate({ sessionId: session, eventName: event, stateDir: projectState, agent, failClosed: failClosed === '1', stdin: parts.stdin, cwd: parts.cwd });
+  const out = await runHookGate({ sessionId: session, eventName: event, stateDir: projectState, agent, failClosed: failClosed === '1', policyDigest, stdin: parts.stdin, cwd: parts.cwd });
   timings.samples_us.push(Number(process.hrtime.bigint() - started) / 1000);
   if (timings.samples_us.length > TIMINGS_KEPT) timings.samples_us.splice(0, timings.samples_us.length - TIMINGS_KEPT);
   res.end(`GATEHOUSE1 ${out.exitCode} ${Buffer.byteLength(out.stdout)} ${Buffer.byteLength(out.stderr)}\n${out.stdout}${out.stderr}`);

@@ -1,6 +1,7 @@
 // Starts a Gatehouse session for an agent spawned from the dashboard (`pty.spawn` with
 // `session`), so it runs with its hooks rendered; at exit: remove the hooks, run the final check.
-import { checkSession, endSession, startSession } from '../adapters/session-lifecycle.js';
+import { startSession } from '../adapters/session-lifecycle.js';
+import { checkSession, endSession } from '../adapters/session-end.js';
 import { splitCommand } from '../core/argv.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { SessionLaunch, SessionRequest, SpawnParams } from './ws/pty-host.js';
@@ -29,7 +30,8 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
       hookBundle: opts.hookBundle,
     });
     if (!started.ok) return fail(started.reason);
-    const { store, policy } = started.value;
+    const { store, policy, baseline, renderRecords } = started.value;
+    const trusted = { policy, baseline, rendered: renderRecords };
     // Without an explicit command, the agent's own CLI name is the command (e.g. `claude`).
     let command = params.command ?? params.session.agent;
     let args = params.args ?? [];
@@ -42,9 +44,9 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
       spawn: { command, args, cwd: policy.worktree, env: { GATEHOUSE_SESSION: policy.session_id }, ...(params.rows ? { rows: params.rows } : {}), ...(params.cols ? { cols: params.cols } : {}) },
       label: `${policy.agent} · ${policy.session_id}`,
       onExit: (info) => {
-        const ended = endSession(store, info.exit_code);
+        const ended = endSession(store, info.exit_code, trusted);
         if (!ended.ok) opts.log?.(`session ${policy.session_id}: could not remove its hooks: ${ended.reason}`);
-        checkSession(store).then(
+        checkSession(store, { ...trusted, hooksRendered: !ended.ok && renderRecords.length > 0 }).then(
           (r) => opts.log?.(`session ${policy.session_id}: end-of-session check ${r.ok && r.value.outcome === 'continue' ? 'passed' : 'failed'}`),
           (err: unknown) => opts.log?.(`session ${policy.session_id}: end-of-session check failed to run: ${String(err)}`),
         );

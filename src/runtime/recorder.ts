@@ -160,6 +160,18 @@ export function recordCompletion(
   });
 }
 
+/**
+ * Records that a session's own files were tampered with. Best effort, like every seal: the
+ * refusal does not depend on it, and a log that cannot be written is noted in the session log.
+ */
+export function recordTamper(projectState: string, sessionId: string, data: AuditEventDataMap['tamper_detected']): void {
+  try {
+    auditLogFor(projectState).append({ type: 'tamper_detected', actor: HOOK_ACTOR, session_id: sessionId, data });
+  } catch (err) {
+    appendSessionLog(join(sessionDir(projectState, sessionId), SESSION_FILES.log), { kind: 'seal_error', what: 'tamper_detected', error: err instanceof Error ? err.message : String(err) });
+  }
+}
+
 /** Writes a signed checkpoint of the project's audit log now (guarded). */
 export function writeCheckpoint(policy: Policy): void {
   guarded(policy, 'checkpoint', () => auditLogFor(policy.state_dir).checkpoint(loadOrCreateKey(policy.state_dir)));

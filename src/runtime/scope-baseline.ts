@@ -32,7 +32,12 @@ export type Baseline = GitBaseline | ManifestBaseline;
 export interface ScopeOptions {
   /** Worktree-relative paths never reported; a path also covers everything under it. */
   exclude?: string[];
+  /** `Date.now()` past which the comparison gives up with a {@link ScopeBudgetError}. */
+  deadline?: number;
 }
+
+/** The comparison could not finish before its deadline. */
+export class ScopeBudgetError extends Error {}
 
 /** Tells whether a worktree-relative path is excluded from the scope. */
 export type PathFilter = (rel: string) => boolean;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Policy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { sha256Hex } from './session-files.js';
 import { isSafeSessionId, sessionDir } from './state-dir.js';
 
 /** Lifecycle status of a session. */
@@ -87,8 +88,11 @@ export class SessionStore {
     return join(this.dir, SESSION_FILES[file]);
   }
 
-  writeJson(file: keyof typeof SESSION_FILES, value: unknown): void {
-    writeFileAtomic(this.path(file), `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+  /** Writes `value` as pretty JSON, atomically; returns the SHA-256 of the bytes written. */
+  writeJson(file: keyof typeof SESSION_FILES, value: unknown): string {
+    const text = `${JSON.stringify(value, null, 2)}\n`;
+    writeFileAtomic(this.path(file), text, { mode: 0o600 });
+    return sha256Hex(text);
   }
 
   readJson<T>(file: keyof typeof SESSION_FILES): Result<T> {

@@ -1,20 +1,28 @@
 // The two built-in completion verifiers: the task's required checks (evidence
 // producers, fail-closed) and the scope check (every changed file inside the allowlist).
-import { readFileSync } from 'node:fs';
 import { compileGlob, matchesAny } from '../core/glob.js';
 import type { Policy } from '../core/policy.js';
 import type { TurnVerifier, VerifierOutcome } from '../core/verifier-chain.js';
 import { failureTail, runProducers } from './producers.js';
-import { changedSince, type Baseline } from './scope-baseline.js';
+import { changedSince, ScopeBudgetError, type Baseline, type Change } from './scope-baseline.js';
 
 /** What the completion verifiers need to know about the stop. */
 export interface StopContext {
   policy: Policy;
-  /** The session's baseline.json (read only when the scope check runs). */
-  baselineFile: string;
+  /** The session's baseline, read and verified before anything of the agent's ran; null without an allowlist. */
+  baseline: Baseline | null;
   /** Worktree-relative paths Gatehouse itself changed (rendered settings), never reported. */
   exclude: string[];
+  /** Seconds the scope check may take (in-session, inside the Stop hook's budget); null: as long as it needs. */
+  scopeBudgetS: number | null;
 }
+
+/**
+ * Seconds the in-session scope check may take before it gives up and refuses the stop. A
+ * walk of 100,000 files takes about a second here; this leaves room for hashing the changed
+ * ones while staying well inside the margin the Stop hook's timeout keeps for it.
+ */
+export const SCOPE_BUDGET_S = 30;
 
 /** How many offending paths a block reason lists before summarising. */
 const MAX_LISTED_PATHS = 20;
@@ -53,8 +61,15 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
   async verify(ctx): Promise<VerifierOutcome> {
     const { policy } = ctx;
     if (policy.allow.length === 0) return { kind: 'continue' };
-    const baseline = JSON.parse(readFileSync(ctx.baselineFile, 'utf8')) as Baseline;
-    const changes = await changedSince(policy.worktree, baseline, { exclude: ctx.exclude });
+    if (ctx.baseline === null) throw new Error('the scope check needs the session baseline');
+    let changes: Change[];
+    try {
+      changes = await changedSince(policy.worktree, ctx.baseline, { exclude: ctx.exclude, ...(ctx.scopeBudgetS !== null ? { deadline: Date.now() + ctx.scopeBudgetS * 1000 } : {}) });
+    } catch (err) {
+      if (!(err instanceof ScopeBudgetError)) throw err;
+      const reason = `Gatehouse will not let this task finish yet: the scope check could not compare the worktree with its baseline within ${ctx.scopeBudgetS} s (${err.message}). Remove large files or folders you created outside the allowed paths (${policy.allow.join(', ')}), then finish; the end-of-session check will compare everything in full either way.`;
+      return { kind: 'block', reason, detail: { budget_exceeded: true } };
+    }
     const globs = policy.allow.map(compileGlob);
     const outside = changes.filter((c) => !matchesAny(c.path, globs));
     if (outside.length === 0) return { kind: 'continue', detail: { changed: changes } };

@@ -101,8 +101,11 @@ describe('gatehouse evidence', () => {
     expect(end).toMatchObject({ kind: 'completion_verdict', verdict: 'fail' });
     const r = gatehouse(['evidence', 'verify', end!.id, '--key', pub, ...at()]);
     expect(r.status).toBe(0);
+    // Without a sandbox the agent could read the key: the bundle says so, and so does verify.
+    expect(r.stdout).toContain('not sandboxed');
     const statement = JSON.parse(gatehouse(['evidence', 'show', end!.id, ...at()]).stdout);
     expect(statement.predicate.decided_by).toBe('scope_check');
+    expect(statement.predicate.sandboxed).toBe(false);
   });
 
   it('verifies an exported bundle moved to another machine, without the state dir', () => {

@@ -164,3 +164,56 @@ describe('protected paths without an allowlist', () => {
     expect(decideWrite(scope, 'Write', [{ target, real: resolveWriteTarget(target, root) }])).toMatchObject({ decision: 'block', rule: 'write.protected' });
   });
 });
+
+describe('a session that enforces nothing else still protects the gate files', () => {
+  it('refuses a Write to the agent settings and the state folder with no allowlist and no producer', () => {
+    const settings = join(root, '.claude', 'settings.local.json');
+    const scope = compileWriteScope({ worktree: root, allow: [], protect: [state, settings], producers: [] });
+    expect(decideWrite(scope, 'Write', [{ target: settings, real: resolveWriteTarget(settings, root) }])).toMatchObject({ decision: 'block', rule: 'write.protected' });
+    const policy = join(state, 'sessions/x/policy.json');
+    expect(decideWrite(scope, 'Write', [{ target: policy, real: resolveWriteTarget(policy, root) }])).toMatchObject({ decision: 'block', rule: 'write.protected' });
+    expect(decideWrite(scope, 'Write', [{ target: join(root, 'a.txt'), real: resolveWriteTarget(join(root, 'a.txt'), root) }])).toMatchObject({ decision: 'allow', rule: 'passthrough' });
+  });
+
+  it('refuses a protected file reached through a symlink in a pass-through session', () => {
+    symlinkSync(join(state), join(root, 'st'));
+    const scope = compileWriteScope({ worktree: root, allow: [], protect: [state], producers: [] });
+    const t = join(root, 'st', 'policy.json');
+    expect(decideWrite(scope, 'Write', [{ target: t, real: resolveWriteTarget(t, root) }])).toMatchObject({ decision: 'block', rule: 'write.protected' });
+  });
+});
+
+describe('the way back', () => {
+  const gitConfig = (): string => join(root, '.git', 'config');
+  function scopeWithGit() {
+    mkdirSync(join(root, '.git'), { recursive: true });
+    return compileWriteScope({ worktree: root, allow: ['src/**'], protect: [state, gitConfig()], restorable: [gitConfig()], producers: [] });
+  }
+
+  it('lets an undo write a path outside the allowlist, inside the worktree', () => {
+    const t = join(root, 'package.json');
+    const scope = scopeWithGit();
+    expect(decideWrite(scope, 'Write', [{ target: t, real: resolveWriteTarget(t, root) }])).toMatchObject({ decision: 'block', rule: 'write.not_allowed' });
+    expect(decideWrite(scope, 'Write', [{ target: t, real: resolveWriteTarget(t, root), wayBack: true }])).toMatchObject({ decision: 'allow', rule: 'write.way_back' });
+  });
+
+  it('never lets an undo leave the worktree or touch the gate files', () => {
+    const scope = scopeWithGit();
+    const out = join(outside, 'secret.txt');
+    expect(decideWrite(scope, 'Write', [{ target: out, real: resolveWriteTarget(out, root), wayBack: true }])).toMatchObject({ decision: 'block', rule: 'write.outside_worktree' });
+    const policy = join(state, 'policy.json');
+    expect(decideWrite(scope, 'Write', [{ target: policy, real: resolveWriteTarget(policy, root), wayBack: true }])).toMatchObject({ decision: 'block', rule: 'write.protected' });
+  });
+
+  it('lets an undo rewrite a git control file only when it is restorable', () => {
+    const scope = scopeWithGit();
+    expect(decideWrite(scope, 'Write', [{ target: gitConfig(), real: resolveWriteTarget(gitConfig(), root) }])).toMatchObject({ decision: 'block', rule: 'write.protected' });
+    expect(decideWrite(scope, 'Write', [{ target: gitConfig(), real: resolveWriteTarget(gitConfig(), root), wayBack: true }])).toMatchObject({ decision: 'allow', rule: 'write.way_back' });
+  });
+
+  it('names a way back in the refusal of a path outside the allowlist', () => {
+    const t = join(root, 'package.json');
+    const v = decideWrite(scopeWithGit(), 'Write', [{ target: t, real: resolveWriteTarget(t, root) }]);
+    expect(v.decision === 'block' && v.reason).toContain('inside the allowed paths');
+  });
+});

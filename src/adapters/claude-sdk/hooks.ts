@@ -4,6 +4,7 @@
 // so a program built on the SDK is gated with no process start per call.
 import { readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { sha256Hex } from '../../runtime/session-files.js';
 import type { Policy } from '../../core/policy.js';
 import { SESSION_FILES } from '../../runtime/session-store.js';
 import { isSafeSessionId, sessionDir } from '../../runtime/state-dir.js';
@@ -55,8 +56,12 @@ export function gatehouseHooks(opts: GatehouseHooksOptions): GatehouseSdkHooks {
   const worktree = realpathSync(resolve(opts.worktree ?? '.'));
   const stateDir = opts.stateDir !== undefined ? resolve(opts.stateDir) : resolveProjectState(worktree, process.env);
   let policy: Policy;
+  let policyDigest: string;
   try {
-    policy = JSON.parse(readFileSync(join(sessionDir(stateDir, opts.session), SESSION_FILES.policy), 'utf8')) as Policy;
+    // Read now, before the agent runs: every later hook call trusts the file only while it matches.
+    const bytes = readFileSync(join(sessionDir(stateDir, opts.session), SESSION_FILES.policy));
+    policyDigest = sha256Hex(bytes);
+    policy = JSON.parse(bytes.toString('utf8')) as Policy;
   } catch {
     throw new Error(`gatehouseHooks: no session ${opts.session} in ${stateDir}: start one with \`gatehouse session start --agent claude-sdk\` (and pass stateDir if you gave --state-dir)`);
   }
@@ -69,6 +74,7 @@ export function gatehouseHooks(opts: GatehouseHooksOptions): GatehouseSdkHooks {
       stateDir,
       agent: 'claude-sdk',
       failClosed,
+      policyDigest,
       stdin: JSON.stringify(input),
       cwd: typeof input.cwd === 'string' ? input.cwd : worktree,
     });

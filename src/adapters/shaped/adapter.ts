@@ -45,9 +45,9 @@ export interface ClaudeShapedSpec {
  * PATH lookup); a warm session wraps it in the bash client, which falls back to it.
  */
 export function shapedHook(agent: string, ctx: RenderContext, event: string, timeoutS: number): { event: string; command: string; timeout: number } {
-  const argv = [ctx.nodePath, ctx.hookBundle, 'check', '--session', ctx.sessionId, '--event', event, '--state-dir', ctx.projectState, '--agent', agent];
+  const argv = [ctx.nodePath, ctx.hookBundle, 'check', '--session', ctx.sessionId, '--event', event, '--state-dir', ctx.projectState, '--agent', agent, '--policy-sha256', ctx.policyDigest];
   if (ctx.failClosed) argv.push('--fail-closed');
-  return { event, ...hookInvocation(argv, { sessionId: ctx.sessionId, event, agent, failClosed: ctx.failClosed }, timeoutS, ctx.warm) };
+  return { event, ...hookInvocation(argv, { sessionId: ctx.sessionId, event, agent, failClosed: ctx.failClosed, policyDigest: ctx.policyDigest }, timeoutS, ctx.warm) };
 }
 
 /** Builds the adapter for a Claude-shaped agent. */

@@ -53,7 +53,10 @@ export function evidenceCommand(): Command {
       }
       const check = verifyEvidenceFile(file, key);
       if (flags.json) printJson(check);
-      else if (check.ok) process.stdout.write(`verified: ${target}\n`);
+      else if (check.ok) {
+        const note = check.sandboxed ? '' : '  note: the session was not sandboxed, so the agent could read the signing key; this proves what the key signed, not that the agent did not sign it\n';
+        process.stdout.write(`verified: ${target}\n${note}`);
+      }
       else process.stdout.write(`MISMATCH: ${target}\n${check.problems.map((p) => `  - ${p}`).join('\n')}\n`);
       process.exitCode = check.ok ? VERIFY_EXIT.ok : VERIFY_EXIT.mismatch;
     });

@@ -41,9 +41,11 @@ export function hookGateCommand(): Command {
     .requiredOption('--event <name>', 'PreToolUse or Stop')
     .option('--state-dir <dir>', 'project state folder (default: from the current folder)')
     .option('--agent <name>', 'agent whose hook JSON this is', 'claude')
+    .option('--policy-sha256 <hex>', 'digest of the session policy recorded at start; a policy that no longer matches refuses everything')
     .option('--fail-closed', 'refuse on an internal failure instead of allowing')
-    .action(async (flags: { session: string; event: string; stateDir?: string; agent: string; failClosed?: boolean }) => {
+    .action(async (flags: { session: string; event: string; stateDir?: string; agent: string; policySha256?: string; failClosed?: boolean }) => {
       const argv = ['check', '--session', flags.session, '--event', flags.event, '--state-dir', projectStateFor(undefined, flags.stateDir), '--agent', flags.agent];
+      if (flags.policySha256 !== undefined) argv.push('--policy-sha256', flags.policySha256);
       if (flags.failClosed) argv.push('--fail-closed');
       process.exitCode = await hookMain(argv);
     });

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { Command } from 'commander';
-import { checkSession, endSession } from '../../adapters/session-lifecycle.js';
+import { checkSession, endSession } from '../../adapters/session-end.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson } from '../context.js';
 import { formatCapabilities, startFromFlags, withStartFlags, type StartFlags } from './session.js';
@@ -84,9 +84,11 @@ async function runSession(command: string[], flags: StartFlags, relay: SignalRel
   const child = relay.interrupted ? { status: signalStatus('SIGINT'), error: 'interrupted before the agent started' } : await runChild(command, s.policy.worktree, { ...process.env, GATEHOUSE_SESSION: id }, relay);
   if (child.error) process.stderr.write(`gatehouse: ${child.error}\n`);
   // Hooks come out first, so the check sees the settings exactly as the user had them.
-  const ended = endSession(s.store, child.status);
+  // The copies kept in memory since start: nothing the agent rewrote in the state folder counts.
+  const trusted = { policy: s.policy, baseline: s.baseline, rendered: s.renderRecords };
+  const ended = endSession(s.store, child.status, trusted);
   if (!ended.ok) process.stderr.write(`gatehouse: could not remove the rendered hooks: ${ended.reason}\n`);
-  const check = await checkSession(s.store);
+  const check = await checkSession(s.store, { ...trusted, hooksRendered: !ended.ok && s.renderRecords.length > 0 });
   const passed = check.ok && check.value.outcome === 'continue';
   if (flags.json) {
     printJson({ session_id: id, command_status: child.status, passed, check: check.ok ? check.value : { error: check.reason } });

@@ -1,6 +1,7 @@
 // `gatehouse session start|end|list|show|check`: the lifecycle of one gated agent run.
 import { Command } from 'commander';
-import { checkSession, endSession, startSession, type StartedSession } from '../../adapters/session-lifecycle.js';
+import { startSession, type StartedSession } from '../../adapters/session-lifecycle.js';
+import { checkSession, endSession } from '../../adapters/session-end.js';
 import { TRANSPORT_CHOICES, type TransportChoice } from '../../adapters/hook-transport.js';
 import { SessionStore } from '../../runtime/session-store.js';
 import type { Capabilities } from '../../adapters/adapter.js';

@@ -10,7 +10,13 @@ export interface VerifierSummary {
 
 /** `data` of each event type. Readers ignore keys they do not know, so writers may add some. */
 export interface AuditEventDataMap {
-  session_started: { agent: string; worktree: string; policy_digest?: string };
+  /**
+   * `policy_sha256` / `baseline_sha256` / `render_sha256`: SHA-256 of policy.json, baseline.json and
+   * render.json as written at start (`session check` and `session end` trust them only while they match).
+   */
+  session_started: { agent: string; worktree: string; policy_digest?: string; policy_sha256?: string; baseline_sha256?: string | null; render_sha256?: string; sandboxed?: boolean };
+  /** A session's own files (policy, baseline) were changed or removed after start; every hook call is refused. */
+  tamper_detected: { event: string; what: string };
   session_ended: { reason: string; exit_code?: number | null };
   gate_decision: {
     event: string;
@@ -105,7 +111,8 @@ function first(...checks: (string | null)[]): string | null {
 
 /** The registry: each event type and the check of its `data`. */
 export const AUDIT_EVENT_TYPES: { readonly [T in AuditEventType]: Check } = {
-  session_started: (d) => first(str(d, 'agent'), str(d, 'worktree'), optStr(d, 'policy_digest')),
+  session_started: (d) => first(str(d, 'agent'), str(d, 'worktree'), optStr(d, 'policy_digest'), optStr(d, 'policy_sha256')),
+  tamper_detected: (d) => first(str(d, 'event'), str(d, 'what')),
   session_ended: (d) => first(str(d, 'reason'), d.exit_code === undefined || d.exit_code === null || Number.isSafeInteger(d.exit_code) ? null : 'data.exit_code must be an integer or null'),
   gate_decision: (d) =>
     first(str(d, 'event'), str(d, 'tool'), strings(d, 'targets'), oneOf(d, 'decision', GATE_DECISIONS), str(d, 'rule'), str(d, 'input_digest'), optStr(d, 'reason')),

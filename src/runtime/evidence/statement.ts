@@ -64,6 +64,12 @@ export interface EvidencePredicate {
   receipt_id: string;
   session_id: string;
   agent: string;
+  /**
+   * Whether the agent ran inside an OS sandbox. False means any process of the same user, the
+   * agent included, could read the signing key: a bundle from such a session proves what
+   * Gatehouse decided only as far as the agent did not forge it.
+   */
+  sandboxed: boolean;
   where: EvidenceWhere;
   kind: EvidenceKind;
   verdict: EvidenceVerdict;
@@ -137,6 +143,7 @@ export function buildStatement(receiptId: string, input: SealInput, sealedAt: st
     receipt_id: receiptId,
     session_id: input.policy.session_id,
     agent: input.policy.agent,
+    sandboxed: input.policy.sandboxed === true,
     where: input.where,
     kind: input.kind,
     verdict: input.verdict,

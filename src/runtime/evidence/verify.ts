@@ -21,7 +21,11 @@ import {
 } from './statement.js';
 
 /** The outcome of a verification; each problem starts with the name of the check that failed. */
-export type EvidenceCheck = { ok: true } | { ok: false; problems: string[] };
+/**
+ * The outcome of verifying a bundle. `sandboxed` is what the verified statement says: false
+ * (or absent, in bundles from before it was recorded) means the signing key was readable by the agent.
+ */
+export type EvidenceCheck = { ok: true; sandboxed: boolean } | { ok: false; problems: string[] };
 
 /** Looks a blob up by its hex SHA-256; null when it is not available. */
 export type BlobSource = (digest: string) => Buffer | null;
@@ -181,5 +185,5 @@ export function verifyEvidence(bundle: unknown, trustedPublicKey: KeyObject, blo
     checkSubjects(st, blobs, problems);
     checkAnchor(st, trustedPublicKey, problems);
   }
-  return problems.length === 0 ? { ok: true } : { ok: false, problems };
+  return problems.length === 0 && st !== null ? { ok: true, sandboxed: st.predicate.sandboxed === true } : { ok: false, problems };
 }

@@ -48,6 +48,7 @@ const policy: Policy = {
   state_dir: '/state',
   allow: ['src/**'],
   protect: [],
+  restorable: [],
   producers: [{ name: 'test', kind: 'check', command: ['npm', 'test'], required: true, timeout_s: 600 }],
   sequential: false,
   max_stop_blocks: 3,
@@ -60,6 +61,8 @@ const policy: Policy = {
   turn: { enabled: true, order: null, repeat_threshold: 3, halt_threshold: 5, max_tool_calls: null, failure_threshold: null, goal: null, watch_all_tools: false },
   approvals: { interactive: false, timeout_seconds: 600, smart_auto_approve: false, always_allow: [] },
   permissions: { profile: null, custom: {} },
+  baseline_sha256: null,
+  sandboxed: false,
   created_at: '2025-01-01T00:00:00.000Z',
 };
 
@@ -134,13 +137,13 @@ describe('sealEvidence + verifyEvidence', () => {
     expect(file).toBe(join(state, 'evidence', 'bundles', `${id}.json`));
     expect(id).toMatch(/^ev-\d{8}T\d{6}Z-[0-9a-f]{16}$/);
     const bundle = readBundle(file);
-    expect(verifyEvidence(bundle, key.publicKey, storeBlobs)).toEqual({ ok: true });
-    expect(verifyEvidenceFile(file, key.publicKey)).toEqual({ ok: true });
+    expect(verifyEvidence(bundle, key.publicKey, storeBlobs)).toEqual({ ok: true, sandboxed: false });
+    expect(verifyEvidenceFile(file, key.publicKey)).toEqual({ ok: true, sandboxed: false });
 
     const st = statementOf(bundle);
     expect(st._type).toBe('https://in-toto.io/Statement/v1');
     expect(st.subject.map((s) => s.name)).toEqual(['producer/test/output', 'scope/changes.json', 'policy.json']);
-    expect(st.predicate).toMatchObject({ receipt_id: id, session_id: 's1', agent: 'claude-code', kind: 'completion_verdict', where: 'in_session', verdict: 'fail', write: null, agent_claim: null });
+    expect(st.predicate).toMatchObject({ receipt_id: id, session_id: 's1', agent: 'claude-code', sandboxed: false, kind: 'completion_verdict', where: 'in_session', verdict: 'fail', write: null, agent_claim: null });
     expect(st.predicate.producers[0]).toMatchObject({ name: 'test', kind: 'check', status: 'failed', exit_code: 1, output_digest: st.subject[0]?.digest.sha256 });
     expect(getBlob(state, st.subject[0]?.digest.sha256 as string)?.toString()).toBe('FAIL src/a.test.ts\n1 failed\n');
     expect(JSON.parse(st.predicate.anchor?.event_line as string)).toMatchObject({ type: 'evidence_sealed', actor: 'system:evidence', data: { evidence_id: id, kind: 'completion_verdict', where: 'in_session', verdict: 'fail' } });
@@ -148,7 +151,7 @@ describe('sealEvidence + verifyEvidence', () => {
 
   it('seals a refused write that verifies, with the write recorded and no scope subject', () => {
     const { file } = sealEvidence(state, refusedWrite, key, audit);
-    expect(verifyEvidenceFile(file, key.publicKey)).toEqual({ ok: true });
+    expect(verifyEvidenceFile(file, key.publicKey)).toEqual({ ok: true, sandboxed: false });
     const st = statementOf(readBundle(file));
     expect(st.predicate).toMatchObject({ kind: 'write_refused', verdict: 'refused', write: { tool: 'Write', targets: ['/src/app/README.md'], rule: 'allowlist' }, producers: [] });
     expect(st.subject.map((s) => s.name)).toEqual(['policy.json']);
@@ -174,8 +177,8 @@ describe('sealEvidence + verifyEvidence', () => {
     const b = sealEvidence(state, completion({ now }), key, audit);
     expect(a.id).not.toBe(b.id);
     expect(a.id.startsWith('ev-20250601T120000Z-')).toBe(true);
-    expect(verifyEvidenceFile(a.file, key.publicKey)).toEqual({ ok: true });
-    expect(verifyEvidenceFile(b.file, key.publicKey)).toEqual({ ok: true });
+    expect(verifyEvidenceFile(a.file, key.publicKey)).toEqual({ ok: true, sandboxed: false });
+    expect(verifyEvidenceFile(b.file, key.publicKey)).toEqual({ ok: true, sandboxed: false });
     expect(listEvidence(state).map((e) => e.id).sort()).toEqual([a.id, b.id].sort());
   });
 
@@ -205,7 +208,7 @@ describe('exported evidence', () => {
       rmSync(out);
       expect(existsSync(state)).toBe(false);
       // The operator's copy of the public key, as text: nothing from the state folder.
-      expect(verifyEvidenceFile(join(elsewhere, 'receipt.json'), publicKeyFromPem(key.publicKeyPem))).toEqual({ ok: true });
+      expect(verifyEvidenceFile(join(elsewhere, 'receipt.json'), publicKeyFromPem(key.publicKeyPem))).toEqual({ ok: true, sandboxed: false });
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }

@@ -1,0 +1,114 @@
+// Ending a gated session and its authoritative check. Both act only on what the session's
+// start recorded: the in-memory copies `run` kept, or files matching the audit log's digests.
+import type { Policy } from '../core/policy.js';
+import { fail, ok, type Result } from '../core/result.js';
+import type { ChainResult } from '../core/verifier-chain.js';
+import { osUserActor, recordCompletion, recordEvent, writeCheckpoint } from '../runtime/recorder.js';
+import type { Baseline } from '../runtime/scope-baseline.js';
+import { readVerifiedJson } from '../runtime/session-files.js';
+import type { SessionStore } from '../runtime/session-store.js';
+import { startDigests, type StartDigests } from '../runtime/session-trust.js';
+import type { RenderedFile } from './adapter.js';
+import { adapterFor } from './registry.js';
+import { runEndOfSessionChain } from './stop-chain.js';
+
+/** The policy, baseline and render record as `session start` made them: never files rewritten since. */
+export interface TrustedCopies {
+  policy: Policy;
+  baseline: Baseline | null;
+  rendered: RenderedFile[];
+}
+
+/** What the caller knows for itself when it checks (`run` does; `session check` reads meta.json). */
+export interface CheckContext {
+  /** The session's hooks are still in the agent's settings, so those files differ from the baseline by design. */
+  hooksRendered: boolean;
+}
+
+function untrusted(id: string): string {
+  return `Treat the work of session ${id} as unverified.`;
+}
+
+/** The start digests, or why there are none. */
+function digestsOf(store: SessionStore): Result<StartDigests> {
+  const d = startDigests(store.projectState, store.id);
+  if (d === null) return fail(`the audit log has no start record with file digests for session ${store.id} (started by an older Gatehouse, or the log was cut), so its files cannot be trusted. ${untrusted(store.id)}`);
+  return ok(d);
+}
+
+/**
+ * The session's files as they were at start: read from its folder and accepted only if they
+ * hash to the digests its `session_started` audit event recorded.
+ */
+export function trustedCopies(store: SessionStore): Result<TrustedCopies> {
+  const digests = digestsOf(store);
+  if (!digests.ok) return digests;
+  const { policy: policyDigest, baseline: baselineDigest, render: renderDigest } = digests.value;
+  const what = `Gatehouse cannot trust session ${store.id}`;
+  const policy = readVerifiedJson<Policy>(store.path('policy'), policyDigest, 'policy.json');
+  if (!policy.ok) return fail(`${what}: ${policy.reason}. ${untrusted(store.id)}`);
+  let baseline: Baseline | null = null;
+  if (baselineDigest !== null) {
+    const b = readVerifiedJson<Baseline>(store.path('baseline'), baselineDigest, 'baseline.json');
+    if (!b.ok) return fail(`${what}: ${b.reason}. ${untrusted(store.id)}`);
+    baseline = b.value;
+  }
+  let rendered: RenderedFile[] = [];
+  if (renderDigest !== null) {
+    const r = readVerifiedJson<RenderedFile[]>(store.path('render'), renderDigest, 'render.json');
+    if (!r.ok) {
+      return fail(`${what}: ${r.reason}, so Gatehouse will not edit any settings file from it. Remove the hook entries whose command contains \`--session ${store.id}\` from the agent's settings by hand.`);
+    }
+    rendered = r.value;
+  }
+  return ok({ policy: policy.value, baseline, rendered });
+}
+
+/**
+ * Removes exactly the hooks a session rendered and marks it ended. Idempotent. `trusted` are
+ * the copies `run` kept in memory; without them the session's files must match their digests.
+ */
+export function endSession(store: SessionStore, exitCode: number | null = null, trusted?: TrustedCopies): Result<{ removed: number; alreadyEnded: boolean }> {
+  const meta = store.meta();
+  if (!meta.ok) return fail(meta.reason);
+  const copies = trusted ? ok(trusted) : trustedCopies(store);
+  if (!copies.ok) return copies;
+  const { policy, rendered } = copies.value;
+  let removed = 0;
+  if (rendered.length > 0) {
+    const adapter = adapterFor(policy.agent);
+    if (adapter) {
+      const r = adapter.unrender(rendered);
+      if (!r.ok) return fail(r.reason);
+      removed = r.value.removed;
+    }
+  }
+  const alreadyEnded = meta.value.status === 'ended';
+  if (!alreadyEnded) {
+    store.writeJson('meta', { ...meta.value, status: 'ended', ended_at: new Date().toISOString() });
+    recordEvent(policy, 'session_ended', osUserActor(), { reason: 'session end', exit_code: exitCode });
+    writeCheckpoint(policy);
+  }
+  return ok({ removed, alreadyEnded });
+}
+
+/**
+ * The authoritative end-of-session check: the task's required checks and the scope check,
+ * whatever happened in-session, judged by the trusted copies (see {@link endSession}).
+ */
+export async function checkSession(store: SessionStore, trusted?: TrustedCopies & CheckContext): Promise<Result<ChainResult>> {
+  const copies = trusted ? ok(trusted) : trustedCopies(store);
+  if (!copies.ok) return fail(copies.reason);
+  const { policy, baseline } = copies.value;
+  const meta = store.meta();
+  if (!meta.ok) return fail(meta.reason);
+  // While hooks are still rendered their settings file differs from the baseline by design.
+  const exclude = (trusted ? trusted.hooksRendered : meta.value.status === 'active') ? policy.scope_exclude : [];
+  const result = await runEndOfSessionChain(policy, baseline, store.dir, exclude);
+  const evidenceId = recordCompletion(policy, 'end_of_session', result, { actor: 'system:session-check' });
+  // The verdict is anchored by a signed checkpoint right away, whatever happens next.
+  writeCheckpoint(policy);
+  const summary = result.outcome === 'continue' ? 'all required checks passed and every change is inside the allowlist' : `${result.decidedBy}: ${result.reason}`;
+  store.writeJson('meta', { ...meta.value, end_verdict: { passed: result.outcome === 'continue', summary, at: new Date().toISOString(), evidence_id: evidenceId } });
+  return ok(result);
+}

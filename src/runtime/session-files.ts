@@ -1,0 +1,41 @@
+// Gatehouse does not trust its own session files once the agent runs: the policy and the
+// baseline are read back only when their bytes hash to the digests recorded at session start.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+/** A session file that was read and matches its recorded digest, or why it cannot be trusted. */
+export type Verified<T> = { ok: true; value: T } | { ok: false; tampered: true; reason: string; actual: string | null };
+
+/** Lowercase hex SHA-256: how session file digests are written (hook command, policy, audit log). */
+export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
+
+/** Hex SHA-256 of raw bytes or text. */
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * Reads a JSON session file and returns it only if its exact bytes hash to `expected`.
+ * A file that cannot be read, differs, or does not parse is tampering: after start nothing
+ * rewrites these files, so any of those means something else did.
+ * @example readVerifiedJson<Policy>(join(dir, 'policy.json'), digestFromHookCommand)
+ */
+export function readVerifiedJson<T>(file: string, expected: string, what: string): Verified<T> {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    return { ok: false, tampered: true, actual: null, reason: `${what} cannot be read (${code}) although the session recorded it at start` };
+  }
+  const actual = sha256Hex(bytes);
+  if (actual !== expected) {
+    return { ok: false, tampered: true, actual, reason: `${what} was changed after the session started (sha256 ${actual.slice(0, 12)}…, recorded ${expected.slice(0, 12)}…)` };
+  }
+  try {
+    return { ok: true, value: JSON.parse(bytes.toString('utf8')) as T };
+  } catch {
+    // Cannot happen for bytes that match what start wrote; kept for a digest recorded wrongly.
+    return { ok: false, tampered: true, actual, reason: `${what} matches its digest but is not JSON` };
+  }
+}

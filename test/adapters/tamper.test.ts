@@ -1,0 +1,152 @@
+// Gatehouse's own session files are agent-writable without a sandbox: every check must hold
+// after the agent rewrote, linked, removed or emptied them. Through the real rendered hooks.
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startSession } from '../../src/adapters/session-lifecycle.js';
+import { splitCommand } from '../../src/core/argv.js';
+import { shellJoin } from '../../src/core/shell-quote.js';
+import { gatehouse, HOOK, tempDir } from '../support/cli.js';
+import { spawnSync } from 'node:child_process';
+
+let base: string;
+let root: string;
+let state: string;
+
+beforeEach(() => {
+  base = tempDir();
+  root = join(base, 'repo');
+  state = join(base, 'state');
+  mkdirSync(join(root, 'src'), { recursive: true });
+  writeFileSync(join(root, 'package.json'), '{}\n');
+});
+
+async function start(opts: { require?: string[]; posture?: 'fail-open' | 'fail-closed' } = {}): Promise<{ id: string; dir: string }> {
+  if (opts.posture) writeFileSync(join(root, 'gatehouse.yaml'), `gate:\n  posture: ${opts.posture}\n`);
+  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: opts.require ?? [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  if (!r.ok) throw new Error(r.reason);
+  return { id: r.value.policy.session_id, dir: r.value.store.dir };
+}
+
+/** Runs the hook exactly as rendered into .claude/settings.local.json for `event`. */
+function renderedHook(event: 'PreToolUse' | 'Stop', payload: unknown): { status: number | null; stderr: string; stdout: string } {
+  const settings = JSON.parse(readFileSync(join(root, '.claude', 'settings.local.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+  const command = settings.hooks[event]![0]!.hooks[0]!.command;
+  const argv = splitCommand(command);
+  if (!argv.ok) throw new Error(argv.reason);
+  const r = spawnSync(argv.value[0]!, argv.value.slice(1), { cwd: root, input: JSON.stringify(payload), encoding: 'utf8' });
+  return { status: r.status, stderr: r.stderr, stdout: r.stdout };
+}
+
+const write = (file: string) => ({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: file, content: 'x' } });
+const stop = () => ({ hook_event_name: 'Stop', cwd: root, last_assistant_message: 'done', stop_hook_active: false });
+const auditTypes = (): string[] => {
+  const log = join(state, 'audit', 'log.jsonl');
+  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type) : [];
+};
+
+describe('the hook trusts the policy only by the digest in its rendered command', () => {
+  it('renders the policy digest into every hook command', async () => {
+    await start();
+    const text = readFileSync(join(root, '.claude', 'settings.local.json'), 'utf8');
+    expect(text.match(/--policy-sha256 [0-9a-f]{64}/g)?.length).toBe(2);
+  });
+
+  it('refuses everything, in the default fail-open posture, once the policy is rewritten to allow everything', async () => {
+    const { dir } = await start();
+    const policyFile = join(dir, 'policy.json');
+    const policy = JSON.parse(readFileSync(policyFile, 'utf8')) as { allow: string[] };
+    writeFileSync(policyFile, JSON.stringify({ ...policy, allow: ['**'] }, null, 2) + '\n');
+    const r = renderedHook('PreToolUse', write(join(root, 'package.json')));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('policy.json) was changed after the session started');
+    expect(r.stderr).toContain('gatehouse session end');
+    // Even an in-scope write: the session can no longer be checked.
+    expect(renderedHook('PreToolUse', write(join(root, 'src', 'a.ts'))).status).toBe(2);
+    expect(auditTypes()).toContain('tamper_detected');
+  });
+
+  it('refuses when the policy was rewritten through a hard link inside the worktree', async () => {
+    const { dir } = await start();
+    linkSync(join(dir, 'policy.json'), join(root, 'src', 'p.json'));
+    writeFileSync(join(root, 'src', 'p.json'), readFileSync(join(dir, 'policy.json'), 'utf8').replace('"src/**"', '"**"'));
+    expect(renderedHook('PreToolUse', write(join(root, 'package.json'))).status).toBe(2);
+  });
+
+  it('refuses when the policy was removed or made unreadable, instead of letting everything through', async () => {
+    const { dir } = await start();
+    rmSync(join(dir, 'policy.json'));
+    const r = renderedHook('PreToolUse', write(join(root, 'src', 'a.ts')));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('cannot be read');
+    writeFileSync(join(dir, 'policy.json'), '');
+    chmodSync(join(dir, 'policy.json'), 0o000);
+    expect(renderedHook('Stop', stop()).status).toBe(2);
+  });
+
+  it('refuses the stop when the baseline was rewritten to hide an out-of-scope change', async () => {
+    const { dir } = await start();
+    writeFileSync(join(root, 'package.json'), '{"changed":true}\n');
+    writeFileSync(join(dir, 'baseline.json'), readFileSync(join(dir, 'baseline.json'), 'utf8') + ' ');
+    const r = renderedHook('Stop', stop());
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('baseline.json) was changed after the session started');
+  });
+
+  it('still reports the out-of-scope change when a required check rewrites the baseline during the stop', async () => {
+    const rewrite = `require('fs').writeFileSync(${JSON.stringify(join(state, 'sessions'))} + '/' + require('fs').readdirSync(${JSON.stringify(join(state, 'sessions'))})[0] + '/baseline.json', '{"kind":"manifest","files":{}}')`;
+    await start({ require: [`check=${shellJoin([process.execPath, '-e', rewrite])}`] });
+    writeFileSync(join(root, 'package.json'), '{"changed":true}\n');
+    const first = renderedHook('Stop', stop());
+    expect(first.status).toBe(2);
+    expect(first.stderr).toContain('package.json');
+    // And from then on the session is known to be tampered with.
+    const second = renderedHook('Stop', stop());
+    expect(second.stderr).toContain('baseline.json) was changed after the session started');
+  });
+});
+
+describe('session check and session end trust only what the start recorded', () => {
+  it('fails `session check` when the policy was rewritten, naming the file', async () => {
+    const { id, dir } = await start();
+    writeFileSync(join(dir, 'policy.json'), readFileSync(join(dir, 'policy.json'), 'utf8').replace('"src/**"', '"**"'));
+    const r = gatehouse(['session', 'check', id, '--worktree', root, '--state-dir', state]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('policy.json was changed after the session started');
+    expect(r.stderr).toContain('unverified');
+  });
+
+  it('refuses to edit settings from a rewritten render record, and says how to remove the hooks by hand', async () => {
+    const { id, dir } = await start();
+    const victim = join(base, 'victim.txt');
+    writeFileSync(victim, 'mine\n');
+    const forged = [{ file: victim, record: { file: victim, createdFile: false, createdDir: false, original: 'owned\n', rendered: 'mine\n', entries: [] } }];
+    writeFileSync(join(dir, 'render.json'), JSON.stringify(forged));
+    const r = gatehouse(['session', 'end', id, '--worktree', root, '--state-dir', state]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('render.json was changed');
+    expect(r.stderr).toContain(`--session ${id}`);
+    expect(readFileSync(victim, 'utf8')).toBe('mine\n');
+  });
+});
+
+describe('gatehouse run judges by the copies it kept in memory', () => {
+  it('fails the session when the agent rewrote the policy and baseline to cover its out-of-scope write', async () => {
+    const agent = join(base, 'agent.mjs');
+    writeFileSync(
+      agent,
+      [
+        "import { readdirSync, readFileSync, writeFileSync } from 'node:fs';",
+        `const sessions = ${JSON.stringify(join(state, 'sessions'))};`,
+        "const dir = sessions + '/' + readdirSync(sessions)[0];",
+        "writeFileSync(dir + '/policy.json', readFileSync(dir + '/policy.json', 'utf8').replace('\"src/**\"', '\"**\"'));",
+        "writeFileSync(dir + '/baseline.json', '{\"kind\":\"manifest\",\"files\":{}}');",
+        "writeFileSync('package.json', '{\"owned\":true}\\n');",
+      ].join('\n'),
+    );
+    const r = gatehouse(['run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', 'src/**', '--', process.execPath, agent]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('FAILED');
+    expect(r.stderr).toContain('package.json');
+  });
+});
