@@ -67,7 +67,9 @@ export function gitControlPaths(worktree: string): string[] {
  */
 export function protectedPaths(inp: ProtectedInputs): { protect: string[]; restorable: string[] } {
   const explicitGit = inp.allow.filter((p) => p.startsWith('.git/')).map(compileGlob);
-  const control = gitControlPaths(inp.worktree).filter((p) => !(isInside(inp.worktree, p) && matchesAny(relativeInside(inp.worktree, p), explicitGit)));
+  // A folder counts as named when the pattern covers what is inside it (`.git/hooks/**`).
+  const named = (rel: string): boolean => matchesAny(rel, explicitGit) || matchesAny(`${rel}/x`, explicitGit);
+  const control = gitControlPaths(inp.worktree).filter((p) => !(isInside(inp.worktree, p) && named(relativeInside(inp.worktree, p))));
   const protect = [
     ...new Set([
       inp.projectState,

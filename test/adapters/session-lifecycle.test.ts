@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession, type StartOptions } from '../../src/adapters/session-lifecycle.js';
 import { HOOK, tempDir } from '../support/cli.js';
@@ -41,6 +42,28 @@ describe('policy compile', () => {
     const p = r.value.policy;
     expect(p.protect).toEqual(expect.arrayContaining([state, join(root, '.claude/settings.local.json'), join(root, '.claude/settings.json'), join(homedir(), '.claude/settings.json'), join(root, 'gatehouse.yaml'), join(root, 'gatehouse.toml')]));
     expect(p.scope_exclude).toEqual(['.claude/settings.local.json']);
+  });
+
+  it('protects every file that can switch hooks off or run code later: git control files, user git config, Gatehouse config and install', async () => {
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    const home = tempDir();
+    const r = await startSession(opts({ allow: ['src/**'], env: { HOME: home, XDG_CONFIG_HOME: join(home, 'cfg') } }));
+    if (!r.ok) throw new Error(r.reason);
+    const { protect, restorable } = r.value.policy;
+    const git = join(root, '.git');
+    const dist = dirname(dirname(HOOK));
+    expect(protect).toEqual(expect.arrayContaining([join(git, 'config'), join(git, 'hooks'), join(git, 'info'), join(git, 'modules'), join(home, '.gitconfig'), join(home, 'cfg', 'git'), join(home, 'cfg', 'gatehouse'), dist]));
+    // The way back may rewrite the repository's control files, never the others.
+    expect(restorable).toEqual(expect.arrayContaining([join(git, 'config'), join(git, 'hooks')]));
+    expect(restorable).not.toContain(join(home, '.gitconfig'));
+  });
+
+  it('leaves a git control folder writable when an allow pattern names it explicitly', async () => {
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    const r = await startSession(opts({ allow: ['src/**', '.git/hooks/**'] }));
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.value.policy.protect).not.toContain(join(root, '.git', 'hooks'));
+    expect(r.value.policy.protect).toContain(join(root, '.git', 'config'));
   });
 
   it('refuses an unsafe or reused session id', async () => {
