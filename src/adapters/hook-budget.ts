@@ -1,6 +1,7 @@
 // How long each rendered hook may take, from the session policy: the agent must never time a
 // hook out first, because a hook the agent times out does not block.
 import type { Policy } from '../core/policy.js';
+import { SCOPE_BUDGET_S } from '../runtime/stop-verifiers.js';
 
 /** Added to the producers' own timeouts so the agent never times the Stop hook out first. */
 const STOP_TIMEOUT_MARGIN_S = 60;
@@ -19,6 +20,7 @@ export function hookBudgets(policy: Policy): { preToolS: number; stopS: number }
   return {
     // The hook may wait for a person: the agent must never time it out first.
     preToolS: policy.approvals.interactive ? policy.approvals.timeout_seconds + APPROVAL_TIMEOUT_MARGIN_S : DEFAULT_PRE_TOOL_TIMEOUT_S,
-    stopS: producersS + shell + extension + STOP_TIMEOUT_MARGIN_S,
+    // The scope check has its own budget; past it, the stop is refused, never left to time out.
+    stopS: producersS + shell + extension + (policy.allow.length > 0 ? SCOPE_BUDGET_S : 0) + STOP_TIMEOUT_MARGIN_S,
   };
 }

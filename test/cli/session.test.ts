@@ -142,6 +142,14 @@ describe('gatehouse input errors', () => {
     expect(r.stderr).toMatch(/gatehouse\.yaml:2: gate\.alow/);
   });
 
+  it('says plainly what no hook can protect without a sandbox, in `agents` and at session start', () => {
+    const agents = gatehouse(['agents']);
+    expect(agents.stdout).toContain('signing key');
+    expect(agents.stdout).toContain('sandboxed: false');
+    const started = gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state]);
+    expect(started.stderr).toMatch(/sandbox: +none/);
+  });
+
   it('prints help for every command', () => {
     for (const cmd of [[], ['session', 'start'], ['session', 'end'], ['run'], ['where'], ['hook-gate', 'check'], ['agents'], ['demo']]) {
       const r = gatehouse([...cmd, '--help']);

@@ -20,6 +20,17 @@ export function whereCommand(): Command {
     });
 }
 
+/**
+ * What no hook can promise while the agent runs as the same OS user as Gatehouse (docs/trust-boundary.md).
+ * Shown wherever the capability tables are, so nobody reads "blocking" as "sandboxed".
+ */
+export const NO_SANDBOX_NOTE = [
+  'Without an OS sandbox the agent runs as your user: the gates refuse what they see and the',
+  'end-of-session check catches what they do not, but any process of yours, the agent included,',
+  "can read Gatehouse's signing key (so evidence proves what the key signed, not who) and the",
+  "dashboard's access token. Evidence records `sandboxed: false` for such sessions.",
+].join('\n');
+
 /** `gatehouse agents`. */
 export function agentsCommand(): Command {
   return new Command('agents')
@@ -29,6 +40,7 @@ export function agentsCommand(): Command {
       const agents = knownAgents();
       if (flags.json) return printJson(Object.fromEntries(agents.map((a) => [a, capabilitiesFor(a)])));
       for (const a of agents) process.stdout.write(formatCapabilities(a, capabilitiesFor(a)));
+      process.stdout.write(`\n${NO_SANDBOX_NOTE}\n`);
     });
 }
 

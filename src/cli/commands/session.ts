@@ -84,6 +84,7 @@ function describeStarted(s: StartedSession): string {
     `  requires: ${p.producers.length > 0 ? p.producers.map((x) => `${x.name} (${x.command.join(' ')})`).join(', ') : '(no required checks)'}`,
     `  hooks:    ${s.rendered.length > 0 ? s.rendered.join(', ') : '(none rendered)'}`,
     `  transport: ${s.transport.kind === 'warm' ? `warm (supervisor on port ${s.transport.port}; falls back to the command when it is down)` : 'command (a Node process per hook call)'}`,
+    `  sandbox:  ${p.sandboxed ? 'yes' : 'none: the agent runs as your user and can read the signing key and the dashboard token (see `gatehouse agents`)'}`,
   ];
   return `${lines.join('\n')}\n${formatCapabilities(p.agent, s.capabilities)}`;
 }
