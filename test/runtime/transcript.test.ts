@@ -74,7 +74,7 @@ describe('readTranscriptTodos', () => {
     });
   }
 
-  for (const name of ['todo-rejected', 'todo-accepted']) {
+  for (const name of ['todo-rejected', 'todo-accepted', 'tasks-rejected', 'tasks']) {
     const lines = claudeFixture(name);
     for (let n = 1; n <= lines.length; n++) {
       it(`agrees with the text reader on Claude Code's ${name} transcript, first ${n} lines`, () => {
@@ -95,6 +95,15 @@ describe('readTranscriptTodos', () => {
     expect(readTranscriptTodos(acceptedFile)).toEqual([
       { text: 'Write the parser', status: 'completed' },
       { text: 'Add tests', status: 'completed' },
+    ]);
+  });
+
+  it('replays Claude Code\'s TaskCreate/TaskUpdate calls into the tasks still open', () => {
+    const file = join(dir, 'tasks.jsonl');
+    writeFileSync(file, claudeFixture('tasks').join('\n'));
+    expect(readTranscriptTodos(file)).toEqual([
+      { id: '1', text: 'Write the parser', status: 'completed' },
+      { id: '3', text: 'Third, renamed', status: 'in_progress' },
     ]);
   });
 

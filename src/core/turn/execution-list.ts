@@ -8,6 +8,8 @@ import { taskListFromLines } from './task-tools.js';
 export interface ExecItem {
   text: string;
   status: 'pending' | 'in_progress' | 'completed';
+  /** The number the agent's tool gave the task (Claude Code's TaskCreate), for a refusal to name. */
+  id?: string;
 }
 
 /** Unfinished items named in a refusal: enough to act on, short enough to read at a glance. */
@@ -72,11 +74,15 @@ export function parseScratchpad(markdown: string): Scratchpad {
 export function checkExecutionList(items: readonly ExecItem[] | null): VerifierOutcome {
   const open = (items ?? []).filter((i) => i.status !== 'completed');
   if (open.length === 0) return { kind: 'continue' };
-  const lines = open.slice(0, MAX_LISTED_ITEMS).map((i) => `- ${i.text}${i.status === 'in_progress' ? ' (in progress)' : ''}`);
+  const lines = open.slice(0, MAX_LISTED_ITEMS).map((i) => `- ${i.id !== undefined ? `#${i.id} ` : ''}${i.text}${i.status === 'in_progress' ? ' (in progress)' : ''}`);
   if (open.length > MAX_LISTED_ITEMS) lines.push(`…and ${open.length - MAX_LISTED_ITEMS} more`);
+  // Numbered tasks are changed one by one, with the tool that numbered them.
+  const how = open.some((i) => i.id !== undefined)
+    ? 'update each task with TaskUpdate: status "completed" for what is done, "deleted" for what no longer applies.'
+    : 'update the list: mark what is done as completed and remove what no longer applies.';
   return {
     kind: 'block',
-    reason: `Your task list still has ${open.length} unfinished item(s):\n${lines.join('\n')}\nFinish them before you stop, or update the list: mark what is done as completed and remove what no longer applies.`,
+    reason: `Your task list still has ${open.length} unfinished item(s):\n${lines.join('\n')}\nFinish them before you stop, or ${how}`,
     detail: { unfinished: open.length, in_progress: open.filter((i) => i.status === 'in_progress').length },
   };
 }

@@ -1,10 +1,14 @@
-// The agent's task list as Claude Code's task tools left it in the transcript: only calls
-// that Claude Code answered without an error count, so a rejected call never becomes a list.
+// The agent's task list as Claude Code's task tools left it in the transcript (TodoWrite, or
+// TaskCreate/TaskUpdate): only calls Claude Code accepted count, so a refused one is no list.
 import { isRecord } from '../is-record.js';
 import type { ExecItem } from './execution-list.js';
 
-/** The Claude Code tools whose successful calls make up the agent's task list. */
-export const TASK_TOOL_NAMES = ['TodoWrite'] as const;
+/**
+ * The Claude Code tools whose successful calls make up the agent's task list. Claude Code
+ * 2.1.328 offers TodoWrite (the whole list in each call) or, by default, TaskCreate and
+ * TaskUpdate (one task per call, numbered by Claude Code), never both in one session.
+ */
+export const TASK_TOOL_NAMES = ['TodoWrite', 'TaskCreate', 'TaskUpdate'] as const;
 export type TaskToolName = (typeof TASK_TOOL_NAMES)[number];
 
 /** One call of a task tool, as the main agent's assistant line holds it. */
@@ -83,24 +87,68 @@ function todosOf(input: unknown): ExecItem[] | null {
   return items;
 }
 
+/** The task TaskCreate made, from Claude Code's answer `{task: {id, subject}}`; null when it has none. */
+function createdTask(detail: unknown): [string, ExecItem] | null {
+  const task = isRecord(detail) ? detail.task : undefined;
+  if (!isRecord(task) || typeof task.id !== 'string' || typeof task.subject !== 'string') return null;
+  return [task.id, { id: task.id, text: task.subject, status: 'pending' }];
+}
+
+/**
+ * Applies an accepted TaskUpdate, read from Claude Code's answer `{success, taskId,
+ * updatedFields, statusChange?: {from, to}}` rather than from the input, which Claude Code
+ * may have coerced (`id` for `taskId`). False when the update did not happen: `success:
+ * false` ("Task not found", a TaskCompleted hook that refused) is not an error result.
+ */
+function applyUpdate(tasks: Map<string, ExecItem>, input: unknown, detail: unknown): boolean {
+  if (!isRecord(detail) || detail.success !== true || typeof detail.taskId !== 'string') return false;
+  const fields = Array.isArray(detail.updatedFields) ? detail.updatedFields : [];
+  const to = isRecord(detail.statusChange) ? detail.statusChange.to : undefined;
+  if (to === 'deleted' || fields.includes('deleted')) {
+    tasks.delete(detail.taskId);
+    return true;
+  }
+  // A task created before this transcript began (or outside its window) is not tracked: its subject is unknown.
+  const task = tasks.get(detail.taskId);
+  if (task === undefined) return true;
+  if (typeof to === 'string' && STATUSES.has(to)) task.status = to as ExecItem['status'];
+  if (fields.includes('subject') && isRecord(input) && typeof input.subject === 'string') task.text = input.subject;
+  return true;
+}
+
 /**
  * Replays the task-tool calls, in transcript order, into the agent's current list; null when
  * there is none. A call counts only once its result is in the transcript and is not an error
  * (Claude Code refuses TodoWrite where the tool is off, and the refused call stays in the
  * transcript). When the newest call has no result yet the list may be about to change, so
- * there is no list to judge: this check never vetoes on a guess.
+ * there is no list to judge: this check never vetoes on a guess. TodoWrite's latest list
+ * wins; TaskCreate/TaskUpdate are replayed in order, deleted tasks dropped. Whichever kind of
+ * tool was used last is the list.
  */
 export function taskListFromCalls(calls: readonly TaskToolCall[], outcomes: ReadonlyMap<string, ToolOutcome>): ExecItem[] | null {
   const last = calls.at(-1);
   if (last === undefined || !outcomes.has(last.id)) return null;
-  let list: ExecItem[] | null = null;
+  let todos: ExecItem[] | null = null;
+  const tasks = new Map<string, ExecItem>();
+  let latest: 'todos' | 'tasks' | null = null;
   for (const call of calls) {
     const outcome = outcomes.get(call.id);
     if (outcome === undefined || outcome.isError) continue;
-    // The latest accepted TodoWrite is the whole list; an unreadable one makes an older one stale.
-    list = todosOf(call.input);
+    if (call.tool === 'TodoWrite') {
+      // An unreadable latest list makes an older one stale: say "no list" rather than judge that one.
+      todos = todosOf(call.input);
+      latest = 'todos';
+    } else if (call.tool === 'TaskCreate') {
+      const created = createdTask(outcome.detail);
+      if (created === null) continue;
+      tasks.set(...created);
+      latest = 'tasks';
+    } else if (applyUpdate(tasks, call.input, outcome.detail)) {
+      latest = 'tasks';
+    }
   }
-  return list;
+  if (latest === 'tasks') return [...tasks.values()].map((t) => ({ ...t }));
+  return latest === 'todos' ? todos : null;
 }
 
 /**

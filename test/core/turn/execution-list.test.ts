@@ -61,6 +61,16 @@ describe('checkExecutionList', () => {
     expect(out.detail).toEqual({ unfinished: 2, in_progress: 1 });
   });
 
+  it('names numbered tasks by number and says to update them with TaskUpdate', () => {
+    const out = checkExecutionList([
+      { id: '1', text: 'Write the parser', status: 'completed' },
+      { id: '3', text: 'Add tests', status: 'in_progress' },
+    ]);
+    if (out.kind !== 'block') throw new Error('expected a block');
+    expect(out.reason).toContain('- #3 Add tests (in progress)\n');
+    expect(out.reason).toContain('TaskUpdate: status "completed"');
+  });
+
   it('lists 8 of 12 unfinished items and says how many more there are', () => {
     const out = checkExecutionList(items(12));
     if (out.kind !== 'block') throw new Error('expected a block');

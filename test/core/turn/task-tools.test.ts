@@ -65,6 +65,68 @@ describe('todosFromTranscript with real Claude Code 2.1.328 transcripts', () => 
   });
 });
 
+describe('todosFromTranscript with TaskCreate/TaskUpdate in a real Claude Code 2.1.328 transcript', () => {
+  const lines = fixture('tasks');
+  const upTo = (n: number) => todosFromTranscript(lines.slice(0, n).join('\n'));
+  const task = (id: string, text: string, status: string) => ({ id, text, status });
+
+  it('has no list when Claude Code refused the TaskCreate (the default model has the task tools off)', () => {
+    expect(fixture('tasks-rejected').join('\n')).toContain('No such tool available: TaskCreate');
+    expect(todosFromTranscript(fixture('tasks-rejected').join('\n'))).toBeNull();
+  });
+
+  it('numbers tasks as Claude Code answered, once both results of a parallel TaskCreate are in', () => {
+    expect(upTo(6)).toBeNull();
+    expect(upTo(7)).toBeNull();
+    expect(upTo(8)).toEqual([task('1', 'Write the parser', 'pending'), task('2', 'Add tests', 'pending')]);
+  });
+
+  it('replays TaskUpdate status changes and drops deleted tasks', () => {
+    expect(upTo(12)).toEqual([task('1', 'Write the parser', 'in_progress'), task('2', 'Add tests', 'pending')]);
+    expect(upTo(15)).toEqual([task('1', 'Write the parser', 'completed'), task('2', 'Add tests', 'pending')]);
+    expect(upTo(18)).toEqual([task('1', 'Write the parser', 'completed')]);
+  });
+
+  it('does not count a TaskUpdate that found no task (success false, not an error result)', () => {
+    expect(lines[19]).toContain('"taskId":"99"');
+    expect(upTo(21)).toEqual([task('1', 'Write the parser', 'completed')]);
+  });
+
+  it('follows a renamed subject, skips a refused TaskUpdate, and reads the task id Claude Code coerced', () => {
+    expect(upTo(24)).toEqual([task('1', 'Write the parser', 'completed'), task('3', 'Third', 'pending')]);
+    expect(upTo(27)).toEqual([task('1', 'Write the parser', 'completed'), task('3', 'Third, renamed', 'pending')]);
+    // `taskId: 3` (a number) was refused as an InputValidationError.
+    expect(upTo(30)).toEqual([task('1', 'Write the parser', 'completed'), task('3', 'Third, renamed', 'pending')]);
+    // `{id: "3"}` was taken as taskId "3": the answer says which task changed.
+    expect(upTo(33)).toEqual([task('1', 'Write the parser', 'completed'), task('3', 'Third, renamed', 'in_progress')]);
+  });
+
+  it('ends with the list Claude Code itself kept: #1 completed, #3 in progress', () => {
+    expect(upTo(lines.length)).toEqual([task('1', 'Write the parser', 'completed'), task('3', 'Third, renamed', 'in_progress')]);
+  });
+});
+
+describe('todosFromTranscript with both kinds of task tools', () => {
+  const created = (callId: string, id: string, subject: string) => [
+    assistant([{ type: 'tool_use', id: callId, name: 'TaskCreate', input: { subject, description: subject } }]),
+    answer(callId, { text: `Task #${id} created successfully: ${subject}`, detail: { task: { id, subject, description: subject } } }),
+  ];
+
+  it('takes the list of the kind of tool used last', () => {
+    const tasksLast = [...accepted('t1', [todo('todo item', 'pending')]), ...created('c1', '1', 'task item')].join('\n');
+    expect(todosFromTranscript(tasksLast)).toEqual([{ id: '1', text: 'task item', status: 'pending' }]);
+    const todosLast = [...created('c1', '1', 'task item'), ...accepted('t1', [todo('todo item', 'completed')])].join('\n');
+    expect(todosFromTranscript(todosLast)).toEqual([{ text: 'todo item', status: 'completed' }]);
+  });
+
+  it('does not count a TaskCreate or TaskUpdate without Claude Code\'s structured answer', () => {
+    const bare = [assistant([{ type: 'tool_use', id: 'c1', name: 'TaskCreate', input: { subject: 'x', description: 'x' } }]), answer('c1', { text: 'Task #1 created successfully: x' })].join('\n');
+    expect(todosFromTranscript(bare)).toBeNull();
+    const update = [assistant([{ type: 'tool_use', id: 'u1', name: 'TaskUpdate', input: { taskId: '1', status: 'completed' } }]), answer('u1', { text: 'Updated task #1 status' })];
+    expect(todosFromTranscript([...created('c1', '1', 'x'), ...update].join('\n'))).toEqual([{ id: '1', text: 'x', status: 'pending' }]);
+  });
+});
+
 describe('todosFromTranscript', () => {
   it('reads the todos of an accepted TodoWrite call', () => {
     const text = [user('fix it'), assistant([{ type: 'text', text: 'Planning.' }]), ...accepted('t1', [todo('a', 'completed'), todo('b', 'in_progress'), todo('c', 'pending')]), ''].join('\n');
