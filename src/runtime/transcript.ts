@@ -15,23 +15,26 @@ function lineAround(bytes: Buffer, at: number): [start: number, end: number] {
   return [start, newline < 0 ? bytes.length : newline];
 }
 
+/** A task tool's name as a JSON string (`"TodoWrite"`): the quotes leave out prose that merely mentions one. */
+const TASK_TOOL_NAME_PATTERN = new RegExp(`"(?:${TASK_TOOL_NAMES.join('|')})"`, 'g');
+
 /**
- * The starts and ends of the lines that name a task tool as a JSON string (`"TodoWrite"`),
- * in file order, found in the raw bytes: only those lines are decoded (decoding a
- * multi-megabyte transcript with any non-ASCII text in it costs more than everything else
- * a Stop does). The quotes leave out prose that merely mentions a tool.
+ * The starts and ends of the lines that name a task tool, in file order: only those lines
+ * are decoded (decoding a multi-megabyte transcript with any non-ASCII text in it costs more
+ * than everything else a Stop does). The search runs once over a latin1 view of the bytes,
+ * one character per byte so its positions are byte offsets: one regular-expression pass
+ * costs a third of one Buffer search per name.
  */
 function taskToolLines(bytes: Buffer): [number, number][] {
-  const found = new Map<number, number>();
-  for (const name of TASK_TOOL_NAMES) {
-    const needle = Buffer.from(JSON.stringify(name));
-    for (let at = bytes.indexOf(needle); at >= 0; ) {
-      const [start, end] = lineAround(bytes, at);
-      found.set(start, end);
-      at = bytes.indexOf(needle, end);
-    }
+  const text = bytes.toString('latin1');
+  const pattern = new RegExp(TASK_TOOL_NAME_PATTERN);
+  const lines: [number, number][] = [];
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    const line = lineAround(bytes, m.index);
+    lines.push(line);
+    pattern.lastIndex = line[1];
   }
-  return [...found].sort((a, b) => a[0] - b[0]);
+  return lines;
 }
 
 /**
