@@ -21,9 +21,9 @@ const TASK_TOOL_NAME_PATTERN = new RegExp(`"(?:${TASK_TOOL_NAMES.join('|')})"`, 
 /**
  * The starts and ends of the lines that name a task tool, in file order: only those lines
  * are decoded (decoding a multi-megabyte transcript with any non-ASCII text in it costs more
- * than everything else a Stop does). The search runs once over a latin1 view of the bytes,
- * one character per byte so its positions are byte offsets: one regular-expression pass
- * costs a third of one Buffer search per name.
+ * than everything else a Stop does). The search is one regular-expression pass over a latin1
+ * view of the bytes (one character per byte, so its positions are byte offsets): about the
+ * cost of one Buffer search, where one per tool name would cost three.
  */
 function taskToolLines(bytes: Buffer): [number, number][] {
   const text = bytes.toString('latin1');

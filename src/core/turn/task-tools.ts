@@ -147,7 +147,7 @@ export function taskListFromCalls(calls: readonly TaskToolCall[], outcomes: Read
       latest = 'tasks';
     }
   }
-  if (latest === 'tasks') return [...tasks.values()].map((t) => ({ ...t }));
+  if (latest === 'tasks') return [...tasks.values()];
   return latest === 'todos' ? todos : null;
 }
 
