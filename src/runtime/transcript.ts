@@ -1,29 +1,59 @@
 // Reads what the turn-level verifiers need from an agent's transcript file, touching as
 // little of it as possible: transcripts run to megabytes, and a Stop pays for every one.
 import { readFileSync } from 'node:fs';
-import { todosFromLines, TODO_TOOL_NAME, type ExecItem } from '../core/turn/index.js';
+import { TASK_TOOL_NAMES, taskFactsOfLine, taskListFromCalls, type ExecItem, type TaskToolCall, type ToolOutcome } from '../core/turn/index.js';
 
 /** The newest bytes of a transcript read at most: more than any turn's worth of lines. */
 export const MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024;
 
-/**
- * The lines holding `TodoWrite`, newest first, found in the raw bytes: only those lines
- * are decoded (decoding a multi-megabyte transcript with any non-ASCII text in it costs
- * more than everything else a Stop does).
- */
-function* todoLines(bytes: Buffer): Generator<string> {
-  let from = bytes.length - 1;
-  while (from >= 0) {
-    const at = bytes.lastIndexOf(TODO_TOOL_NAME, from);
-    if (at < 0) return;
-    const start = bytes.lastIndexOf(0x0a, at) + 1;
-    const newline = bytes.indexOf(0x0a, at);
-    yield bytes.toString('utf8', start, newline < 0 ? bytes.length : newline);
-    from = start - 2;
-  }
+const NEWLINE = 0x0a;
+
+/** The byte range of the line around `at` (without its newline). */
+function lineAround(bytes: Buffer, at: number): [start: number, end: number] {
+  const start = bytes.lastIndexOf(NEWLINE, at) + 1;
+  const newline = bytes.indexOf(NEWLINE, at);
+  return [start, newline < 0 ? bytes.length : newline];
 }
 
-/** The agent's current todo list from its transcript; null when there is none or the file cannot be read. */
+/** A task tool's name as a JSON string (`"TodoWrite"`): the quotes leave out prose that merely mentions one. */
+const TASK_TOOL_NAME_PATTERN = new RegExp(`"(?:${TASK_TOOL_NAMES.join('|')})"`, 'g');
+
+/**
+ * The starts and ends of the lines that name a task tool, in file order: only those lines
+ * are decoded (decoding a multi-megabyte transcript with any non-ASCII text in it costs more
+ * than everything else a Stop does). The search is one regular-expression pass over a latin1
+ * view of the bytes (one character per byte, so its positions are byte offsets): about the
+ * cost of one Buffer search, where one per tool name would cost three.
+ */
+function taskToolLines(bytes: Buffer): [number, number][] {
+  const text = bytes.toString('latin1');
+  const pattern = new RegExp(TASK_TOOL_NAME_PATTERN);
+  const lines: [number, number][] = [];
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    const line = lineAround(bytes, m.index);
+    lines.push(line);
+    pattern.lastIndex = line[1];
+  }
+  return lines;
+}
+
+/**
+ * The result of call `id` in the lines after `from`: the first main-agent user line that
+ * answers it, found by the id's JSON text and decoded only then. Undefined while it is not
+ * in the transcript yet.
+ */
+function outcomeAfter(bytes: Buffer, id: string, from: number): ToolOutcome | undefined {
+  const needle = Buffer.from(JSON.stringify(id));
+  for (let at = bytes.indexOf(needle, from); at >= 0; ) {
+    const [start, end] = lineAround(bytes, at);
+    const hit = taskFactsOfLine(bytes.toString('utf8', start, end))?.outcomes.find(([answered]) => answered === id);
+    if (hit) return hit[1];
+    at = bytes.indexOf(needle, end);
+  }
+  return undefined;
+}
+
+/** The agent's current task list from its transcript; null when there is none or the file cannot be read. */
 export function readTranscriptTodos(path: string | null): ExecItem[] | null {
   if (!path) return null;
   let bytes: Buffer;
@@ -32,5 +62,18 @@ export function readTranscriptTodos(path: string | null): ExecItem[] | null {
   } catch {
     return null;
   }
-  return todosFromLines(todoLines(bytes.length > MAX_TRANSCRIPT_BYTES ? bytes.subarray(bytes.length - MAX_TRANSCRIPT_BYTES) : bytes));
+  if (bytes.length > MAX_TRANSCRIPT_BYTES) bytes = bytes.subarray(bytes.length - MAX_TRANSCRIPT_BYTES);
+  const calls: TaskToolCall[] = [];
+  const seen = new Set<string>();
+  const outcomes = new Map<string, ToolOutcome>();
+  for (const [start, end] of taskToolLines(bytes)) {
+    for (const call of taskFactsOfLine(bytes.toString('utf8', start, end))?.calls ?? []) {
+      if (seen.has(call.id)) continue;
+      seen.add(call.id);
+      calls.push(call);
+      const outcome = outcomeAfter(bytes, call.id, end);
+      if (outcome) outcomes.set(call.id, outcome);
+    }
+  }
+  return taskListFromCalls(calls, outcomes);
 }

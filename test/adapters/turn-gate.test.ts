@@ -96,17 +96,38 @@ describe('Stop-side verifiers in the Stop hook', () => {
     expect(JSON.parse(readFileSync(join(root, '..', 'ctx.json'), 'utf8'))).toMatchObject({ final_text: 'all good', session_id: id, stop_reason: 'end_turn' });
   });
 
-  it('blocks while the latest TodoWrite in the transcript has unfinished items', async () => {
+  it('blocks while the latest accepted TodoWrite in the transcript has unfinished items', async () => {
     const id = await start();
     const transcript = join(root, '..', 'transcript.jsonl');
-    const todo = (todos: unknown[]) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'TodoWrite', input: { todos } }] } });
-    writeFileSync(transcript, `${todo([{ content: 'write code', status: 'completed', activeForm: 'x' }, { content: 'write tests', status: 'in_progress', activeForm: 'x' }, { content: 'update docs', status: 'pending', activeForm: 'x' }])}\n`);
+    let calls = 0;
+    // A TodoWrite call line and Claude Code's answer to it, accepted or refused.
+    const todo = (todos: unknown[], refused = false) => {
+      const callId = `toolu_${++calls}`;
+      const call = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: callId, name: 'TodoWrite', input: { todos } }] } });
+      const result = refused
+        ? { type: 'tool_result', content: '<tool_use_error>Error: No such tool available: TodoWrite</tool_use_error>', is_error: true, tool_use_id: callId }
+        : { tool_use_id: callId, type: 'tool_result', content: 'Todos have been modified successfully.' };
+      return `${call}\n${JSON.stringify({ type: 'user', message: { role: 'user', content: [result] } })}\n`;
+    };
+    writeFileSync(transcript, todo([{ content: 'write code', status: 'completed', activeForm: 'x' }, { content: 'write tests', status: 'in_progress', activeForm: 'x' }, { content: 'update docs', status: 'pending', activeForm: 'x' }]));
     const r = hook(args(id, 'Stop'), stop({ transcript_path: transcript }));
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('write tests (in progress)');
     expect(r.stderr).toContain('update docs');
     expect(r.stderr).not.toContain('write code');
-    writeFileSync(transcript, `${todo([{ content: 'write tests', status: 'completed', activeForm: 'x' }])}\n`, { flag: 'a' });
+    // A TodoWrite Claude Code refused changes nothing.
+    writeFileSync(transcript, todo([{ content: 'write tests', status: 'completed', activeForm: 'x' }], true), { flag: 'a' });
+    expect(hook(args(id, 'Stop'), stop({ transcript_path: transcript })).status).toBe(2);
+    writeFileSync(transcript, todo([{ content: 'write tests', status: 'completed', activeForm: 'x' }]), { flag: 'a' });
+    expect(hook(args(id, 'Stop'), stop({ transcript_path: transcript })).status).toBe(0);
+  });
+
+  it('lets the stop through when the only TodoWrite was refused by Claude Code', async () => {
+    const id = await start();
+    const transcript = join(root, '..', 'transcript.jsonl');
+    const call = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'TodoWrite', input: { todos: [{ content: 'write tests', status: 'pending', activeForm: 'x' }] } }] } });
+    const refused = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', content: '<tool_use_error>Error: No such tool available: TodoWrite</tool_use_error>', is_error: true, tool_use_id: 'toolu_1' }] } });
+    writeFileSync(transcript, `${call}\n${refused}\n`);
     expect(hook(args(id, 'Stop'), stop({ transcript_path: transcript })).status).toBe(0);
   });
 

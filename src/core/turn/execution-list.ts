@@ -1,84 +1,29 @@
-// The agent's own execution list (Claude Code's TodoWrite, or a markdown scratchpad):
+// The agent's own execution list (Claude Code's task tools, or a markdown scratchpad):
 // reads it and refuses to let the turn end while items on it are unfinished.
 import type { TurnVerifier, VerifierOutcome } from '../verifier-chain.js';
 import type { TurnVerifyContext, VerifierOptions } from './context.js';
-import { isRecord } from '../is-record.js';
+import { taskListFromLines } from './task-tools.js';
 
 /** One item on the agent's list. */
 export interface ExecItem {
   text: string;
   status: 'pending' | 'in_progress' | 'completed';
+  /** The number the agent's tool gave the task (Claude Code's TaskCreate), for a refusal to name. */
+  id?: string;
 }
 
 /** Unfinished items named in a refusal: enough to act on, short enough to read at a glance. */
 export const MAX_LISTED_ITEMS = 8;
 
-/** The Claude Code tool whose input is the whole current todo list. */
-export const TODO_TOOL_NAME = 'TodoWrite';
-
-const STATUSES: ReadonlySet<string> = new Set(['pending', 'in_progress', 'completed']);
-
-/** The todos of the last TodoWrite in one transcript line, `undefined` when it has none. */
-function todosInLine(line: string): ExecItem[] | null | undefined {
-  let entry: unknown;
-  try {
-    entry = JSON.parse(line);
-  } catch {
-    return undefined; // junk, or a line torn by a write still in progress
-  }
-  // Sidechain lines are a subagent's work; its todos are not the main agent's list.
-  if (!isRecord(entry) || entry.type !== 'assistant' || entry.isSidechain === true) return undefined;
-  const message = entry.message;
-  if (!isRecord(message) || !Array.isArray(message.content)) return undefined;
-  for (let i = message.content.length - 1; i >= 0; i--) {
-    const block: unknown = message.content[i];
-    if (!isRecord(block) || block.type !== 'tool_use' || block.name !== TODO_TOOL_NAME) continue;
-    const todos = isRecord(block.input) ? block.input.todos : undefined;
-    // The latest TodoWrite is the list; if it is unreadable an older one would be stale, so say "no list".
-    if (!Array.isArray(todos)) return null;
-    const items: ExecItem[] = [];
-    for (const t of todos) {
-      // An item we cannot read is left out rather than guessed at: this check must not veto on a guess.
-      if (!isRecord(t) || typeof t.content !== 'string' || typeof t.status !== 'string' || !STATUSES.has(t.status)) continue;
-      items.push({ text: t.content, status: t.status as ExecItem['status'] });
-    }
-    return items;
-  }
-  return undefined;
-}
-
 /**
- * The todo list from the last `TodoWrite` call in a Claude Code transcript (JSONL), or
- * null when there is none. Junk and torn lines are skipped: the transcript is written
- * asynchronously, so its tail may lag behind the session or end mid-line.
+ * The agent's current list from a Claude Code transcript (JSONL), or null when there is
+ * none: only task-tool calls that Claude Code accepted count (see task-tools.ts). Junk and
+ * torn lines are skipped: the transcript is written asynchronously, so its tail may lag
+ * behind the session or end mid-line.
  * @example todosFromTranscript(readFileSync(event.transcriptPath, 'utf8'))
  */
 export function todosFromTranscript(jsonlText: string): ExecItem[] | null {
-  return todosFromLines(linesNewestFirst(jsonlText));
-}
-
-/**
- * The same from transcript lines given newest first (lines without `TodoWrite` may be left
- * out: a reader that searches the raw bytes for it need decode only the lines that hold it).
- */
-export function todosFromLines(lines: Iterable<string>): ExecItem[] | null {
-  for (const raw of lines) {
-    const line = raw.trim();
-    // Cheap filter first: transcripts run to megabytes and most lines are not todo writes.
-    if (!line.includes(TODO_TOOL_NAME)) continue;
-    const found = todosInLine(line);
-    if (found !== undefined) return found;
-  }
-  return null;
-}
-
-function* linesNewestFirst(text: string): Generator<string> {
-  let end = text.length;
-  while (end > 0) {
-    const start = text.lastIndexOf('\n', end - 1) + 1;
-    yield text.slice(start, end);
-    end = start - 1;
-  }
+  return taskListFromLines(jsonlText.split('\n'));
 }
 
 /** A markdown scratchpad: its objective and its plan. */
@@ -129,11 +74,15 @@ export function parseScratchpad(markdown: string): Scratchpad {
 export function checkExecutionList(items: readonly ExecItem[] | null): VerifierOutcome {
   const open = (items ?? []).filter((i) => i.status !== 'completed');
   if (open.length === 0) return { kind: 'continue' };
-  const lines = open.slice(0, MAX_LISTED_ITEMS).map((i) => `- ${i.text}${i.status === 'in_progress' ? ' (in progress)' : ''}`);
+  const lines = open.slice(0, MAX_LISTED_ITEMS).map((i) => `- ${i.id !== undefined ? `#${i.id} ` : ''}${i.text}${i.status === 'in_progress' ? ' (in progress)' : ''}`);
   if (open.length > MAX_LISTED_ITEMS) lines.push(`…and ${open.length - MAX_LISTED_ITEMS} more`);
+  // Numbered tasks are changed one by one, with the tool that numbered them.
+  const how = open.some((i) => i.id !== undefined)
+    ? 'update each task with TaskUpdate: status "completed" for what is done, "deleted" for what no longer applies.'
+    : 'update the list: mark what is done as completed and remove what no longer applies.';
   return {
     kind: 'block',
-    reason: `Your task list still has ${open.length} unfinished item(s):\n${lines.join('\n')}\nFinish them before you stop, or update the list: mark what is done as completed and remove what no longer applies.`,
+    reason: `Your task list still has ${open.length} unfinished item(s):\n${lines.join('\n')}\nFinish them before you stop, or ${how}`,
     detail: { unfinished: open.length, in_progress: open.filter((i) => i.status === 'in_progress').length },
   };
 }

@@ -4,99 +4,10 @@ import {
   checkExecutionList,
   executionListVerifier,
   parseScratchpad,
-  todosFromTranscript,
   type ExecItem,
 } from '../../../src/core/turn/execution-list.js';
 
 const signal = new AbortController().signal;
-type Todo = { content: string; status: string; activeForm?: string };
-
-/** One assistant line in Claude Code's transcript shape. */
-function assistant(blocks: unknown[], extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    type: 'assistant',
-    uuid: 'u',
-    parentUuid: null,
-    sessionId: 's',
-    message: { id: 'msg_1', type: 'message', role: 'assistant', content: blocks, stop_reason: null },
-    ...extra,
-  });
-}
-const todoWrite = (todos: Todo[]) => ({ type: 'tool_use', id: 'toolu_1', name: 'TodoWrite', input: { todos } });
-const todo = (content: string, status: string): Todo => ({ content, status, activeForm: `Doing ${content}` });
-const user = (text: string) => JSON.stringify({ type: 'user', message: { role: 'user', content: text } });
-const result = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Todos have been modified successfully' }] } });
-
-describe('todosFromTranscript', () => {
-  it('reads the todos of a TodoWrite call', () => {
-    const text = [user('fix it'), assistant([{ type: 'text', text: 'Planning.' }, todoWrite([todo('a', 'completed'), todo('b', 'in_progress'), todo('c', 'pending')])]), result, ''].join('\n');
-    expect(todosFromTranscript(text)).toEqual([
-      { text: 'a', status: 'completed' },
-      { text: 'b', status: 'in_progress' },
-      { text: 'c', status: 'pending' },
-    ]);
-  });
-
-  it('lets the latest of several TodoWrites win', () => {
-    const text = [
-      assistant([todoWrite([todo('a', 'pending'), todo('b', 'pending')])]),
-      result,
-      assistant([todoWrite([todo('a', 'completed'), todo('b', 'in_progress')])]),
-      assistant([{ type: 'tool_use', id: 't2', name: 'Bash', input: { command: 'echo TodoWrite' } }]),
-    ].join('\n');
-    expect(todosFromTranscript(text)).toEqual([
-      { text: 'a', status: 'completed' },
-      { text: 'b', status: 'in_progress' },
-    ]);
-  });
-
-  it('takes the last TodoWrite block within one message', () => {
-    const text = assistant([todoWrite([todo('old', 'pending')]), todoWrite([todo('new', 'completed')])]);
-    expect(todosFromTranscript(text)).toEqual([{ text: 'new', status: 'completed' }]);
-  });
-
-  it('skips junk lines and CRLF endings', () => {
-    const text = ['not json', '{"type":', '[1,2]', 'null', assistant([todoWrite([todo('a', 'pending')])]), '"TodoWrite"', '{"TodoWrite": 1}'].join('\r\n');
-    expect(todosFromTranscript(text)).toEqual([{ text: 'a', status: 'pending' }]);
-  });
-
-  it('skips a torn last line still being written and falls back to the last whole one', () => {
-    const whole = assistant([todoWrite([todo('a', 'in_progress')])]);
-    const full = assistant([todoWrite([todo('a', 'completed')])]);
-    const torn = full.slice(0, full.length - 10);
-    expect(torn).toContain('TodoWrite');
-    expect(todosFromTranscript(`${whole}\n${torn}`)).toEqual([{ text: 'a', status: 'in_progress' }]);
-  });
-
-  it('returns null when there is no TodoWrite', () => {
-    expect(todosFromTranscript([user('hi'), assistant([{ type: 'text', text: 'done' }])].join('\n'))).toBeNull();
-    expect(todosFromTranscript('')).toBeNull();
-  });
-
-  it('returns an empty list for a TodoWrite that cleared the list', () => {
-    expect(todosFromTranscript(assistant([todoWrite([])]))).toEqual([]);
-  });
-
-  it('ignores a subagent (sidechain) TodoWrite', () => {
-    const text = [assistant([todoWrite([todo('main', 'completed')])]), assistant([todoWrite([todo('sub', 'pending')])], { isSidechain: true })].join('\n');
-    expect(todosFromTranscript(text)).toEqual([{ text: 'main', status: 'completed' }]);
-  });
-
-  it('ignores a TodoWrite-looking block in a user line', () => {
-    const fake = JSON.stringify({ type: 'user', message: { role: 'user', content: [todoWrite([todo('x', 'pending')])] } });
-    expect(todosFromTranscript(fake)).toBeNull();
-  });
-
-  it('says "no list" rather than fall back to a stale one when the latest TodoWrite has no todos array', () => {
-    const text = [assistant([todoWrite([todo('a', 'pending')])]), assistant([{ type: 'tool_use', name: 'TodoWrite', input: {} }])].join('\n');
-    expect(todosFromTranscript(text)).toBeNull();
-  });
-
-  it('leaves out items it cannot read instead of guessing', () => {
-    const text = assistant([todoWrite([todo('a', 'pending'), { content: 'b', status: 'blocked' }, { status: 'pending' } as Todo])]);
-    expect(todosFromTranscript(text)).toEqual([{ text: 'a', status: 'pending' }]);
-  });
-});
 
 describe('parseScratchpad', () => {
   it('reads the objective and the plan items with their marks', () => {
@@ -148,6 +59,16 @@ describe('checkExecutionList', () => {
     expect(out.reason).toContain('- fix (in progress)\n- test\n');
     expect(out.reason).not.toContain('read');
     expect(out.detail).toEqual({ unfinished: 2, in_progress: 1 });
+  });
+
+  it('names numbered tasks by number and says to update them with TaskUpdate', () => {
+    const out = checkExecutionList([
+      { id: '1', text: 'Write the parser', status: 'completed' },
+      { id: '3', text: 'Add tests', status: 'in_progress' },
+    ]);
+    if (out.kind !== 'block') throw new Error('expected a block');
+    expect(out.reason).toContain('- #3 Add tests (in progress)\n');
+    expect(out.reason).toContain('TaskUpdate: status "completed"');
   });
 
   it('lists 8 of 12 unfinished items and says how many more there are', () => {
