@@ -73,7 +73,9 @@ const REVIEWER_COMMANDS = [
 
 const READ_ONLY: ProfileSpec = {
   tools: {
-    Read: true, Glob: true, Grep: true, LS: true, NotebookRead: true, TodoWrite: true,
+    Read: true, Glob: true, Grep: true, LS: true, NotebookRead: true,
+    // The agent's own task list (TodoWrite, or the Task* tools that replace it): bookkeeping, not work.
+    TodoWrite: true, TaskCreate: true, TaskUpdate: true, TaskGet: true, TaskList: true,
     // Off: fetching from the network is a way out for data, and a way in for instructions.
     WebFetch: false, WebSearch: false,
     Bash: true,

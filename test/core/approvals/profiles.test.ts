@@ -22,6 +22,8 @@ describe('built-in profiles on Claude Code tool names', () => {
     ['Glob', [], true, true, true],
     ['LS', [], true, true, true],
     ['TodoWrite', [], true, true, true],
+    ['TaskCreate', [], true, true, true],
+    ['TaskUpdate', [], true, true, true],
     ['WebFetch', [], false, true, false],
     ['WebSearch', [], false, true, false],
     ['Task', [], false, true, false],
