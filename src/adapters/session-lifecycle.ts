@@ -191,7 +191,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       created_at: new Date().toISOString(),
     };
     // The baseline is taken before rendering, so the rendered settings are never "a change".
-    if (allow.length > 0) store.writeJson('baseline', await recordBaseline(worktree, { exclude: scopeExclude }));
+    if (allow.length > 0) store.writeJson('baseline', await recordBaseline(worktree, { exclude: scopeExclude, allow }));
     store.writeJson('policy', policy);
 
     let rendered: RenderedFile[] = [];

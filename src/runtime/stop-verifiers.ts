@@ -1,11 +1,10 @@
 // The two built-in completion verifiers: the task's required checks (evidence
 // producers, fail-closed) and the scope check (every changed file inside the allowlist).
 import { readFileSync } from 'node:fs';
-import { compileGlob, matchesAny } from '../core/glob.js';
 import type { Policy } from '../core/policy.js';
 import type { TurnVerifier, VerifierOutcome } from '../core/verifier-chain.js';
 import { failureTail, runProducers } from './producers.js';
-import { changedSince, type Baseline } from './scope-baseline.js';
+import { allowMatcher, changedSince, type Baseline } from './scope-baseline.js';
 
 /** What the completion verifiers need to know about the stop. */
 export interface StopContext {
@@ -54,9 +53,9 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
     const { policy } = ctx;
     if (policy.allow.length === 0) return { kind: 'continue' };
     const baseline = JSON.parse(readFileSync(ctx.baselineFile, 'utf8')) as Baseline;
-    const changes = await changedSince(policy.worktree, baseline, { exclude: ctx.exclude });
-    const globs = policy.allow.map(compileGlob);
-    const outside = changes.filter((c) => !matchesAny(c.path, globs));
+    const changes = await changedSince(policy.worktree, baseline, { exclude: ctx.exclude, allow: policy.allow });
+    const allowed = allowMatcher(policy.allow);
+    const outside = changes.filter((c) => !allowed(c.path));
     if (outside.length === 0) return { kind: 'continue', detail: { changed: changes } };
     const listed = outside.slice(0, MAX_LISTED_PATHS).map((c) => `  ${c.change}: ${c.path}`);
     if (outside.length > MAX_LISTED_PATHS) listed.push(`  …and ${outside.length - MAX_LISTED_PATHS} more`);

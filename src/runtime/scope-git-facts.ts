@@ -1,0 +1,170 @@
+// What the scope baseline asks git, once, at session start: where the repository is,
+// what is tracked and committed, and which ignore rules are in force. Never at check time.
+import { execFile } from 'node:child_process';
+import { lstatSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { EXCLUDES_FILE, INFO_EXCLUDE, type RuleSource } from './scope-ignore.js';
+import { pathOf } from './scope-walk.js';
+
+/** Largest git output read: the index listing of a monorepo with ~2 million files. */
+const GIT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Settings that would make git run a program or trust a cache (fsmonitor, hooks, the
+ * untracked cache) are forced off on the command line, which outranks every config file.
+ * None of the commands used here runs filters or textconv, and none takes a pathspec
+ * but `check-ignore .`, which means itself in every pathspec mode.
+ */
+const HARDENED = [
+  '-c', 'core.fsmonitor=false',
+  '-c', 'core.hooksPath=/dev/null',
+  '-c', 'core.untrackedCache=false',
+  '--no-replace-objects',
+];
+
+/**
+ * Inherited variables that would point git at another repository, index, object store or
+ * pathspec mode, or inject config (set, for instance, when Gatehouse runs inside a git hook).
+ */
+const GIT_ENV_DROPPED = /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE|PREFIX|[A-Z]*_PATHSPECS|CONFIG|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|REPLACE_REF_BASE|EXTERNAL_DIFF)$/;
+
+/** The facts about a git worktree that the baseline keeps or derives from. */
+export interface GitFacts {
+  /** Absolute paths of the repository's top level, its git dir and its common dir. */
+  top: string;
+  gitdir: string;
+  commondir: string;
+  /** The worktree's folder relative to `top`, `''` when it is the top. */
+  prefix: string;
+  /** The repository's object hash: `sha1` or `sha256`. */
+  algo: string;
+  /** True when the repository ignores the worktree folder itself (then nothing is tracked or ruled). */
+  ignored: boolean;
+  /** Index entries at stage 0 under the worktree (worktree-relative): `"<mode> <oid>"`; `''` for a conflicted path. */
+  index: Map<string, string>;
+  /** Blobs and links of the HEAD commit under the worktree: `"<mode> <oid>"`; empty before the first commit. */
+  headTree: Map<string, string>;
+  /** Rule sources in force other than the worktree's own `.gitignore` files. */
+  rules: RuleSource[];
+  /** `core.ignoreCase`, which makes git's ignore matching case-insensitive. */
+  ignoreCase: boolean;
+}
+
+/** The index mode of a submodule entry (a commit of another repository, not a file). */
+const GITLINK_MODE = '160000';
+
+type GitRun = { code: number; stdout: Buffer; stderr: string };
+
+/** The facts for `cwd`, or null when it is not inside a git work tree (or git is missing). */
+export async function gitFacts(cwd: string): Promise<GitFacts | null> {
+  const probe = await run(cwd, ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--show-object-format', '--show-prefix']);
+  const [inside, top, gitdir, common, algo, prefix] = probe.stdout.toString('utf8').split('\n');
+  if (probe.code !== 0 || inside !== 'true' || !top || !gitdir || !common || !algo || prefix === undefined) return null;
+  const commondir = resolve(cwd, common);
+  const wtPrefix = prefix.replace(/\/$/, '');
+  const [verify, ignoredRun, excludesPath, ignoreCase] = await Promise.all([
+    run(cwd, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']),
+    wtPrefix === '' ? Promise.resolve(null) : run(cwd, ['check-ignore', '-q', '.']),
+    run(cwd, ['config', '--path', '--get', 'core.excludesFile']),
+    run(cwd, ['config', '--bool', '--get', 'core.ignoreCase']),
+  ]);
+  if (ignoredRun !== null && ignoredRun.code > 1) throw new Error(`git check-ignore failed in ${cwd} (exit ${ignoredRun.code}): ${ignoredRun.stderr.trim()}`);
+  const facts: GitFacts = {
+    top,
+    gitdir,
+    commondir,
+    prefix: wtPrefix,
+    algo,
+    ignored: ignoredRun?.code === 0,
+    index: new Map(),
+    headTree: new Map(),
+    rules: [],
+    ignoreCase: ignoreCase.code === 0 && ignoreCase.stdout.toString('utf8').trim() === 'true',
+  };
+  if (facts.ignored) return facts;
+  const head = verify.code === 0 ? verify.stdout.toString('utf8').trim() : null;
+  const [index, tree] = await Promise.all([git(cwd, ['ls-files', '-s', '-z']), head === null ? Buffer.alloc(0) : git(cwd, ['ls-tree', '-r', '-z', head])]);
+  for (const rec of records(index)) {
+    // `<mode> <oid> <stage>\t<path>`; a conflicted path has several stages and no one content.
+    const tab = rec.indexOf(0x09);
+    const [mode, oid, stage] = rec.subarray(0, tab).toString('utf8').split(' ');
+    const rel = pathOf(rec.subarray(tab + 1));
+    if (mode === GITLINK_MODE) continue; // a submodule: its files are walked as the folder's own
+    facts.index.set(rel, stage === '0' && !facts.index.has(rel) ? `${mode} ${oid}` : '');
+  }
+  for (const rec of records(tree)) {
+    // `<mode> <type> <oid>\t<path>`; submodule commits (type `commit`) are folders, not content.
+    const tab = rec.indexOf(0x09);
+    const [mode, type, oid] = rec.subarray(0, tab).toString('utf8').split(' ');
+    if (type === 'blob') facts.headTree.set(pathOf(rec.subarray(tab + 1)), `${mode} ${oid}`);
+  }
+  facts.rules = ruleSources(top, wtPrefix, commondir, excludesPath.code === 0 ? excludesPath.stdout.toString('utf8').trim() : null);
+  return facts;
+}
+
+/**
+ * The rule texts in force above the worktree: each `.gitignore` from the top level down
+ * to the worktree's parent, `info/exclude`, and `core.excludesFile` as git resolves it
+ * (its default `$XDG_CONFIG_HOME/git/ignore` when unset).
+ */
+function ruleSources(top: string, prefix: string, commondir: string, excludesFile: string | null): RuleSource[] {
+  const sources: RuleSource[] = [];
+  const parts = prefix === '' ? [] : prefix.split('/');
+  for (let i = 0; i < parts.length; i++) {
+    const dir = parts.slice(0, i).join('/');
+    const text = readRegular(join(top, dir, '.gitignore'));
+    if (text !== null) sources.push([dir, text]);
+  }
+  const info = readAny(join(commondir, 'info', 'exclude'));
+  if (info !== null) sources.push([INFO_EXCLUDE, info]);
+  const xdg = process.env.XDG_CONFIG_HOME || join(process.env.HOME || homedir(), '.config');
+  const global = readAny(excludesFile ?? join(xdg, 'git', 'ignore'));
+  if (global !== null) sources.push([EXCLUDES_FILE, global]);
+  return sources;
+}
+
+/** A `.gitignore`'s text; git does not follow one that is a symlink. */
+export function readRegular(path: string): string | null {
+  try {
+    return lstatSync(path).isFile() ? readFileSync(path, 'utf8') : null;
+  } catch {
+    return null;
+  }
+}
+
+function readAny(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+async function git(cwd: string, args: string[]): Promise<Buffer> {
+  const r = await run(cwd, args);
+  if (r.code !== 0) throw new Error(`git ${args.slice(0, 2).join(' ')} failed in ${cwd} (exit ${r.code}): ${r.stderr.trim()}`);
+  return r.stdout;
+}
+
+function run(cwd: string, args: string[]): Promise<GitRun> {
+  const env: NodeJS.ProcessEnv = { GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' };
+  for (const [k, v] of Object.entries(process.env)) if (!GIT_ENV_DROPPED.test(k) && !(k in env)) env[k] = v;
+  return new Promise((done) => {
+    execFile('git', [...HARDENED, ...args], { cwd, env, encoding: 'buffer', maxBuffer: GIT_MAX_OUTPUT_BYTES }, (err, stdout, stderr) => {
+      // No exit code (git not installed, output over the limit): 127, Node's message as stderr.
+      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 127;
+      done({ code, stdout, stderr: err !== null && code === 127 ? err.message : stderr.toString('utf8') });
+    });
+  });
+}
+
+function records(out: Buffer): Buffer[] {
+  const recs: Buffer[] = [];
+  let start = 0;
+  for (let i = out.indexOf(0); i !== -1; i = out.indexOf(0, start)) {
+    if (i > start) recs.push(out.subarray(start, i));
+    start = i + 1;
+  }
+  return recs;
+}
