@@ -15,6 +15,12 @@ export const CONTROL_TEXT_MAX_BYTES = 64 * 1024;
 /** Lines of each kind a control-file hint lists before summarising. */
 const HINT_MAX_LINES = 30;
 
+/**
+ * Files under info/ that git itself regenerates and no command reads as settings:
+ * `info/refs` lists ref names for dumb HTTP clients and is rewritten by every `git gc`.
+ */
+const GENERATED_INFO = new Set(['info/refs']);
+
 /** Folders of a submodule's git dir that hold history, not settings: never walked. */
 const HISTORY_DIRS = new Set(['objects', 'refs', 'logs', 'lfs']);
 
@@ -51,6 +57,7 @@ export async function eachControlFile(root: string, dirs: ControlDirs, found: Fo
       async (e) => {
         const inside = e.rel.split('/').slice(0, -1).some((p) => p === 'hooks' || p === 'info');
         if (e.st.isDirectory()) return !(HISTORY_DIRS.has(e.name) && isGitDir(e.abs));
+        if (e.rel.endsWith('/info/refs') && typeof e.abs === 'string' && isGitDir(dirname(e.abs))) return false;
         if (inside || e.name === 'config' || e.name === 'config.worktree') await found(`${base}/${e.rel}`, e.abs, e.st);
         return false;
       },
@@ -138,9 +145,9 @@ export function isControlPath(abs: string, dirs: ControlDirs): boolean {
     return rel === '' || rel === '..' || rel.startsWith('../') ? null : rel;
   };
   const inGitDir = under(dirs.gitdir);
-  if (inGitDir !== null && (inGitDir === 'config' || inGitDir === 'config.worktree' || inGitDir.startsWith('info/'))) return true;
+  if (inGitDir !== null && (inGitDir === 'config' || inGitDir === 'config.worktree' || inGitDir.startsWith('info/')) && !GENERATED_INFO.has(inGitDir)) return true;
   const rel = under(dirs.commondir);
-  if (rel === null) return false;
+  if (rel === null || GENERATED_INFO.has(rel)) return false;
   if (rel === 'config' || rel === 'config.worktree' || rel.startsWith('hooks/') || rel.startsWith('info/')) return true;
   if (!rel.startsWith('modules/')) return false;
   const parts = rel.split('/');
@@ -149,10 +156,12 @@ export function isControlPath(abs: string, dirs: ControlDirs): boolean {
 }
 
 async function walkAll(base: string, abs: string, found: Found, deadline?: number): Promise<void> {
+  const name = abs.slice(abs.lastIndexOf('/') + 1);
   await walk(
     abs,
     async (e) => {
       if (e.st.isDirectory()) return true;
+      if (GENERATED_INFO.has(`${name}/${e.rel}`)) return false;
       await found(`${base}/${e.rel}`, e.abs, e.st);
       return false;
     },

@@ -10,6 +10,7 @@ import { changedSince, recordBaseline, type Baseline, type Change } from '../../
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  writeFileSync(join(home, '.gitconfig'), ''); // a test may have set global config
 });
 
 /** A fresh temp folder, removed after the test; its real path (tmpdir may be a symlink). */
