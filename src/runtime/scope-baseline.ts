@@ -10,6 +10,7 @@ import { FrozenIgnore, type RuleSource } from './scope-ignore.js';
 
 export { ScopeBudgetError } from './scope-hash.js';
 export { allowMatcher, controlChangeHint } from './scope-control.js';
+export { differsFromBaseline } from './scope-probe.js';
 
 /**
  * One changed file. `path` is relative to the worktree with `/` separators; a git
