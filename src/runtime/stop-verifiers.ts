@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Policy } from '../core/policy.js';
 import type { TurnVerifier, VerifierOutcome } from '../core/verifier-chain.js';
 import { failureTail, runProducers } from './producers.js';
-import { allowMatcher, changedSince, type Baseline } from './scope-baseline.js';
+import { allowMatcher, changedSince, controlChangeHint, ScopeBudgetError, type Baseline, type Change } from './scope-baseline.js';
 
 /** What the completion verifiers need to know about the stop. */
 export interface StopContext {
@@ -13,6 +13,8 @@ export interface StopContext {
   baselineFile: string;
   /** Worktree-relative paths Gatehouse itself changed (rendered settings), never reported. */
   exclude: string[];
+  /** Epoch ms by which the scope check must finish (the in-session Stop); none at the end check. */
+  deadline?: number;
 }
 
 /** How many offending paths a block reason lists before summarising. */
@@ -53,13 +55,39 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
     const { policy } = ctx;
     if (policy.allow.length === 0) return { kind: 'continue' };
     const baseline = JSON.parse(readFileSync(ctx.baselineFile, 'utf8')) as Baseline;
-    const changes = await changedSince(policy.worktree, baseline, { exclude: ctx.exclude, allow: policy.allow });
+    let changes: Change[];
+    try {
+      changes = await changedSince(policy.worktree, baseline, { exclude: ctx.exclude, allow: policy.allow, ...(ctx.deadline !== undefined ? { deadline: ctx.deadline } : {}) });
+    } catch (err) {
+      if (!(err instanceof ScopeBudgetError)) throw err;
+      const reason = `Gatehouse will not let this task finish yet: the scope check did not finish inside the Stop hook's time budget, so it is not known whether files outside the task's allowed paths (${policy.allow.join(', ')}) changed. Delete large files you created outside the allowed paths, keep your work inside them, then finish again.`;
+      return { kind: 'block', reason, detail: { error: err.message } };
+    }
     const allowed = allowMatcher(policy.allow);
     const outside = changes.filter((c) => !allowed(c.path));
     if (outside.length === 0) return { kind: 'continue', detail: { changed: changes } };
-    const listed = outside.slice(0, MAX_LISTED_PATHS).map((c) => `  ${c.change}: ${c.path}`);
+    const listed = outside.slice(0, MAX_LISTED_PATHS).map((c) => {
+      const hint = controlChangeHint(baseline, c);
+      return `  ${c.change}: ${c.path} (${undoText(c)})${hint === null ? '' : `\n${indent(hint)}`}`;
+    });
     if (outside.length > MAX_LISTED_PATHS) listed.push(`  …and ${outside.length - MAX_LISTED_PATHS} more`);
-    const reason = `Gatehouse will not let this task finish: ${outside.length === 1 ? 'a file outside' : `${outside.length} files outside`} the task's allowed paths (${policy.allow.join(', ')}) changed during this session:\n${listed.join('\n')}\nRestore ${outside.length === 1 ? 'it' : 'them'} exactly as ${outside.length === 1 ? 'it was' : 'they were'} (delete files you created there, undo edits, e.g. with \`git checkout -- <path>\` for tracked files), keep your work inside the allowed paths, then finish.`;
+    const one = outside.length === 1;
+    const reason = `Gatehouse will not let this task finish: ${one ? 'a file outside' : `${outside.length} files outside`} the task's allowed paths (${policy.allow.join(', ')}) changed during this session:\n${listed.join('\n')}\nPut ${one ? 'it' : 'them'} back as said above, keep your work inside the allowed paths, then finish.`;
     return { kind: 'block', reason, detail: { changed: changes, outside } };
   },
 };
+
+/** How to bring one changed path back to its baseline, in words the agent can act on. */
+function undoText(c: Change): string {
+  if (c.undo === 'delete') return 'created in this session: delete it';
+  if (c.undo === 'checkout') return `restore it with \`git checkout -- ${shellQuote(c.path)}\``;
+  return c.change === 'deleted' ? 'write it back with its content as it was at the start' : 'write back its content as it was at the start';
+}
+
+function shellQuote(path: string): string {
+  return /^[A-Za-z0-9_./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+function indent(text: string): string {
+  return text.split('\n').map((l) => `    ${l}`).join('\n');
+}
