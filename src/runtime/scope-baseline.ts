@@ -1,8 +1,8 @@
 // Scope baseline: what the worktree looked like at session start, and every file changed
 // since then by any tool (shell included), found without taking git's word for anything.
 import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { allowMatcher, compareControl, recordControl } from './scope-control.js';
+import { isAbsolute, resolve } from 'node:path';
+import { allowMatcher, compareControl, recordControl, relPath } from './scope-control.js';
 import { compareTree, recordTree } from './scope-compare.js';
 import { gitFacts } from './scope-git-facts.js';
 import { checkDeadline } from './scope-hash.js';
@@ -35,6 +35,8 @@ export interface GitBaseline {
   /** Absolute git dir and common dir: where the control files are. */
   gitdir: string;
   commondir: string;
+  /** The folder `core.hooksPath` named at baseline (absolute), checked as control files; null when unset. */
+  hooks_path: string | null;
   /** The worktree's folder relative to the repository's top level (`''` for the top). */
   prefix: string;
   ignore_case: boolean;
@@ -87,11 +89,13 @@ export async function recordBaseline(worktree: string, opts: ScopeOptions = {}):
   const facts = await gitFacts(root);
   const ruled = facts !== null && !facts.ignored;
   const ignore = ruled ? new FrozenIgnore(facts.rules, facts.prefix, facts.ignoreCase) : null;
-  const tree = await recordTree(root, { skip: pathFilter(opts.exclude), allowed: allowMatcher(opts.allow ?? []), ignore }, ruled ? facts : null);
+  const hooksPath = facts?.hooksPath ?? null;
+  const tree = await recordTree(root, { skip: pathFilter(opts.exclude, root, hooksPath), allowed: allowMatcher(opts.allow ?? []), ignore }, ruled ? facts : null);
   let git: GitBaseline | null = null;
   if (facts !== null) {
-    const { control, text } = await recordControl(root, facts);
-    git = { gitdir: facts.gitdir, commondir: facts.commondir, prefix: facts.prefix, ignore_case: facts.ignoreCase, rules: ruled ? [...facts.rules, ...tree.rules] : null, control, control_text: text };
+    const dirs = { gitdir: facts.gitdir, commondir: facts.commondir, hooks_path: hooksPath };
+    const { control, text } = await recordControl(root, dirs);
+    git = { ...dirs, prefix: facts.prefix, ignore_case: facts.ignoreCase, rules: ruled ? [...facts.rules, ...tree.rules] : null, control, control_text: text };
   }
   return { v: BASELINE_VERSION, root, files: tree.files, dot_git: tree.dotGit, git };
 }
@@ -108,7 +112,7 @@ export async function changedSince(worktree: string, baseline: Baseline, opts: C
   const root = realPath(worktree);
   const git = baseline.git;
   const ignore = git?.rules ? new FrozenIgnore(git.rules, git.prefix, git.ignore_case) : null;
-  const rules = { skip: pathFilter(opts.exclude), allowed: allowMatcher(opts.allow ?? []), ignore };
+  const rules = { skip: pathFilter(opts.exclude, root, git?.hooks_path ?? null), allowed: allowMatcher(opts.allow ?? []), ignore };
   const changes = await compareTree(root, baseline.files, baseline.dot_git, rules, opts.deadline);
   if (git !== null) changes.push(...(await compareControl(root, git, git.control, opts.deadline)));
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -131,7 +135,13 @@ export function realPath(worktree: string): string {
   }
 }
 
-function pathFilter(exclude: string[] = []): (rel: string) => boolean {
+/**
+ * Paths the worktree walk leaves out: the excluded ones, and a `core.hooksPath` folder
+ * inside the worktree, which is checked with the control files instead.
+ */
+function pathFilter(exclude: string[] = [], root: string, hooksPath: string | null): (rel: string) => boolean {
   const roots = exclude.map((e) => e.replace(/^(\.\/)+/, '').replace(/\/+$/, '')).filter((e) => e !== '');
+  const hooks = hooksPath === null ? null : relPath(root, hooksPath);
+  if (hooks !== null && !hooks.startsWith('../') && !isAbsolute(hooks)) roots.push(hooks);
   return (rel) => roots.some((r) => rel === r || rel.startsWith(`${r}/`));
 }

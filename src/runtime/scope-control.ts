@@ -2,7 +2,7 @@
 // change can switch checks off or run code later. Always in scope, never ignored or excluded.
 import { lstatSync, readFileSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { compileGlob, matchesAny } from '../core/glob.js';
 import type { Baseline, Change, FileRecord } from './scope-baseline.js';
 import { differs, recordFile } from './scope-compare.js';
@@ -30,17 +30,20 @@ type Found = (rel: string, abs: FsPath, st: BigIntStats) => void | Promise<void>
 export interface ControlDirs {
   gitdir: string;
   commondir: string;
+  /** The folder `core.hooksPath` named at baseline, when set to one of its own. */
+  hooks_path: string | null;
 }
 
 /**
  * Calls `found` for every control file present now, with its path relative to `root`
  * (with `..` when outside it): `<gitdir>/config`, `<gitdir>/config.worktree`, the same in
  * the common dir, everything under `hooks/` and `info/`, and in `<commondir>/modules/`
- * every `config` and everything below a `hooks/` or `info/` folder.
+ * every `config` and everything below a `hooks/` or `info/` folder; and everything in
+ * the folder `core.hooksPath` named at baseline (ignored or not: its files run later).
  */
 export async function eachControlFile(root: string, dirs: ControlDirs, found: Found, deadline?: number): Promise<void> {
   const files = unique([join(dirs.gitdir, 'config'), join(dirs.gitdir, 'config.worktree'), join(dirs.commondir, 'config'), join(dirs.commondir, 'config.worktree')]);
-  const trees = unique([join(dirs.commondir, 'hooks'), join(dirs.commondir, 'info'), join(dirs.gitdir, 'info')]);
+  const trees = unique([join(dirs.commondir, 'hooks'), join(dirs.commondir, 'info'), join(dirs.gitdir, 'info'), ...(dirs.hooks_path === null ? [] : [dirs.hooks_path])]);
   for (const abs of [...files, ...trees]) {
     const st = lstatOrNull(abs);
     if (st === null) continue;
@@ -142,8 +145,9 @@ export function controlChangeHint(baseline: Baseline, change: Change): string | 
 export function isControlPath(abs: string, dirs: ControlDirs): boolean {
   const under = (dir: string): string | null => {
     const rel = relPath(dir, abs);
-    return rel === '' || rel === '..' || rel.startsWith('../') ? null : rel;
+    return rel === '' || rel === '..' || rel.startsWith('../') || isAbsolute(rel) ? null : rel;
   };
+  if (dirs.hooks_path !== null && under(dirs.hooks_path) !== null) return true;
   const inGitDir = under(dirs.gitdir);
   if (inGitDir !== null && (inGitDir === 'config' || inGitDir === 'config.worktree' || inGitDir.startsWith('info/')) && !GENERATED_INFO.has(inGitDir)) return true;
   const rel = under(dirs.commondir);

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { lstatSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { EXCLUDES_FILE, INFO_EXCLUDE, type RuleSource } from './scope-ignore.js';
 import { pathOf } from './scope-walk.js';
 
@@ -16,12 +16,7 @@ const GIT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
  * None of the commands used here runs filters or textconv, and none takes a pathspec
  * but `check-ignore .`, which means itself in every pathspec mode.
  */
-const HARDENED = [
-  '-c', 'core.fsmonitor=false',
-  '-c', 'core.hooksPath=/dev/null',
-  '-c', 'core.untrackedCache=false',
-  '--no-replace-objects',
-];
+const HARDENED_CONFIG = ['core.fsmonitor=false', 'core.hooksPath=/dev/null', 'core.untrackedCache=false'];
 
 /**
  * Inherited variables that would point git at another repository, index, object store or
@@ -49,6 +44,8 @@ export interface GitFacts {
   rules: RuleSource[];
   /** `core.ignoreCase`, which makes git's ignore matching case-insensitive. */
   ignoreCase: boolean;
+  /** The folder `core.hooksPath` names (absolute), or null when git uses `<commondir>/hooks`. */
+  hooksPath: string | null;
 }
 
 /** The index mode of a submodule entry (a commit of another repository, not a file). */
@@ -63,11 +60,13 @@ export async function gitFacts(cwd: string): Promise<GitFacts | null> {
   if (probe.code !== 0 || inside !== 'true' || !top || !gitdir || !common || !algo || prefix === undefined) return null;
   const commondir = resolve(cwd, common);
   const wtPrefix = prefix.replace(/\/$/, '');
-  const [verify, ignoredRun, excludesPath, ignoreCase] = await Promise.all([
+  const [verify, ignoredRun, excludesPath, ignoreCase, hooksPath] = await Promise.all([
     run(cwd, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']),
     wtPrefix === '' ? Promise.resolve(null) : run(cwd, ['check-ignore', '-q', '.']),
     run(cwd, ['config', '--path', '--get', 'core.excludesFile']),
     run(cwd, ['config', '--bool', '--get', 'core.ignoreCase']),
+    // Asked without the hooksPath override, which git would echo back; reading runs nothing.
+    run(cwd, ['config', '--path', '--get', 'core.hooksPath'], { readHooksPath: true }),
   ]);
   if (ignoredRun !== null && ignoredRun.code > 1) throw new Error(`git check-ignore failed in ${cwd} (exit ${ignoredRun.code}): ${ignoredRun.stderr.trim()}`);
   const facts: GitFacts = {
@@ -81,6 +80,7 @@ export async function gitFacts(cwd: string): Promise<GitFacts | null> {
     headTree: new Map(),
     rules: [],
     ignoreCase: ignoreCase.code === 0 && ignoreCase.stdout.toString('utf8').trim() === 'true',
+    hooksPath: hooksDir(top, commondir, hooksPath.code === 0 ? hooksPath.stdout.toString('utf8').trim() : ''),
   };
   if (facts.ignored) return facts;
   const head = verify.code === 0 ? verify.stdout.toString('utf8').trim() : null;
@@ -101,6 +101,19 @@ export async function gitFacts(cwd: string): Promise<GitFacts | null> {
   }
   facts.rules = ruleSources(top, wtPrefix, commondir, excludesPath.code === 0 ? excludesPath.stdout.toString('utf8').trim() : null);
   return facts;
+}
+
+/**
+ * Where git looks for hooks when `core.hooksPath` is set: relative to the top level,
+ * where hooks run. Null when unset, `/dev/null`, or the default folder anyway.
+ */
+function hooksDir(top: string, commondir: string, value: string): string | null {
+  if (value === '' || value === '/dev/null') return null;
+  const dir = resolve(top, value);
+  // A folder holding the whole worktree is walked as the worktree: never a second time.
+  const fromDir = relative(dir, top);
+  const holdsTop = fromDir === '' || (!fromDir.startsWith('..') && !isAbsolute(fromDir));
+  return dir === join(commondir, 'hooks') || holdsTop ? null : dir;
 }
 
 /**
@@ -147,11 +160,13 @@ async function git(cwd: string, args: string[]): Promise<Buffer> {
   return r.stdout;
 }
 
-function run(cwd: string, args: string[]): Promise<GitRun> {
+function run(cwd: string, args: string[], opts: { readHooksPath?: boolean } = {}): Promise<GitRun> {
+  const config = HARDENED_CONFIG.filter((c) => !(opts.readHooksPath && c.startsWith('core.hooksPath=')));
+  const hardened = [...config.flatMap((c) => ['-c', c]), '--no-replace-objects'];
   const env: NodeJS.ProcessEnv = { GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' };
   for (const [k, v] of Object.entries(process.env)) if (!GIT_ENV_DROPPED.test(k) && !(k in env)) env[k] = v;
   return new Promise((done) => {
-    execFile('git', [...HARDENED, ...args], { cwd, env, encoding: 'buffer', maxBuffer: GIT_MAX_OUTPUT_BYTES }, (err, stdout, stderr) => {
+    execFile('git', [...hardened, ...args], { cwd, env, encoding: 'buffer', maxBuffer: GIT_MAX_OUTPUT_BYTES }, (err, stdout, stderr) => {
       // No exit code (git not installed, output over the limit): 127, Node's message as stderr.
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 127;
       done({ code, stdout, stderr: err !== null && code === 127 ? err.message : stderr.toString('utf8') });

