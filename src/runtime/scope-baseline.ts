@@ -3,7 +3,7 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { allowMatcher, compareControl, recordControl, relPath } from './scope-control.js';
-import { compareTree, recordTree } from './scope-compare.js';
+import { compareTree, recordTree, type DotGit } from './scope-compare.js';
 import { gitFacts } from './scope-git-facts.js';
 import { checkDeadline } from './scope-hash.js';
 import { FrozenIgnore, type RuleSource } from './scope-ignore.js';
@@ -55,8 +55,8 @@ export interface Baseline {
   root: string;
   /** Every file in scope, sorted by path. */
   files: FileRecord[];
-  /** `.git` entries inside the worktree (not walked): `[path, type]`, type `d`, `f`, `l` or `o`. */
-  dot_git: [string, string][];
+  /** `.git` entries inside the worktree (not walked): `[path, type, sha256]`, type `d`, `f`, `l` or `o`. */
+  dot_git: DotGit[];
   /** Null outside git. */
   git: GitBaseline | null;
 }

