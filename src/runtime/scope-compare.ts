@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Change, FileRecord } from './scope-baseline.js';
 import type { GitFacts } from './scope-git-facts.js';
 import { readRegular } from './scope-git-facts.js';
-import { HASH_MAX_BYTES, digestOf, digestSync, type FsPath } from './scope-hash.js';
+import { HASH_MAX_BYTES, digestOf, digestSync, type Digest, type FsPath } from './scope-hash.js';
 import type { FrozenIgnore, RuleSource } from './scope-ignore.js';
 import { modeOfKey, statKey, walk } from './scope-walk.js';
 
@@ -35,7 +35,7 @@ export interface TreeRecord {
   rules: RuleSource[];
 }
 
-/** Records the worktree at baseline. `git` supplies tracked paths (always in scope) and HEAD. */
+/** Records the worktree at baseline. `git` supplies the tracked paths (always in scope) and what the index holds. */
 export async function recordTree(root: string, rules: TreeRules, git: GitFacts | null): Promise<TreeRecord> {
   const out: TreeRecord = { files: [], dotGit: [], rules: [] };
   const tracked = git?.index ?? new Map<string, string>();
@@ -53,11 +53,11 @@ export async function recordTree(root: string, rules: TreeRules, git: GitFacts |
   loadRules('', root);
   await walk(
     root,
-    async (e) => {
+    (e) => {
       if (rules.skip(e.rel)) return false;
       const under = ignoredDirs.has(parentOf(e.rel));
       if (e.name === '.git') {
-        if (!under) out.dotGit.push([e.rel, typeOf(e.st), await pointerDigest(e.abs, e.st)]);
+        if (!under) out.dotGit.push([e.rel, typeOf(e.st), pointerDigest(e.abs, e.st)]);
         return false;
       }
       if (e.st.isDirectory()) {
@@ -70,10 +70,14 @@ export async function recordTree(root: string, rules: TreeRules, git: GitFacts |
       if (!tracked.has(e.rel) && (under || rules.ignore?.ignores(e.rel, false))) return false;
       seen.add(e.rel);
       const index = tracked.get(e.rel);
-      const head = git?.headTree.get(e.rel);
-      const restorable = index !== undefined && index !== '' && index === head;
-      out.files.push(await recordFile(e.rel, e.abs, e.st, { allowed: rules.allowed(e.rel), blobAlgo: restorable ? git!.algo : null, headValue: head }));
-      return false;
+      // Only a file staged as in HEAD can come back with `git checkout -- <path>` as it is now.
+      const candidate = git !== null && git.hasHead && index !== undefined && index !== '' && !git.staged.has(e.rel);
+      const rec = recordFile(e.rel, e.abs, e.st, { allowed: rules.allowed(e.rel), blobAlgo: candidate ? git.algo : null, indexValue: index });
+      const add = (r: FileRecord): false => {
+        out.files.push(r);
+        return false;
+      };
+      return rec instanceof Promise ? rec.then(add) : add(rec);
     },
     (rel, _abs, st) => {
       if (ignoredDirs.has(parentOf(rel)) || rules.ignore?.ignores(rel, true)) return;
@@ -95,26 +99,35 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
   const ignoredDirs = new Set<string>();
   const seen = new Set<string>();
   const changes: Change[] = [];
-  const compare = async (rel: string, abs: FsPath, st: BigIntStats, under: boolean): Promise<void> => {
+  // Returns false (never walk into a file), or a promise of it while a large file is hashed.
+  const compare = (rel: string, abs: FsPath, st: BigIntStats, under: boolean): false | Promise<false> => {
     const rec = byPath.get(rel);
     if (rec === undefined) {
       if (!under && !rules.ignore?.ignores(rel, st.isDirectory())) changes.push({ path: rel, change: 'created', undo: 'delete' });
-      return;
+      return false;
     }
     seen.add(rel);
-    if (rec[1] === null) changes.push({ path: rel, change: 'created', undo: 'delete' });
-    else if (await differs(rec, abs, st, rules.allowed(rel), deadline)) changes.push({ path: rel, change: 'modified', undo: undoOf(rec) });
+    if (rec[1] === null) {
+      changes.push({ path: rel, change: 'created', undo: 'delete' });
+      return false;
+    }
+    const modified = (yes: boolean): false => {
+      if (yes) changes.push({ path: rel, change: 'modified', undo: undoOf(rec) });
+      return false;
+    };
+    const d = differs(rec, abs, st, rules.allowed(rel), deadline);
+    return typeof d === 'boolean' ? modified(d) : d.then(modified);
   };
   await walk(
     root,
-    async (e) => {
+    (e) => {
       if (rules.skip(e.rel)) return false;
       const under = ignoredDirs.has(parentOf(e.rel));
       if (e.name === '.git') {
         const then = dotGitThen.get(e.rel);
         dotGitThen.delete(e.rel);
         if (then === undefined && !under) changes.push({ path: e.rel, change: 'created', undo: 'delete' });
-        else if (then !== undefined && then !== `${typeOf(e.st)}:${await pointerDigest(e.abs, e.st)}`) changes.push({ path: e.rel, change: 'modified', undo: 'rewrite' });
+        else if (then !== undefined && then !== `${typeOf(e.st)}:${pointerDigest(e.abs, e.st)}`) changes.push({ path: e.rel, change: 'modified', undo: 'rewrite' });
         return false;
       }
       if (e.st.isDirectory()) {
@@ -124,10 +137,11 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
         }
         return true;
       }
-      await compare(e.rel, e.abs, e.st, under);
-      return false;
+      return compare(e.rel, e.abs, e.st, under);
     },
-    (rel, abs, st) => compare(rel, abs, st, ignoredDirs.has(parentOf(rel))),
+    async (rel, abs, st) => {
+      await compare(rel, abs, st, ignoredDirs.has(parentOf(rel)));
+    },
     deadline,
   );
   for (const rec of files) if (rec[1] !== null && !seen.has(rec[0]) && !rules.skip(rec[0])) changes.push({ path: rec[0], change: 'deleted', undo: undoOf(rec) });
@@ -136,15 +150,18 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
 }
 
 /** The record of one file: stat key, content digest (unless allowed or too big), restorability. */
-export async function recordFile(rel: string, abs: FsPath, st: BigIntStats, how: { allowed: boolean; blobAlgo: string | null; headValue: string | undefined }): Promise<FileRecord> {
+export function recordFile(rel: string, abs: FsPath, st: BigIntStats, how: { allowed: boolean; blobAlgo: string | null; indexValue: string | undefined }): FileRecord | Promise<FileRecord> {
   const key = statKey(st);
   if (!st.isFile() && !st.isSymbolicLink()) return [rel, key, NO_CONTENT, 0];
   if (how.allowed || st.size > BigInt(HASH_MAX_BYTES)) return [rel, key, null, 0];
-  const d = await digestOf(abs, st, how.blobAlgo);
-  if (d === null) return [rel, key, null, 0];
-  // `git checkout -- <path>` brings back exactly this when index, HEAD and file all agree.
-  const restorable = d.blob !== null && `${gitMode(st)} ${d.blob}` === how.headValue;
-  return [rel, key, d.sha256, restorable ? 1 : 0];
+  const record = (d: Digest | null): FileRecord => {
+    if (d === null) return [rel, key, null, 0];
+    // `git checkout -- <path>` brings back exactly this when index, HEAD and file all agree.
+    const restorable = d.blob !== null && `${gitMode(st)} ${d.blob} 0` === how.indexValue;
+    return [rel, key, d.sha256, restorable ? 1 : 0];
+  };
+  const d = digestOf(abs, st, how.blobAlgo);
+  return d instanceof Promise ? d.then(record) : record(d);
 }
 
 /**
@@ -153,11 +170,12 @@ export async function recordFile(rel: string, abs: FsPath, st: BigIntStats, how:
  * where it was not hashed (inside the allowlist, over the cap, unreadable): there the
  * stat change alone counts.
  */
-export async function differs(rec: FileRecord, abs: FsPath, st: BigIntStats, allowedNow: boolean, deadline?: number): Promise<boolean> {
+export function differs(rec: FileRecord, abs: FsPath, st: BigIntStats, allowedNow: boolean, deadline?: number): boolean | Promise<boolean> {
   const quick = quickVerdict(rec, st, allowedNow);
   if (quick !== null) return quick;
-  const now = await digestOf(abs, st, null, deadline);
-  return now === null || now.sha256 !== rec[2];
+  const changed = (now: Digest | null): boolean => now === null || now.sha256 !== rec[2];
+  const now = digestOf(abs, st, null, deadline);
+  return now instanceof Promise ? now.then(changed) : changed(now);
 }
 
 /** {@link differs} read synchronously, for the hook's one-path question. */
@@ -198,9 +216,9 @@ export function undoOf(rec: FileRecord): Change['undo'] {
 }
 
 /** The digest of a gitfile's or link's content (the repository it points at); null for a folder. */
-async function pointerDigest(abs: FsPath, st: BigIntStats): Promise<string | null> {
+function pointerDigest(abs: FsPath, st: BigIntStats): string | null {
   if (!st.isFile() && !st.isSymbolicLink()) return null;
-  return (await digestOf(abs, st, null))?.sha256 ?? 'unreadable';
+  return digestSync(abs, st) ?? 'unreadable';
 }
 
 function typeOf(st: BigIntStats): string {

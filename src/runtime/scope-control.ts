@@ -75,7 +75,7 @@ export async function recordControl(root: string, dirs: ControlDirs): Promise<{ 
   const control: FileRecord[] = [];
   const text: [string, string][] = [];
   await eachControlFile(root, dirs, async (rel, abs, st) => {
-    control.push(await recordFile(rel, abs, st, { allowed: false, blobAlgo: null, headValue: undefined }));
+    control.push(await recordFile(rel, abs, st, { allowed: false, blobAlgo: null, indexValue: undefined }));
     if (st.isFile() && st.size <= BigInt(CONTROL_TEXT_MAX_BYTES)) {
       const t = readText(abs);
       if (t !== null) text.push([rel, t]);

@@ -13,8 +13,9 @@ const GIT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 /**
  * Settings that would make git run a program or trust a cache (fsmonitor, hooks, the
  * untracked cache) are forced off on the command line, which outranks every config file.
- * None of the commands used here runs filters or textconv, and none takes a pathspec
- * but `check-ignore .`, which means itself in every pathspec mode.
+ * None of the commands used here reads the worktree's files (so no filter or textconv
+ * runs), and none takes a pathspec but `check-ignore .`, which means itself in every
+ * pathspec mode.
  */
 const HARDENED_CONFIG = ['core.fsmonitor=false', 'core.hooksPath=/dev/null', 'core.untrackedCache=false'];
 
@@ -36,10 +37,15 @@ export interface GitFacts {
   algo: string;
   /** True when the repository ignores the worktree folder itself (then nothing is tracked or ruled). */
   ignored: boolean;
-  /** Index entries at stage 0 under the worktree (worktree-relative): `"<mode> <oid>"`; `''` for a conflicted path. */
+  /**
+   * Index entries under the worktree (worktree-relative), submodules left out: `"<mode>
+   * <oid> 0"`, or `''` for a conflicted path (several stages, no one content).
+   */
   index: Map<string, string>;
-  /** Blobs and links of the HEAD commit under the worktree: `"<mode> <oid>"`; empty before the first commit. */
-  headTree: Map<string, string>;
+  /** Whether HEAD names a commit (false before the first one). */
+  hasHead: boolean;
+  /** Paths whose index entry differs from HEAD (staged changes): `git checkout` would not bring back HEAD. */
+  staged: Set<string>;
   /** Rule sources in force other than the worktree's own `.gitignore` files. */
   rules: RuleSource[];
   /** `core.ignoreCase`, which makes git's ignore matching case-insensitive. */
@@ -77,28 +83,24 @@ export async function gitFacts(cwd: string): Promise<GitFacts | null> {
     algo,
     ignored: ignoredRun?.code === 0,
     index: new Map(),
-    headTree: new Map(),
+    hasHead: false,
+    staged: new Set(),
     rules: [],
     ignoreCase: ignoreCase.code === 0 && ignoreCase.stdout.toString('utf8').trim() === 'true',
     hooksPath: hooksDir(top, commondir, hooksPath.code === 0 ? hooksPath.stdout.toString('utf8').trim() : ''),
   };
   if (facts.ignored) return facts;
-  const head = verify.code === 0 ? verify.stdout.toString('utf8').trim() : null;
-  const [index, tree] = await Promise.all([git(cwd, ['ls-files', '-s', '-z']), head === null ? Buffer.alloc(0) : git(cwd, ['ls-tree', '-r', '-z', head])]);
-  for (const rec of records(index)) {
-    // `<mode> <oid> <stage>\t<path>`; a conflicted path has several stages and no one content.
-    const tab = rec.indexOf(0x09);
-    const [mode, oid, stage] = rec.subarray(0, tab).toString('utf8').split(' ');
-    const rel = pathOf(rec.subarray(tab + 1));
-    if (mode === GITLINK_MODE) continue; // a submodule: its files are walked as the folder's own
-    facts.index.set(rel, stage === '0' && !facts.index.has(rel) ? `${mode} ${oid}` : '');
+  facts.hasHead = verify.code === 0;
+  // The index against HEAD only: neither command looks at the worktree, so no filter runs.
+  const [index, staged] = await Promise.all([
+    git(cwd, ['ls-files', '-s', '-z']),
+    facts.hasHead ? git(cwd, ['diff-index', '--cached', '--relative', '--ignore-submodules=all', '--name-only', '--no-renames', '-z', 'HEAD']) : Buffer.alloc(0),
+  ]);
+  for (const [meta, rel] of entries(index, '\t')) {
+    if (meta.startsWith(GITLINK_MODE)) continue; // a submodule: its files are walked as the folder's own
+    facts.index.set(rel, meta.endsWith(' 0') && !facts.index.has(rel) ? meta : '');
   }
-  for (const rec of records(tree)) {
-    // `<mode> <type> <oid>\t<path>`; submodule commits (type `commit`) are folders, not content.
-    const tab = rec.indexOf(0x09);
-    const [mode, type, oid] = rec.subarray(0, tab).toString('utf8').split(' ');
-    if (type === 'blob') facts.headTree.set(pathOf(rec.subarray(tab + 1)), `${mode} ${oid}`);
-  }
+  for (const [, rel] of entries(staged, null)) facts.staged.add(rel);
   facts.rules = ruleSources(top, wtPrefix, commondir, excludesPath.code === 0 ? excludesPath.stdout.toString('utf8').trim() : null);
   return facts;
 }
@@ -174,11 +176,27 @@ function run(cwd: string, args: string[], opts: { readHooksPath?: boolean } = {}
   });
 }
 
-function records(out: Buffer): Buffer[] {
-  const recs: Buffer[] = [];
+/**
+ * Records of a `-z` listing as `[meta, path]`, split at the first `sep` (none: the record
+ * is the path), the path read as the walk reads names. The whole output is decoded at
+ * once when it is valid UTF-8 (nearly always); otherwise each path byte by byte.
+ */
+function entries(out: Buffer, sep: '\t' | null): [string, string][] {
+  const text = out.toString('utf8');
+  const recs: [string, string][] = [];
+  if (Buffer.from(text, 'utf8').equals(out)) {
+    for (const r of text.split('\0')) {
+      if (r === '') continue;
+      const cut = sep === null ? -1 : r.indexOf(sep);
+      recs.push([r.slice(0, Math.max(cut, 0)), r.slice(cut + 1)]);
+    }
+    return recs;
+  }
   let start = 0;
   for (let i = out.indexOf(0); i !== -1; i = out.indexOf(0, start)) {
-    if (i > start) recs.push(out.subarray(start, i));
+    const rec = out.subarray(start, i);
+    const cut = sep === null ? -1 : rec.indexOf(0x09);
+    if (rec.length > 0) recs.push([rec.subarray(0, Math.max(cut, 0)).toString('utf8'), pathOf(rec.subarray(cut + 1))]);
     start = i + 1;
   }
   return recs;

@@ -63,6 +63,21 @@ describe('git worktree', () => {
     expect(await changes(root, b)).toEqual(['created README.md delete', 'modified src/a.ts rewrite']);
   });
 
+  it('offers git checkout only for a file whose index entry and HEAD both hold its content', async () => {
+    const root = repo({ 'README.md': 'r\n', 'staged.txt': 's\n', 'reverted.txt': 'v\n', 'pkg/sub.txt': 'p\n' });
+    write(root, 'staged.txt', 'staged\n');
+    write(root, 'reverted.txt', 'staged, then put back\n');
+    write(root, 'pkg/sub.txt', 'staged in a subfolder\n');
+    git(root, 'add', 'staged.txt', 'reverted.txt', 'pkg/sub.txt');
+    write(root, 'reverted.txt', 'v\n');
+    const b = await recordBaseline(root);
+    for (const f of ['README.md', 'staged.txt', 'reverted.txt', 'pkg/sub.txt']) write(root, f, 'agent\n');
+    expect(await changes(root, b)).toEqual(['modified README.md checkout', 'modified pkg/sub.txt rewrite', 'modified reverted.txt rewrite', 'modified staged.txt rewrite']);
+    const sub = await recordBaseline(join(root, 'pkg'));
+    write(root, 'pkg/sub.txt', 'again\n');
+    expect(await changes(join(root, 'pkg'), sub)).toEqual(['modified sub.txt rewrite']);
+  });
+
   it('still reports changes that the agent committed after the baseline', async () => {
     const root = repo();
     const b = await recordBaseline(root);
