@@ -66,7 +66,7 @@ describe('git settings the agent can change hide nothing', () => {
     expect(await changes(root, b, { allow: ALLOW })).toEqual(['modified .git/config rewrite', 'modified README.md checkout']);
   });
 
-  it('never runs a core.fsmonitor hook, whether set before the baseline, during the session or globally', async () => {
+  it('never runs a core.fsmonitor hook (set before the baseline, during the session or globally) nor a planted git hook', async () => {
     const root = repo();
     const marker = join(tempDir(), 'fsmonitor-ran');
     const hook = join(tempDir(), 'fsmonitor.sh');
@@ -75,13 +75,19 @@ describe('git settings the agent can change hide nothing', () => {
     chmodSync(hook, 0o755);
     git(root, 'config', 'core.fsmonitor', hook);
     writeFileSync(process.env.GIT_CONFIG_GLOBAL!, `[core]\n\tfsmonitor = ${hook}\n`);
+    // A hook planted by an earlier session must not run when the baseline is taken either.
+    const hookMarker = join(tempDir(), 'hook-ran');
+    for (const name of ['post-index-change', 'reference-transaction', 'post-checkout']) {
+      write(root, `.git/hooks/${name}`, `#!/bin/sh\ntouch ${hookMarker}\n`);
+      chmodSync(join(root, `.git/hooks/${name}`), 0o755);
+    }
     const b = await recordBaseline(root, { allow: ALLOW });
     write(root, 'README.md', 'changed\n');
     write(root, 'new.txt', 'planted\n');
     expect(await changes(root, b, { allow: ALLOW })).toEqual(['modified README.md checkout', 'created new.txt delete']);
-    expect(existsSync(marker)).toBe(false);
+    expect([existsSync(marker), existsSync(hookMarker)]).toEqual([false, false]);
     git(root, 'status', '--porcelain');
-    expect(existsSync(marker)).toBe(true); // the hook is live for git itself
+    expect(existsSync(marker)).toBe(true); // the monitor is live for git itself
   });
 
   it('sees through assume-unchanged and skip-worktree flags', async () => {
