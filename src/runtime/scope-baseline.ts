@@ -15,9 +15,11 @@ export { differsFromBaseline } from './scope-probe.js';
 /**
  * One changed file. `path` is relative to the worktree with `/` separators; a git
  * control file outside the worktree has `..` in it (and no allow pattern admits it).
- * `undo` says how to bring the file back: `checkout` (it was tracked and identical to
- * HEAD, so `git checkout -- <path>` restores it), `delete` (it was created in the
- * session), `rewrite` (anything else: its bytes must be written back as they were).
+ * `undo` says how to bring the file back: `checkout` (at baseline it was tracked and its
+ * index entry and HEAD held exactly its bytes, so `git checkout -- <path>` restores it),
+ * `delete` (it was created in the session), `rewrite` (anything else: dirty or untracked
+ * at baseline, a control file, a file inside the allowlist: its bytes must be written
+ * back as they were).
  */
 export type Change = { path: string; change: 'created' | 'modified' | 'deleted'; undo: 'checkout' | 'delete' | 'rewrite' };
 
