@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import { changedSince, recordBaseline, type Baseline, type Change } from '../../src/runtime/scope-baseline.js';
 
 const dirs: string[] = [];
@@ -28,6 +28,7 @@ process.env.XDG_CONFIG_HOME = join(home, '.config');
 process.env.GIT_CONFIG_NOSYSTEM = '1';
 process.env.GIT_CONFIG_GLOBAL = join(home, '.gitconfig');
 writeFileSync(join(home, '.gitconfig'), '');
+afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 /** The environment the tests run git with (the agent's git, in the attacks). */
 export function gitEnv(): NodeJS.ProcessEnv {
