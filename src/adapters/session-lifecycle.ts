@@ -207,7 +207,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       created_at: new Date().toISOString(),
     };
     // The baseline is taken before rendering, so the rendered settings are never "a change".
-    const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: scopeExclude }) : null;
+    const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: scopeExclude, allow }) : null;
     if (baseline !== null) policy.baseline_sha256 = store.writeJson('baseline', baseline);
     // From here on the files are trusted only by these digests (the hook command carries the policy's).
     const policyDigest = store.writeJson('policy', policy);

@@ -1,10 +1,9 @@
 // The two built-in completion verifiers: the task's required checks (evidence
 // producers, fail-closed) and the scope check (every changed file inside the allowlist).
-import { compileGlob, matchesAny } from '../core/glob.js';
 import type { Policy } from '../core/policy.js';
 import type { TurnVerifier, VerifierOutcome } from '../core/verifier-chain.js';
 import { failureTail, runProducers } from './producers.js';
-import { changedSince, ScopeBudgetError, type Baseline, type Change } from './scope-baseline.js';
+import { allowMatcher, changedSince, controlChangeHint, ScopeBudgetError, type Baseline, type Change } from './scope-baseline.js';
 
 /** What the completion verifiers need to know about the stop. */
 export interface StopContext {
@@ -62,20 +61,40 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
     const { policy } = ctx;
     if (policy.allow.length === 0) return { kind: 'continue' };
     if (ctx.baseline === null) throw new Error('the scope check needs the session baseline');
+    const baseline = ctx.baseline;
     let changes: Change[];
     try {
-      changes = await changedSince(policy.worktree, ctx.baseline, { exclude: ctx.exclude, ...(ctx.scopeBudgetS !== null ? { deadline: Date.now() + ctx.scopeBudgetS * 1000 } : {}) });
+      changes = await changedSince(policy.worktree, baseline, { exclude: ctx.exclude, allow: policy.allow, ...(ctx.scopeBudgetS !== null ? { deadline: Date.now() + ctx.scopeBudgetS * 1000 } : {}) });
     } catch (err) {
       if (!(err instanceof ScopeBudgetError)) throw err;
-      const reason = `Gatehouse will not let this task finish yet: the scope check could not compare the worktree with its baseline within ${ctx.scopeBudgetS} s (${err.message}). Remove large files or folders you created outside the allowed paths (${policy.allow.join(', ')}), then finish; the end-of-session check will compare everything in full either way.`;
-      return { kind: 'block', reason, detail: { budget_exceeded: true } };
+      const reason = `Gatehouse will not let this task finish yet: the scope check could not compare the worktree with its baseline within ${ctx.scopeBudgetS} s, so it is not known whether files outside the task's allowed paths (${policy.allow.join(', ')}) changed. Delete large files or folders you created outside the allowed paths, keep your work inside them, then finish again; the end-of-session check compares everything in full either way.`;
+      return { kind: 'block', reason, detail: { budget_exceeded: true, error: err.message } };
     }
-    const globs = policy.allow.map(compileGlob);
-    const outside = changes.filter((c) => !matchesAny(c.path, globs));
+    const allowed = allowMatcher(policy.allow);
+    const outside = changes.filter((c) => !allowed(c.path));
     if (outside.length === 0) return { kind: 'continue', detail: { changed: changes } };
-    const listed = outside.slice(0, MAX_LISTED_PATHS).map((c) => `  ${c.change}: ${c.path}`);
+    const listed = outside.slice(0, MAX_LISTED_PATHS).map((c) => {
+      const hint = controlChangeHint(baseline, c);
+      return `  ${c.change}: ${c.path} (${undoText(c)})${hint === null ? '' : `\n${indent(hint)}`}`;
+    });
     if (outside.length > MAX_LISTED_PATHS) listed.push(`  …and ${outside.length - MAX_LISTED_PATHS} more`);
-    const reason = `Gatehouse will not let this task finish: ${outside.length === 1 ? 'a file outside' : `${outside.length} files outside`} the task's allowed paths (${policy.allow.join(', ')}) changed during this session:\n${listed.join('\n')}\nRestore ${outside.length === 1 ? 'it' : 'them'} exactly as ${outside.length === 1 ? 'it was' : 'they were'} (delete files you created there, undo edits, e.g. with \`git checkout -- <path>\` for tracked files), keep your work inside the allowed paths, then finish.`;
+    const one = outside.length === 1;
+    const reason = `Gatehouse will not let this task finish: ${one ? 'a file outside' : `${outside.length} files outside`} the task's allowed paths (${policy.allow.join(', ')}) changed during this session:\n${listed.join('\n')}\nPut ${one ? 'it' : 'them'} back as said above, keep your work inside the allowed paths, then finish.`;
     return { kind: 'block', reason, detail: { changed: changes, outside } };
   },
 };
+
+/** How to bring one changed path back to its baseline, in words the agent can act on. */
+function undoText(c: Change): string {
+  if (c.undo === 'delete') return 'created in this session: delete it';
+  if (c.undo === 'checkout') return `restore it with \`git checkout -- ${shellQuote(c.path)}\``;
+  return c.change === 'deleted' ? 'write it back with its content as it was at the start' : 'write back its content as it was at the start';
+}
+
+function shellQuote(path: string): string {
+  return /^[A-Za-z0-9_./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+function indent(text: string): string {
+  return text.split('\n').map((l) => `    ${l}`).join('\n');
+}

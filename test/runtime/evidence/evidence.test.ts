@@ -82,7 +82,7 @@ function completion(over: Partial<SealInput> = {}): SealInput {
       { name: 'scope', outcome: 'skipped' },
     ],
     producers: [producer('FAIL src/a.test.ts\n1 failed\n')],
-    scope: { changed: [{ path: 'src/a.ts', change: 'modified' }], outside: [] },
+    scope: { changed: [{ path: 'src/a.ts', change: 'modified', undo: 'checkout' }], outside: [] },
     policy,
     agent_claim: null,
     ...over,

@@ -1,0 +1,226 @@
+// Git control files: config, hooks and info/ (and their submodule counterparts), where a
+// change can switch checks off or run code later. Always in scope, never ignored or excluded.
+import { lstatSync, readFileSync } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { compileGlob, matchesAny } from '../core/glob.js';
+import type { Baseline, Change, FileRecord } from './scope-baseline.js';
+import { differs, recordFile } from './scope-compare.js';
+import type { FsPath } from './scope-hash.js';
+import { lstatOrNull, walk } from './scope-walk.js';
+
+/** Control files up to this size are kept whole in the baseline, so a refusal can show what to write back. */
+export const CONTROL_TEXT_MAX_BYTES = 64 * 1024;
+
+/** Lines of each kind a control-file hint lists before summarising. */
+const HINT_MAX_LINES = 30;
+
+/**
+ * Files under info/ that git itself regenerates and no command reads as settings:
+ * `info/refs` lists ref names for dumb HTTP clients and is rewritten by every `git gc`.
+ */
+const GENERATED_INFO = new Set(['info/refs']);
+
+/** Folders of a submodule's git dir that hold history, not settings: never walked. */
+const HISTORY_DIRS = new Set(['objects', 'refs', 'logs', 'lfs']);
+
+type Found = (rel: string, abs: FsPath, st: BigIntStats) => void | Promise<void>;
+
+/** Where the control files are: the git dir and the common dir of the worktree's repository. */
+export interface ControlDirs {
+  gitdir: string;
+  commondir: string;
+  /** The folder `core.hooksPath` named at baseline, when set to one of its own. */
+  hooks_path: string | null;
+}
+
+/**
+ * Calls `found` for every control file present now, with its path relative to `root`
+ * (with `..` when outside it): `<gitdir>/config`, `<gitdir>/config.worktree`, the same in
+ * the common dir, everything under `hooks/` and `info/`, and in `<commondir>/modules/`
+ * every `config` and everything below a `hooks/` or `info/` folder; and everything in
+ * the folder `core.hooksPath` named at baseline (ignored or not: its files run later).
+ */
+export async function eachControlFile(root: string, dirs: ControlDirs, found: Found, deadline?: number): Promise<void> {
+  const files = unique([join(dirs.gitdir, 'config'), join(dirs.gitdir, 'config.worktree'), join(dirs.commondir, 'config'), join(dirs.commondir, 'config.worktree')]);
+  const trees = unique([join(dirs.commondir, 'hooks'), join(dirs.commondir, 'info'), join(dirs.gitdir, 'info'), ...(dirs.hooks_path === null ? [] : [dirs.hooks_path])]);
+  for (const abs of [...files, ...trees]) {
+    const st = lstatOrNull(abs);
+    if (st === null) continue;
+    const rel = relPath(root, abs);
+    // A hooks/ or info/ folder replaced by a link or a file is itself the change.
+    if (!st.isDirectory()) await found(rel, abs, st);
+    else if (trees.includes(abs)) await walkAll(rel, abs, found, deadline);
+  }
+  const modules = join(dirs.commondir, 'modules');
+  if (lstatOrNull(modules)?.isDirectory()) {
+    const base = relPath(root, modules);
+    await walk(
+      modules,
+      async (e) => {
+        const inside = e.rel.split('/').slice(0, -1).some((p) => p === 'hooks' || p === 'info');
+        if (e.st.isDirectory()) return !(HISTORY_DIRS.has(e.name) && isGitDir(e.abs));
+        if (e.rel.endsWith('/info/refs') && typeof e.abs === 'string' && isGitDir(dirname(e.abs))) return false;
+        if (inside || e.name === 'config' || e.name === 'config.worktree') await found(`${base}/${e.rel}`, e.abs, e.st);
+        return false;
+      },
+      (rel, abs, st) => found(`${base}/${rel}`, abs, st),
+      deadline,
+    );
+  }
+}
+
+/** Records every control file, and the text of each small one. */
+export async function recordControl(root: string, dirs: ControlDirs): Promise<{ control: FileRecord[]; text: [string, string][] }> {
+  const control: FileRecord[] = [];
+  const text: [string, string][] = [];
+  await eachControlFile(root, dirs, async (rel, abs, st) => {
+    control.push(await recordFile(rel, abs, st, { allowed: false, blobAlgo: null, indexValue: undefined }));
+    if (st.isFile() && st.size <= BigInt(CONTROL_TEXT_MAX_BYTES)) {
+      const t = readText(abs);
+      if (t !== null) text.push([rel, t]);
+    }
+  });
+  return { control: control.sort(byPath), text };
+}
+
+/** Every control file created, modified or deleted since the baseline. */
+export async function compareControl(root: string, dirs: ControlDirs, control: FileRecord[], deadline?: number): Promise<Change[]> {
+  const byPath = new Map(control.map((r) => [r[0], r]));
+  const seen = new Set<string>();
+  const changes: Change[] = [];
+  await eachControlFile(
+    root,
+    dirs,
+    async (rel, abs, st) => {
+      seen.add(rel);
+      const rec = byPath.get(rel);
+      if (rec === undefined) changes.push({ path: rel, change: 'created', undo: 'delete' });
+      else if (await differs(rec, abs, st, false, deadline)) changes.push({ path: rel, change: 'modified', undo: 'rewrite' });
+    },
+    deadline,
+  );
+  for (const [rel] of control) if (!seen.has(rel)) changes.push({ path: rel, change: 'deleted', undo: 'rewrite' });
+  return changes;
+}
+
+/**
+ * Whether an allowlist admits a changed path. A control file (under `.git/`) counts only
+ * when a pattern names `.git/` itself (`**` alone does not admit planting a hook), and a
+ * path outside the worktree (`../…`) never does.
+ * @example allowMatcher(['src/**', '.git/hooks/**'])('.git/hooks/pre-commit') // true
+ */
+export function allowMatcher(allow: string[]): (path: string) => boolean {
+  const globs = allow.map(compileGlob);
+  const gitGlobs = globs.filter((g) => g.source.trim().replace(/^(\.\/)+/, '').startsWith('.git/'));
+  return (path) => {
+    if (path === '..' || path.startsWith('../')) return false;
+    if (path === '.git' || path.startsWith('.git/')) return matchesAny(path, gitGlobs);
+    return matchesAny(path, globs);
+  };
+}
+
+/**
+ * For a changed control file whose text the baseline kept: the lines to take out and the
+ * lines to put back, so the file can be written back as it was. Null otherwise.
+ */
+export function controlChangeHint(baseline: Baseline, change: Change): string | null {
+  if (change.change === 'created' || baseline.git === null) return null;
+  const before = baseline.git.control_text.find(([rel]) => rel === change.path)?.[1];
+  if (before === undefined) return null;
+  if (change.change === 'deleted') return `It held, at the start:\n${listLines(lines(before))}`;
+  const now = readText(resolve(baseline.root, change.path));
+  if (now === null) return `It held, at the start:\n${listLines(lines(before))}`;
+  const [removed, added] = middle(lines(before), lines(now));
+  const parts: string[] = [];
+  if (added.length > 0) parts.push(`Lines added since the start (take them out):\n${listLines(added)}`);
+  if (removed.length > 0) parts.push(`Lines it held at the start (put them back):\n${listLines(removed)}`);
+  return parts.length > 0 ? parts.join('\n') : 'Only its mode or line endings changed: write it back byte for byte as it was.';
+}
+
+/**
+ * Whether `abs` is (or would be, once created) a control file: the same set that
+ * {@link eachControlFile} lists.
+ */
+export function isControlPath(abs: string, dirs: ControlDirs): boolean {
+  const under = (dir: string): string | null => {
+    const rel = relPath(dir, abs);
+    return rel === '' || rel === '..' || rel.startsWith('../') || isAbsolute(rel) ? null : rel;
+  };
+  if (dirs.hooks_path !== null && under(dirs.hooks_path) !== null) return true;
+  const inGitDir = under(dirs.gitdir);
+  if (inGitDir !== null && (inGitDir === 'config' || inGitDir === 'config.worktree' || inGitDir.startsWith('info/')) && !GENERATED_INFO.has(inGitDir)) return true;
+  const rel = under(dirs.commondir);
+  if (rel === null || GENERATED_INFO.has(rel)) return false;
+  if (rel === 'config' || rel === 'config.worktree' || rel.startsWith('hooks/') || rel.startsWith('info/')) return true;
+  if (!rel.startsWith('modules/')) return false;
+  const parts = rel.split('/');
+  const name = parts[parts.length - 1];
+  return name === 'config' || name === 'config.worktree' || parts.slice(1, -1).some((p) => p === 'hooks' || p === 'info');
+}
+
+async function walkAll(base: string, abs: string, found: Found, deadline?: number): Promise<void> {
+  const name = abs.slice(abs.lastIndexOf('/') + 1);
+  await walk(
+    abs,
+    async (e) => {
+      if (e.st.isDirectory()) return true;
+      if (GENERATED_INFO.has(`${name}/${e.rel}`)) return false;
+      await found(`${base}/${e.rel}`, e.abs, e.st);
+      return false;
+    },
+    (rel, a, st) => found(`${base}/${rel}`, a, st),
+    deadline,
+  );
+}
+
+/** A git dir holds a HEAD file; only there are objects/, refs/ and logs/ history. */
+function isGitDir(abs: FsPath): boolean {
+  if (typeof abs !== 'string') return false;
+  return lstatOrNull(join(dirname(abs), 'HEAD'))?.isFile() ?? false;
+}
+
+/** Path of `abs` relative to `root` with `/` separators (`..` when outside). */
+export function relPath(root: string, abs: string): string {
+  return relative(root, abs).split('\\').join('/');
+}
+
+function readText(abs: FsPath): string | null {
+  try {
+    if (!lstatSync(abs).isFile()) return null;
+    const bytes = readFileSync(abs);
+    const text = bytes.toString('utf8');
+    return Buffer.from(text, 'utf8').equals(bytes) ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+function lines(text: string): string[] {
+  const ls = text.split('\n');
+  if (ls[ls.length - 1] === '') ls.pop();
+  return ls;
+}
+
+/** The lines between the common head and tail of `a` and `b`: [only in a, only in b]. */
+function middle(a: string[], b: string[]): [string[], string[]] {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let end = 0;
+  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
+  return [a.slice(start, a.length - end), b.slice(start, b.length - end)];
+}
+
+function listLines(ls: string[]): string {
+  const shown = ls.slice(0, HINT_MAX_LINES).map((l) => `    ${l}`);
+  if (ls.length > HINT_MAX_LINES) shown.push(`    …and ${ls.length - HINT_MAX_LINES} more lines`);
+  return shown.join('\n');
+}
+
+function unique(paths: string[]): string[] {
+  return [...new Set(paths)];
+}
+
+function byPath(a: FileRecord, b: FileRecord): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}

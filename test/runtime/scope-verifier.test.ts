@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { Policy } from '../../src/core/policy.js';
+import type { VerifierOutcome } from '../../src/core/verifier-chain.js';
+import { scopeVerifier } from '../../src/runtime/stop-verifiers.js';
+import type { Baseline } from '../../src/runtime/scope-baseline.js';
+import { git, recordBaseline, repo, write } from './scope-fixture.js';
+
+const ALLOW = ['src/**'];
+
+async function verify(root: string, opts: { scopeBudgetS?: number } = {}): Promise<() => Promise<VerifierOutcome>> {
+  // Through JSON, as the session store keeps it.
+  const baseline = JSON.parse(JSON.stringify(await recordBaseline(root, { allow: ALLOW }))) as Baseline;
+  return async (): Promise<VerifierOutcome> => {
+    const policy = { worktree: root, allow: ALLOW } as Policy;
+    return scopeVerifier.verify({ policy, baseline, exclude: [], scopeBudgetS: opts.scopeBudgetS ?? null }, new AbortController().signal);
+  };
+}
+
+describe('scope check verifier', () => {
+  it('passes changes inside the allowlist', async () => {
+    const root = repo();
+    const check = await verify(root);
+    write(root, 'src/a.ts', 'changed\n');
+    expect(await check()).toMatchObject({ kind: 'continue' });
+  });
+
+  it('names each path outside the allowlist with the way to undo it', async () => {
+    const root = repo();
+    write(root, 'notes.txt', 'dirty at baseline\n');
+    const check = await verify(root);
+    write(root, 'README.md', 'changed\n');
+    write(root, 'notes.txt', 'changed too\n');
+    write(root, 'stray file.txt', 'x\n');
+    git(root, 'config', 'core.hooksPath', '/tmp/elsewhere');
+    const out = await check();
+    expect(out.kind).toBe('block');
+    const reason = out.kind === 'block' ? out.reason : '';
+    expect(reason).toContain('4 files outside the task\'s allowed paths (src/**) changed');
+    expect(reason).toContain('modified: README.md (restore it with `git checkout -- README.md`)');
+    expect(reason).toContain('modified: notes.txt (write back its content as it was at the start)');
+    expect(reason).toContain("created: stray file.txt (created in this session: delete it)");
+    expect(reason).toMatch(/modified: \.git\/config \(write back its content as it was at the start\)\n {4}Lines added since the start \(take them out\):\n {8}\thooksPath = \/tmp\/elsewhere/);
+  });
+
+  it('blocks with the reason when the check runs past its deadline', async () => {
+    const root = repo();
+    const check = await verify(root, { scopeBudgetS: -1 });
+    const out = await check();
+    expect(out.kind).toBe('block');
+    expect(out.kind === 'block' && out.reason).toContain('could not compare the worktree with its baseline within -1 s');
+  });
+});
