@@ -7,6 +7,10 @@ import { startGateway } from '../../src/gateway/index.js';
 import { gatehouse } from '../support/cli.js';
 import { claudeBinary, makeTempProject, runClaude, say, startStubModel, tool, toolResults, type StubModel, type TempProject } from './support/index.js';
 
+/** The gateway's access token: the person answering holds it, the agent does not. */
+const ACCESS_TOKEN = 'e2e-access-token-0123456789abcdef';
+const OPERATOR = { authorization: `Bearer ${ACCESS_TOKEN}` };
+
 /** A run with a person in the loop takes a few seconds; the margin covers a loaded CI machine. */
 const RUN_TEST_TIMEOUT_MS = 90_000;
 
@@ -36,18 +40,18 @@ async function startSession(timeoutSeconds: number): Promise<void> {
   const r = gatehouse(['session', 'start', '--agent', 'claude', '--worktree', project.dir, '--state-dir', state]);
   expect(r.status, r.stderr).toBe(0);
   sessionId = r.stdout.trim();
-  gateway = await startGateway({ projectState: state, host: '127.0.0.1', port: 0, tokens: [] });
+  gateway = await startGateway({ projectState: state, host: '127.0.0.1', port: 0, accessToken: ACCESS_TOKEN, tokens: [] });
 }
 
 /** Plays the person: waits for the pending call over HTTP and answers it. */
 async function answer(decision: 'allow' | 'reject', reason?: string): Promise<void> {
   for (let i = 0; i < 400; i++) {
-    const res = await fetch(`${gateway!.url}/approvals/queue`);
+    const res = await fetch(`${gateway!.url}/approvals/queue`, { headers: OPERATOR });
     const { pending } = (await res.json()) as { pending: { id: string; nonce: string; tool: string }[] };
     const item = pending[0];
     if (item) {
       expect(item.tool).toBe('Bash');
-      const r = await fetch(`${gateway!.url}/approvals/${item.id}/resolve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision, nonce: item.nonce, ...(reason ? { reason } : {}) }) });
+      const r = await fetch(`${gateway!.url}/approvals/${item.id}/resolve`, { method: 'POST', headers: { ...OPERATOR, 'content-type': 'application/json' }, body: JSON.stringify({ decision, nonce: item.nonce, ...(reason ? { reason } : {}) }) });
       expect(r.status).toBe(200);
       return;
     }

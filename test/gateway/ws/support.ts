@@ -45,9 +45,10 @@ export async function startWsHarness(opts: Partial<GatewayOptions> & { hooks?: W
     projectState: state,
     host: '127.0.0.1',
     port: 0,
+    accessToken: ACCESS_TOKEN,
     tokens: [],
     log: () => {},
-    websocket: { manager, accessToken: ACCESS_TOKEN, ...(hooks === undefined ? {} : { hooks }) },
+    websocket: { manager, ...(hooks === undefined ? {} : { hooks }) },
     ...rest,
   });
   return {
