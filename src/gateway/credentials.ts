@@ -3,7 +3,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../core/approvals/principal.js';
-import { loopbackOperator, tokenPrincipal } from '../core/approvals/principal.js';
+import { tokenPrincipal } from '../core/approvals/principal.js';
 import type { Result } from '../core/result.js';
 import { fail, ok } from '../core/result.js';
 import type { Scope, ScopedToken } from './options.js';
@@ -84,15 +84,16 @@ export function compileTokens(tokens: ScopedToken[], env: NodeJS.ProcessEnv): Re
 export type Presented = { kind: 'none' } | { kind: 'grant'; grant: Grant } | { kind: 'invalid'; via: 'bearer' | 'cookie' };
 
 /**
- * Matches presented secrets against the access token and the scoped tokens, always
- * comparing against every digest so timing reveals nothing.
- * @example new Credentials(accessToken, compiled).match(secret) // Grant | null
+ * Matches presented secrets against the access token (held by `operator`) and the scoped
+ * tokens, always comparing against every digest so timing reveals nothing.
+ * @example new Credentials(accessToken, operator, compiled).match(secret) // Grant | null
  */
 export class Credentials {
   readonly #access: Buffer;
 
   constructor(
     accessToken: string,
+    private readonly operator: Principal,
     private readonly scoped: readonly CompiledToken[],
   ) {
     if (accessToken.length < MIN_SECRET_LENGTH) throw new Error(`the access token must be at least ${MIN_SECRET_LENGTH} characters`);
@@ -108,7 +109,7 @@ export class Credentials {
   match(secret: string): Grant | null {
     if (secret.length === 0 || secret.length > MAX_TOKEN_CHARS) return null;
     const presented = sha256(secret);
-    let grant: Grant | null = timingSafeEqual(presented, this.#access) ? { principal: loopbackOperator(), capabilities: ALL } : null;
+    let grant: Grant | null = timingSafeEqual(presented, this.#access) ? { principal: this.operator, capabilities: ALL } : null;
     for (const t of this.scoped) {
       if (timingSafeEqual(presented, t.digest) && grant === null) grant = { principal: t.principal, capabilities: new Set<Capability>(t.scopes) };
     }

@@ -37,6 +37,11 @@ export interface GatewayOptions {
    * grants every capability, over HTTP and WebSocket. At least 16 characters.
    */
   accessToken: string;
+  /**
+   * Who holds the access token, named in every resolution made with it as
+   * `dashboard-operator:<operator>`; default the OS user running the server.
+   */
+  operator?: string;
   /** Scoped tokens for other resolvers (CI, a second person); each is named in its resolutions. */
   tokens: ScopedToken[];
   /** Where `env` token secrets are read from; default `process.env`. */

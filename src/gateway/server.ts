@@ -3,7 +3,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import { isIP } from 'node:net';
+import { dashboardOperator } from '../core/approvals/principal.js';
 import { ApprovalQueue } from '../runtime/approvals/index.js';
+import { osUserName } from '../runtime/recorder.js';
 import { addApprovalRoutes } from './approvals-routes.js';
 import { authenticate } from './auth.js';
 import { compileTokens, Credentials } from './credentials.js';
@@ -135,7 +137,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   if (!bind.ok) throw new Error(bind.reason);
   const tokens = compileTokens(opts.tokens, opts.env ?? process.env);
   if (!tokens.ok) throw new Error(tokens.reason);
-  const credentials = new Credentials(opts.accessToken, tokens.value);
+  const operator = dashboardOperator(opts.operator ?? osUserName());
+  if (!operator.ok) throw new Error(`the operator name cannot name a principal: ${operator.reason}`);
+  const credentials = new Credentials(opts.accessToken, operator.value, tokens.value);
 
   const router = new Router().add({ method: 'GET', path: '/healthz', handle: () => ({ status: 200, body: { ok: true } }) });
   const queue = new ApprovalQueue(opts.projectState);

@@ -52,12 +52,12 @@ describe('GET /approvals/queue', () => {
 });
 
 describe('POST /approvals/{id}/resolve', () => {
-  it.each(['allow', 'reject', 'always'] as const)('resolves with decision %s and records the loopback operator as principal', async (decision) => {
+  it.each(['allow', 'reject', 'always'] as const)('resolves with decision %s and records the access token’s holder as principal', async (decision) => {
     const a = enqueue(h.queue);
     const res = await resolveVia(h.gw, a.id, { decision, nonce: a.nonce, reason: 'looked fine' });
     expect(res.status).toBe(200);
     const { resolution } = (await res.json()) as { resolution: Resolution };
-    expect(resolution).toMatchObject({ id: a.id, decision, reason: 'looked fine', principal: { id: 'dashboard-operator', auth: 'loopback' } });
+    expect(resolution).toMatchObject({ id: a.id, decision, reason: 'looked fine', principal: { id: 'dashboard-operator:ana', auth: 'access-token' } });
     expect(h.queue.get(a.id).resolution).toEqual(resolution);
   });
 

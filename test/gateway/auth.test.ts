@@ -5,6 +5,9 @@ import type { Resolution } from '../../src/runtime/approvals/index.js';
 import { addAuditRoutes } from '../../src/gateway/audit-routes.js';
 import { addHookRoutes } from '../../src/gateway/hook-routes.js';
 import type { ScopedToken } from '../../src/gateway/options.js';
+import { startGateway } from '../../src/gateway/server.js';
+import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
+import { osUserName } from '../../src/runtime/recorder.js';
 import { tempDir } from '../support/cli.js';
 import type { Harness } from './support.js';
 import { ACCESS_TOKEN, bearer, enqueue, errorCode, getVia, OPERATOR, OTHER_SECRET, rawRequest, resolveVia, SECRET, sha256Hex, startHarness } from './support.js';
@@ -87,12 +90,21 @@ describe('scoped tokens', () => {
 });
 
 describe('the access token', () => {
-  it('resolves as the operator with the access token as a bearer', async () => {
+  it('resolves as dashboard-operator:<who started the server> with the access token as a bearer', async () => {
     h = await startHarness();
     const a = enqueue(h.queue);
     const res = await resolveVia(h.gw, a.id, { decision: 'allow', nonce: a.nonce }, { ...OPERATOR, origin: h.gw.url });
     expect(res.status).toBe(200);
-    expect(h.queue.get(a.id).resolution?.principal).toEqual({ id: 'dashboard-operator', auth: 'loopback' });
+    expect(h.queue.get(a.id).resolution?.principal).toEqual({ id: 'dashboard-operator:ana', auth: 'access-token' });
+  });
+
+  it('names the OS user running the server when no operator name is given', async () => {
+    const state = tempDir('gh-gateway-');
+    const gw = await startGateway({ projectState: state, host: '127.0.0.1', port: 0, accessToken: ACCESS_TOKEN, tokens: [], log: () => {} });
+    h = { gw, queue: new ApprovalQueue(state), state };
+    const a = enqueue(h.queue);
+    expect((await resolveVia(h.gw, a.id, { decision: 'allow', nonce: a.nonce })).status).toBe(200);
+    expect(h.queue.get(a.id).resolution?.principal).toEqual({ id: `dashboard-operator:${osUserName()}`, auth: 'access-token' });
   });
 
   it('resolves with the dashboard cookie, as the page does', async () => {
@@ -137,7 +149,7 @@ describe('the access token', () => {
     const a = enqueue(h.queue);
     const res = await resolveVia(h.gw, a.id, { decision: 'allow', nonce: a.nonce });
     expect(res.status).toBe(200);
-    expect(h.queue.get(a.id).resolution?.principal.id).toBe('dashboard-operator');
+    expect(h.queue.get(a.id).resolution?.principal.id).toBe('dashboard-operator:ana');
     const none = await resolveVia(h.gw, enqueue(h.queue).id, { decision: 'allow', nonce: a.nonce }, {});
     expect(((await none.json()) as { error: { message: string } }).error.message).toMatch(/or a scoped token/);
   });

@@ -15,6 +15,8 @@ export const SECRET = 'resolver-secret-0123456789abcdef';
 export const OTHER_SECRET = 'reader-secret-fedcba9876543210';
 /** The access token of every test gateway (what `serve` prints in the dashboard URL). */
 export const ACCESS_TOKEN = 'access-token-0123456789abcdef0123';
+/** Who holds it: the user who started the test gateway. */
+export const OPERATOR_NAME = 'ana';
 
 /** An `Authorization` header carrying `secret` as a bearer token. */
 export function bearer(secret: string): Record<string, string> {
@@ -39,7 +41,7 @@ export interface Harness {
 /** Starts a gateway on 127.0.0.1:0 over a fresh state dir. */
 export async function startHarness(opts: Partial<GatewayOptions> = {}): Promise<Harness> {
   const state = opts.projectState ?? tempDir('gh-gateway-');
-  const gw = await startGateway({ projectState: state, host: '127.0.0.1', port: 0, accessToken: ACCESS_TOKEN, tokens: [], log: () => {}, ...opts });
+  const gw = await startGateway({ projectState: state, host: '127.0.0.1', port: 0, accessToken: ACCESS_TOKEN, operator: OPERATOR_NAME, tokens: [], log: () => {}, ...opts });
   return { gw, queue: new ApprovalQueue(state), state };
 }
 

@@ -184,7 +184,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', { timeout: 90_00
     if (shot !== undefined && shot !== '') await page.screenshot({ path: shot });
     await card.locator('button[data-decision="allow"]').click();
     await expect.poll(() => queue.get(pending.id).resolution, { timeout: WAIT_MS }).not.toBeNull();
-    expect(queue.get(pending.id).resolution).toMatchObject({ decision: 'allow', principal: { id: 'dashboard-operator' } });
+    expect(queue.get(pending.id).resolution).toMatchObject({ decision: 'allow', principal: { id: 'dashboard-operator:ana' } });
     await card.waitFor({ state: 'detached', timeout: WAIT_MS });
   });
 
@@ -195,7 +195,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', { timeout: 90_00
     await card.locator('input.reason').fill('secrets stay out of the repo');
     await card.locator('button[data-decision="reject"]').click();
     await expect.poll(() => queue.get(pending.id).resolution, { timeout: WAIT_MS }).not.toBeNull();
-    expect(queue.get(pending.id).resolution).toMatchObject({ decision: 'reject', reason: 'secrets stay out of the repo', principal: { id: 'dashboard-operator' } });
+    expect(queue.get(pending.id).resolution).toMatchObject({ decision: 'reject', reason: 'secrets stay out of the repo', principal: { id: 'dashboard-operator:ana' } });
   });
 
   it('ran without console errors, CSP violations included', () => {

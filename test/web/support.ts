@@ -60,7 +60,7 @@ export async function startDashboardServer(opts: { webDir: string; project: stri
   });
   const manager = new PtyManager({ projectRoot: opts.project });
   const queue = new ApprovalQueue(state);
-  const credentials = new Credentials(accessToken, []);
+  const credentials = new Credentials(accessToken, { id: 'dashboard-operator:ana', auth: 'access-token' }, []);
   const attach = (): WebSocketEndpoint => attachWebSocket(server, { manager, queue, credentials, hosts, log: () => {} });
   let ws = attach();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

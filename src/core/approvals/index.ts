@@ -4,7 +4,7 @@ export { rulesForAlways, argumentKeys, compileAlwaysAllow, matchesAlwaysAllow, N
 export type { AlwaysAllowCall, AlwaysAllowRule, CompiledAlwaysAllow } from './always-allow.js';
 export { decideToolCall, DEFAULT_APPROVALS, summarizeInput, SUMMARY_MAX_CHARS } from './decide.js';
 export type { ApprovalSettings, DecideCall, DecideInput, ToolDecision } from './decide.js';
-export { checkPrincipal, loopbackOperator, osUserPrincipal, systemPrincipal, tokenPrincipal } from './principal.js';
+export { checkPrincipal, dashboardOperator, osUserPrincipal, systemPrincipal, tokenPrincipal } from './principal.js';
 export type { Principal, PrincipalAuth } from './principal.js';
 export { BUILTIN_PROFILES, checkProfile, compileProfile, compileProfileSpec } from './profiles.js';
 export type { BuiltinProfileName, CompiledProfile, ProfileCall, ProfileSpec, ToolRule } from './profiles.js';

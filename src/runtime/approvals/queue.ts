@@ -40,11 +40,11 @@ const STALE_TEMP_MS = 60_000;
 const ID_ATTEMPTS = 3;
 
 /**
- * Auth kinds that arrive over HTTP and must echo the request's nonce: a stale browser tab
- * or a forged cross-site request must not answer a request it never displayed. CLI and
- * TUI callers (`local-shell`) act on what they show and pass no nonce.
+ * Auth kinds that arrive over HTTP or WebSocket and must echo the request's nonce: a stale
+ * browser tab must not answer a request it never displayed. CLI and TUI callers
+ * (`local-shell`) act on what they show and pass no nonce.
  */
-export const NONCE_REQUIRED_AUTH: readonly Principal['auth'][] = ['scoped-token', 'loopback'];
+export const NONCE_REQUIRED_AUTH: readonly Principal['auth'][] = ['scoped-token', 'access-token'];
 
 /** Construction options beyond the clock. */
 export interface ApprovalQueueOptions {

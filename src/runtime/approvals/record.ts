@@ -48,7 +48,7 @@ export type EnqueueInput = Omit<PendingApproval, 'id' | 'nonce' | 'created_at' |
 export interface ResolveInput {
   decision: ApprovalDecision;
   reason?: string | null;
-  /** Required for HTTP principals (auth scoped-token or loopback); checked whenever given. */
+  /** Required for gateway principals (auth scoped-token or access-token); checked whenever given. */
   nonce?: string;
   principal: Principal;
 }

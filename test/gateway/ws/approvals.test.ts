@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe('approvals over the WebSocket', () => {
-  it('resolves with principal dashboard-operator for the access token, and the queue records it', async () => {
+  it('resolves as dashboard-operator:<who started the server> for the access token, and the queue records it', async () => {
     h = await startWsHarness();
     const c = await operator(h, []);
     clients.push(c);
@@ -25,8 +25,8 @@ describe('approvals over the WebSocket', () => {
     const { pending } = await c.ok<{ pending: { id: string; nonce: string }[] }>('approvals.list');
     expect(pending.map((p) => p.id)).toEqual([a.id]);
     const { resolution } = await c.ok<{ resolution: Resolution }>('approvals.resolve', { id: a.id, decision: 'allow', reason: 'looks fine', nonce: pending[0]?.nonce });
-    expect(resolution.principal).toEqual({ id: 'dashboard-operator', auth: 'loopback' });
-    expect(h.queue.get(a.id).resolution).toMatchObject({ decision: 'allow', reason: 'looks fine', principal: { id: 'dashboard-operator' } });
+    expect(resolution.principal).toEqual({ id: 'dashboard-operator:ana', auth: 'access-token' });
+    expect(h.queue.get(a.id).resolution).toMatchObject({ decision: 'allow', reason: 'looks fine', principal: { id: 'dashboard-operator:ana' } });
   });
 
   it('names a scoped token holder as token:<name>', async () => {

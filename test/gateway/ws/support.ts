@@ -46,6 +46,7 @@ export async function startWsHarness(opts: Partial<GatewayOptions> & { hooks?: W
     host: '127.0.0.1',
     port: 0,
     accessToken: ACCESS_TOKEN,
+    operator: 'ana',
     tokens: [],
     log: () => {},
     websocket: { manager, ...(hooks === undefined ? {} : { hooks }) },

@@ -81,7 +81,7 @@ describe('resolve', () => {
     expect(q.resolve(p.id, { decision: 'allow', nonce: '0'.repeat(32), principal: alice })).toMatchObject({ ok: false, error: { code: 'nonce_mismatch' } });
     expect(q.resolve(p.id, { decision: 'allow', nonce: 'short', principal: tokenBob })).toMatchObject({ ok: false, error: { code: 'nonce_mismatch' } });
     expect(q.resolve(p.id, { decision: 'allow', principal: tokenBob })).toMatchObject({ ok: false, error: { code: 'nonce_mismatch' } });
-    expect(q.resolve(p.id, { decision: 'allow', principal: { id: 'dashboard-operator', auth: 'loopback' } })).toMatchObject({ ok: false, error: { code: 'nonce_mismatch' } });
+    expect(q.resolve(p.id, { decision: 'allow', principal: { id: 'dashboard-operator:ana', auth: 'access-token' } })).toMatchObject({ ok: false, error: { code: 'nonce_mismatch' } });
     expect(existsSync(resolvedFile(p.id))).toBe(false);
     expect(q.resolve(p.id, { decision: 'allow', nonce: p.nonce, principal: tokenBob })).toMatchObject({ ok: true, value: { principal: tokenBob } });
   });
