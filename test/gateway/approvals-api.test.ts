@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PendingApproval, Resolution } from '../../src/runtime/approvals/index.js';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 import { MAX_BODY_BYTES } from '../../src/gateway/approvals-routes.js';
+import { decisionsFor, verifyProjectAudit } from '../support/audit.js';
 import type { Harness } from './support.js';
 import { enqueue, errorCode, getVia, OPERATOR, rawRequest, resolveVia, startHarness } from './support.js';
 
@@ -59,6 +60,16 @@ describe('POST /approvals/{id}/resolve', () => {
     const { resolution } = (await res.json()) as { resolution: Resolution };
     expect(resolution).toMatchObject({ id: a.id, decision, reason: 'looked fine', principal: { id: 'dashboard-operator:ana', auth: 'access-token' } });
     expect(h.queue.get(a.id).resolution).toEqual(resolution);
+  });
+
+  it('records the resolution as one human_approval_decision by the caller, and the log verifies', async () => {
+    const a = enqueue(h.queue);
+    expect((await resolveVia(h.gw, a.id, { decision: 'always', nonce: a.nonce })).status).toBe(200);
+    expect((await resolveVia(h.gw, a.id, { decision: 'reject', nonce: a.nonce })).status).toBe(410);
+    expect(decisionsFor(h.state, a.id)).toEqual([
+      expect.objectContaining({ actor: 'dashboard-operator:ana', session_id: 'sess-1', data: expect.objectContaining({ approval_id: a.id, decision: 'always', decided_by: 'dashboard-operator:ana' }) }),
+    ]);
+    expect(verifyProjectAudit(h.state).ok).toBe(true);
   });
 
   it('refuses an id that is not an approval id (a path escape) with 400 and touches nothing', async () => {

@@ -8,6 +8,7 @@ import type { ScopedToken } from '../../src/gateway/options.js';
 import { startGateway } from '../../src/gateway/server.js';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 import { osUserName } from '../../src/runtime/recorder.js';
+import { decisionsFor } from '../support/audit.js';
 import { tempDir } from '../support/cli.js';
 import type { Harness } from './support.js';
 import { ACCESS_TOKEN, bearer, enqueue, errorCode, getVia, OPERATOR, OTHER_SECRET, rawRequest, resolveVia, SECRET, sha256Hex, startHarness } from './support.js';
@@ -33,6 +34,7 @@ describe('scoped tokens', () => {
     const { resolution } = (await res.json()) as { resolution: Resolution };
     expect(resolution.principal).toEqual({ id: 'token:alice', auth: 'scoped-token', grant: 'alice' });
     expect(h.queue.get(a.id).resolution?.principal.id).toBe('token:alice');
+    expect(decisionsFor(h.state, a.id).map((e) => e.actor)).toEqual(['token:alice']);
   });
 
   it('answers 401 to a request without a token and resolves nothing', async () => {

@@ -8,6 +8,7 @@ import type { Principal } from '../../src/core/approvals/principal.js';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 import type { PendingApproval } from '../../src/runtime/approvals/index.js';
 import { ApprovalsPanel } from '../../src/tui/approvals-panel.js';
+import { decisionsFor, verifyProjectAudit } from '../support/audit.js';
 import { DEFAULT_ROWS } from '../../src/tui/list-window.js';
 
 /** How long a frame may take to show a change: the queue's watch polls every 250 ms. */
@@ -95,6 +96,11 @@ describe('ApprovalsPanel', () => {
     const { resolution } = queue.get(first.id);
     expect(resolution).toMatchObject({ decision: 'allow', reason: null, principal: { id: 'os-user:ana', auth: 'local-shell' } });
     expect(queue.get(second.id).resolution).toBeNull();
+    expect(decisionsFor(dir, first.id)).toEqual([
+      expect.objectContaining({ actor: 'os-user:ana', session_id: 'sess-one', data: expect.objectContaining({ approval_id: first.id, decision: 'allow', auth: 'local-shell' }) }),
+    ]);
+    expect(decisionsFor(dir, second.id)).toEqual([]);
+    expect(verifyProjectAudit(dir).ok).toBe(true);
   });
 
   it('rejects the second call with the typed reason after ↓, r, the reason and Enter', async () => {

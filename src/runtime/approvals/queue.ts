@@ -1,10 +1,14 @@
 // The one approval queue every surface shares (hook, HTTP, CLI, TUI): requests wait in
-// pending/, the first answer to be created in resolved/ wins, and the waiting hook sees it.
+// pending/, the first answer to be created in resolved/ wins (and is recorded in the audit
+// log by whoever wrote it), and the waiting hook sees it.
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { checkPrincipal, type Principal } from '../../core/approvals/principal.js';
+import { AuditLog } from '../audit/log.js';
 import { watchDirs } from './dir-watch.js';
 import { approvalPaths, createExclusive, ensureDirs, readOrNull, recordFile, recordIds, removeStaleTemps, unlinkQuiet, type ApprovalPaths } from './files.js';
 import { isProcessAlive } from '../process-alive.js';
+import { decisionEvent, settle, type Settled } from './settle.js';
 import { CORRUPT_RECORD_PRINCIPAL, principalFields, SWEEPER_PRINCIPAL, TTL_EXPIRY_PRINCIPAL } from './system-principals.js';
 import { waitUntil } from './wait.js';
 import {
@@ -73,6 +77,8 @@ function ttlSecondsOf(p: PendingApproval): number {
 export class ApprovalQueue {
   private readonly paths: ApprovalPaths;
   private readonly fsWatch: boolean;
+  /** The project's audit log (`<projectState>/audit`), where every resolution is recorded. */
+  private readonly audit: AuditLog;
 
   constructor(
     projectState: string,
@@ -81,6 +87,7 @@ export class ApprovalQueue {
   ) {
     this.paths = approvalPaths(projectState);
     this.fsWatch = opts.fsWatch ?? true;
+    this.audit = new AuditLog(join(projectState, 'audit'));
   }
 
   /** Files a new request waited on by this process; long text is cut, never refused (a hook must not fail here). */
@@ -140,8 +147,9 @@ export class ApprovalQueue {
   }
 
   /**
-   * Answers request `id`; exactly one answer per request is ever accepted, across processes.
-   * Past its expiry a request can only be denied by the queue, so a late answer is refused.
+   * Answers request `id`; exactly one answer per request is ever accepted, across processes,
+   * and it is recorded as one `human_approval_decision` audit event with the principal as
+   * actor. Past its expiry a request can only be denied by the queue, so a late answer is refused.
    */
   resolve(id: string, r: ResolveInput): ResolveResult {
     if (!isApprovalId(id)) return refuse('bad_id', badIdMessage(id));
@@ -159,15 +167,16 @@ export class ApprovalQueue {
       if (!nonceMatches(r.nonce, pending.value.nonce)) return refuse('nonce_mismatch', `the nonce does not match approval ${id}; reload the request and answer what it shows now`);
     }
     const now = this.now();
-    let winner: Resolution;
-    if (now.getTime() >= Date.parse(pending.value.expires_at)) {
-      winner = this.write(expiryDenial(pending.value, TTL_EXPIRY_PRINCIPAL, now)).winner;
-    } else {
-      const mine: Resolution = { id, decision: r.decision, reason: reason === null ? null : clip(reason, MAX_REASON_CHARS), principal: principalFields(principal.value), resolved_at: now.toISOString() };
-      const written = this.write(mine);
-      if (written.created) return { ok: true, value: mine };
-      winner = written.winner;
+    const expired = now.getTime() >= Date.parse(pending.value.expires_at);
+    const mine: Resolution = expired
+      ? expiryDenial(pending.value, TTL_EXPIRY_PRINCIPAL, now)
+      : { id, decision: r.decision, reason: reason === null ? null : clip(reason, MAX_REASON_CHARS), principal: principalFields(principal.value), resolved_at: now.toISOString() };
+    const settled = settle(this.paths, this.audit, pending.value, mine);
+    if (settled.kind === 'not_recorded') {
+      return refuse('not_recorded', `the audit log could not record this answer (${settled.reason}), so approval ${id} is still open; run \`gatehouse audit verify\`, fix what it reports, and answer again`);
     }
+    if (settled.kind === 'created' && !expired) return { ok: true, value: mine };
+    const winner = settled.kind === 'created' ? settled.resolution : settled.winner;
     const how = winner.expired ? `timed out at ${pending.value.expires_at}` : `answered ${winner.decision} by ${winner.principal.id} at ${winner.resolved_at}`;
     return refuse('already_resolved', `approval ${id} was already resolved (${how}); nothing more to do`);
   }
@@ -205,7 +214,7 @@ export class ApprovalQueue {
       else if (!isProcessAlive(p.pid)) {
         denial = { id, decision: 'reject', reason: `the waiting hook process (pid ${p.pid}) is gone, so nobody can act on an answer`, principal: SWEEPER_PRINCIPAL, resolved_at: now.toISOString() };
       }
-      if (denial !== null && this.write(denial).created) denied++;
+      if (denial !== null && settle(this.paths, this.audit, p, denial).kind === 'created') denied++;
     }
     this.prune(now.getTime());
     // File times are on the real clock, whatever clock this queue was given.
@@ -238,26 +247,31 @@ export class ApprovalQueue {
     if (found.value !== null) return found.value;
     const now = this.now();
     if (found.problem !== null) {
-      return { id: request.id, decision: 'reject', reason: `${found.problem}; denied to be safe`, principal: CORRUPT_RECORD_PRINCIPAL, resolved_at: now.toISOString() };
+      const denial: Resolution = { id: request.id, decision: 'reject', reason: `${found.problem}; denied to be safe`, principal: CORRUPT_RECORD_PRINCIPAL, resolved_at: now.toISOString() };
+      // No queue wrote that file, so nobody recorded it: the denial the hook acts on is.
+      this.recordQuietly(request, denial);
+      return denial;
     }
     if (now.getTime() < Date.parse(request.expires_at)) return null;
     const denial = expiryDenial(request, TTL_EXPIRY_PRINCIPAL, now);
+    let settled: Settled;
     try {
-      return this.write(denial).winner;
+      settled = settle(this.paths, this.audit, request, denial);
     } catch {
-      // Cannot record it (disk full, permissions): the hook must still stop waiting and deny.
+      // Cannot write it (disk full, permissions): the hook must still stop waiting and deny.
       return denial;
     }
+    // Not recorded: nothing was written, and the hook still denies; the sweeper records the expiry later.
+    return settled.kind === 'exists' ? settled.winner : denial;
   }
 
-  /** Creates `r` unless an answer exists; returns the answer that stands. */
-  private write(r: Resolution): { created: boolean; winner: Resolution } {
-    ensureDirs(this.paths);
-    if (createExclusive(recordFile(this.paths.resolved, r.id), `${JSON.stringify(r, null, 2)}\n`)) return { created: true, winner: r };
-    const existing = this.readResolution(r.id);
-    if (existing.value !== null) return { created: false, winner: existing.value };
-    const reason = `${existing.problem ?? 'the resolution record vanished'}; denied to be safe`;
-    return { created: false, winner: { id: r.id, decision: 'reject', reason, principal: CORRUPT_RECORD_PRINCIPAL, resolved_at: r.resolved_at } };
+  /** Appends `r`'s decision event, swallowing failure: used only where no resolution is written. */
+  private recordQuietly(request: PendingApproval, r: Resolution): void {
+    try {
+      this.audit.append(decisionEvent(request, r));
+    } catch {
+      // The hook denies either way; a broken log shows up in `gatehouse audit verify`.
+    }
   }
 
   /** Removes answered requests older than the retention; the request goes first, so it never looks open again. */

@@ -38,7 +38,7 @@ export interface Resolution {
 
 /** Why a resolve call was refused; `message` says what to do next. */
 export type ResolveError = {
-  code: 'bad_id' | 'not_found' | 'nonce_mismatch' | 'already_resolved' | 'bad_principal' | 'bad_decision';
+  code: 'bad_id' | 'not_found' | 'nonce_mismatch' | 'already_resolved' | 'bad_principal' | 'bad_decision' | 'not_recorded';
   message: string;
 };
 

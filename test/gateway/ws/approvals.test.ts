@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Resolution } from '../../../src/runtime/approvals/index.js';
 import { MAX_FRAME_BYTES, RPC_ERRORS } from '../../../src/gateway/ws/index.js';
+import { decisionsFor, verifyProjectAudit } from '../../support/audit.js';
 import { enqueue, SECRET, sha256Hex } from '../support.js';
 import type { WsHarness } from './support.js';
 import { operator, RpcClient, startWsHarness } from './support.js';
@@ -27,6 +28,18 @@ describe('approvals over the WebSocket', () => {
     const { resolution } = await c.ok<{ resolution: Resolution }>('approvals.resolve', { id: a.id, decision: 'allow', reason: 'looks fine', nonce: pending[0]?.nonce });
     expect(resolution.principal).toEqual({ id: 'dashboard-operator:ana', auth: 'access-token' });
     expect(h.queue.get(a.id).resolution).toMatchObject({ decision: 'allow', reason: 'looks fine', principal: { id: 'dashboard-operator:ana' } });
+  });
+
+  it('records approvals.resolve as one human_approval_decision by the connection principal, and the log verifies', async () => {
+    h = await startWsHarness();
+    const c = await operator(h, []);
+    clients.push(c);
+    const a = enqueue(h.queue);
+    await c.ok('approvals.resolve', { id: a.id, decision: 'reject', reason: 'too broad', nonce: a.nonce });
+    expect(decisionsFor(h.state, a.id)).toEqual([
+      expect.objectContaining({ actor: 'dashboard-operator:ana', data: expect.objectContaining({ approval_id: a.id, decision: 'reject', auth: 'access-token', reason: 'too broad' }) }),
+    ]);
+    expect(verifyProjectAudit(h.state).ok).toBe(true);
   });
 
   it('names a scoped token holder as token:<name>', async () => {

@@ -27,6 +27,8 @@ export interface WsHarness {
   manager: PtyManager;
   queue: ApprovalQueue;
   project: string;
+  /** The project state folder (queue and audit log). */
+  state: string;
   /** `ws://127.0.0.1:<port>/ws` */
   url: string;
   close(): Promise<void>;
@@ -57,6 +59,7 @@ export async function startWsHarness(opts: Partial<GatewayOptions> & { hooks?: W
     manager,
     queue: new ApprovalQueue(state),
     project,
+    state,
     url: `ws://127.0.0.1:${gw.port}/ws`,
     close: async () => {
       await gw.close();
