@@ -113,6 +113,16 @@ describe('interactive approvals in the PreToolUse hook', () => {
     expect(auditEvents().some((e) => e.type === 'always_allow_added')).toBe(true);
   });
 
+  it('lets an always-allow glob admit its one command, and asks about that command with anything appended', async () => {
+    const id = await start('approvals:\n  interactive: true\n  timeout_seconds: 1\n  always_allow:\n    - { tool: Bash, glob: "npm run lint*" }\n');
+    expect(hook(args(id), bash('npm run lint -- --fix')).status).toBe(0);
+    for (const command of ['npm run lint; rm -rf src', 'npm run lint $(rm -rf src)']) {
+      const r = await hookAsync(id, bash(command));
+      expect(r.status, command).toBe(2);
+      expect(r.stderr).toMatch(/nobody answered within 1 s/);
+    }
+  });
+
   it('lets read-only commands through without asking when smart auto-approve is on', async () => {
     const id = await start('approvals:\n  interactive: true\n  smart_auto_approve: true\n');
     expect(hook(args(id), bash('git status && ls -la | grep src')).status).toBe(0);
