@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileAlwaysAllow, rulesForAlways, type AlwaysAllowRule } from '../core/approvals/always-allow.js';
-import { decideToolCall, summarizeInput } from '../core/approvals/decide.js';
+import { decideToolCall } from '../core/approvals/decide.js';
 import { compileProfile } from '../core/approvals/profiles.js';
 import type { PreToolEvent } from '../core/event.js';
 import type { Policy } from '../core/policy.js';
@@ -54,7 +54,7 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
   if (decision.kind === 'deny') return block(`approvals.${decision.by}`, decision.reason);
 
   const queue = new ApprovalQueue(policy.state_dir);
-  const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: summarizeInput(event.tool, event.input), ttlSeconds: policy.approvals.timeout_seconds });
+  const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: decision.summary, ttlSeconds: policy.approvals.timeout_seconds });
   // Whoever wrote the answer (a person on any surface, or the queue at expiry) recorded it.
   const resolution = await queue.waitFor(pending.id);
   if (resolution.decision === 'reject') {

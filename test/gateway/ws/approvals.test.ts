@@ -2,6 +2,7 @@
 // connection's principal, and `approvals.changed` events for subscribers.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Resolution } from '../../../src/runtime/approvals/index.js';
+import { MAX_SUMMARY_CHARS } from '../../../src/runtime/approvals/record.js';
 import { MAX_FRAME_BYTES, RPC_ERRORS } from '../../../src/gateway/ws/index.js';
 import { decisionsFor, verifyProjectAudit } from '../../support/audit.js';
 import { enqueue, SECRET, sha256Hex } from '../support.js';
@@ -90,6 +91,19 @@ describe('a queue larger than a frame', () => {
     expect(pending.length).toBeGreaterThan(5);
     expect(pending.length + omitted).toBe(30);
     expect(pending.map((p) => p.id)).toEqual(ids.slice(0, pending.length));
+    expect(Math.max(...c.frameSizes)).toBeLessThanOrEqual(MAX_FRAME_BYTES);
+  });
+
+  it('always fits one approval with the longest summary of the widest characters, whole', async () => {
+    h = await startWsHarness();
+    const c = await operator(h, []);
+    clients.push(c);
+    // Three UTF-8 bytes each (U+FFFD is what unsafe characters become): the worst a summary can be.
+    const summary = `${'\uFFFD'.repeat(MAX_SUMMARY_CHARS - 4)}tail`;
+    const a = enqueue(h.queue, 'sess-1', summary);
+    const { pending, omitted } = await c.ok<{ pending: { id: string; summary: string }[]; omitted: number }>('approvals.list');
+    expect(omitted).toBe(0);
+    expect(pending).toEqual([expect.objectContaining({ id: a.id, summary })]);
     expect(Math.max(...c.frameSizes)).toBeLessThanOrEqual(MAX_FRAME_BYTES);
   });
 });
