@@ -8,8 +8,9 @@ import { AuditLog } from '../audit/log.js';
 import { watchDirs } from './dir-watch.js';
 import { approvalPaths, createExclusive, ensureDirs, readOrNull, recordFile, recordIds, removeStaleTemps, unlinkQuiet, type ApprovalPaths } from './files.js';
 import { isProcessAlive } from '../process-alive.js';
-import { decisionEvent, settle, type Settled } from './settle.js';
-import { CORRUPT_RECORD_PRINCIPAL, principalFields, SWEEPER_PRINCIPAL, TTL_EXPIRY_PRINCIPAL } from './system-principals.js';
+import { answerFor } from './answer.js';
+import { expiryDenial, settle } from './settle.js';
+import { principalFields, SWEEPER_PRINCIPAL, TTL_EXPIRY_PRINCIPAL } from './system-principals.js';
 import { waitUntil } from './wait.js';
 import {
   APPROVAL_DECISIONS,
@@ -60,10 +61,6 @@ type ReadResult<T> = { value: T | null; problem: string | null };
 
 function refuse(code: ResolveError['code'], message: string): ResolveResult {
   return { ok: false, error: { code, message } };
-}
-
-function ttlSecondsOf(p: PendingApproval): number {
-  return Math.round((Date.parse(p.expires_at) - Date.parse(p.created_at)) / 1000);
 }
 
 /**
@@ -241,37 +238,9 @@ export class ApprovalQueue {
     return { close: () => w.close() };
   }
 
-  /** The answer on disk, or the queue's expiry denial once `request` has expired, else null. */
+  /** The answer on disk (if the audit log vouches for it), or the queue's expiry denial once `request` has expired, else null. */
   private answerOrExpiry(request: PendingApproval): Resolution | null {
-    const found = this.readResolution(request.id);
-    if (found.value !== null) return found.value;
-    const now = this.now();
-    if (found.problem !== null) {
-      const denial: Resolution = { id: request.id, decision: 'reject', reason: `${found.problem}; denied to be safe`, principal: CORRUPT_RECORD_PRINCIPAL, resolved_at: now.toISOString() };
-      // No queue wrote that file, so nobody recorded it: the denial the hook acts on is.
-      this.recordQuietly(request, denial);
-      return denial;
-    }
-    if (now.getTime() < Date.parse(request.expires_at)) return null;
-    const denial = expiryDenial(request, TTL_EXPIRY_PRINCIPAL, now);
-    let settled: Settled;
-    try {
-      settled = settle(this.paths, this.audit, request, denial);
-    } catch {
-      // Cannot write it (disk full, permissions): the hook must still stop waiting and deny.
-      return denial;
-    }
-    // Not recorded: nothing was written, and the hook still denies; the sweeper records the expiry later.
-    return settled.kind === 'exists' ? settled.winner : denial;
-  }
-
-  /** Appends `r`'s decision event, swallowing failure: used only where no resolution is written. */
-  private recordQuietly(request: PendingApproval, r: Resolution): void {
-    try {
-      this.audit.append(decisionEvent(request, r));
-    } catch {
-      // The hook denies either way; a broken log shows up in `gatehouse audit verify`.
-    }
+    return answerFor(this.paths, this.audit, request, this.now());
   }
 
   /** Removes answered requests older than the retention; the request goes first, so it never looks open again. */
@@ -297,10 +266,6 @@ export class ApprovalQueue {
     const parsed = parseResolution(text, id);
     return parsed.ok ? { value: parsed.value, problem: null } : { value: null, problem: parsed.reason };
   }
-}
-
-function expiryDenial(p: PendingApproval, principal: Principal, now: Date): Resolution {
-  return { id: p.id, decision: 'reject', reason: `approval timed out after ${ttlSecondsOf(p)} s`, principal, resolved_at: now.toISOString(), expired: true };
 }
 
 function badIdMessage(id: unknown): string {

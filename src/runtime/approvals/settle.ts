@@ -1,6 +1,7 @@
 // An approval's one resolution and its `human_approval_decision` audit event, written as one
 // step under the audit log's lock: whoever resolves (any surface, an expiry) records it, once.
 import { existsSync } from 'node:fs';
+import type { Principal } from '../../core/approvals/principal.js';
 import type { AppendInput } from '../audit/record.js';
 import type { AuditLog } from '../audit/log.js';
 import { isSafeSessionId } from '../state-dir.js';
@@ -14,6 +15,12 @@ import { CORRUPT_RECORD_PRINCIPAL } from './system-principals.js';
  * audit log could not record it, so the request stays open.
  */
 export type Settled = { kind: 'created'; resolution: Resolution } | { kind: 'exists'; winner: Resolution } | { kind: 'not_recorded'; reason: string };
+
+/** The queue's denial of `p` at `now`, its time having run out, under `principal` (TTL expiry or the sweeper). */
+export function expiryDenial(p: PendingApproval, principal: Principal, now: Date): Resolution {
+  const ttlSeconds = Math.round((Date.parse(p.expires_at) - Date.parse(p.created_at)) / 1000);
+  return { id: p.id, decision: 'reject', reason: `approval timed out after ${ttlSeconds} s`, principal, resolved_at: now.toISOString(), expired: true };
+}
 
 /** The audit event of a resolution: the principal is the actor, whatever the surface. */
 export function decisionEvent(pending: PendingApproval, r: Resolution): AppendInput<'human_approval_decision'> {
@@ -74,3 +81,4 @@ export function settle(paths: ApprovalPaths, audit: AuditLog, pending: PendingAp
   if (createError !== null) throw createError;
   return outcome;
 }
+

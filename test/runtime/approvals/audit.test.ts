@@ -72,6 +72,25 @@ describe('the queue records each resolution', () => {
   });
 });
 
+describe('a waiting hook acts only on answers the audit log records', () => {
+  it('denies an allow written straight to the resolved folder, and records that denial', async () => {
+    const p = q.enqueue(request());
+    mkdirSync(join(project.state, 'approvals', 'resolved'), { recursive: true });
+    // Well-formed, but not given through the queue: what a process writing the file itself leaves.
+    writeFileSync(resolvedFile(p.id), JSON.stringify({ id: p.id, decision: 'allow', reason: null, principal: alice, resolved_at: new Date().toISOString() }));
+    expect(await q.waitFor(p.id)).toMatchObject({ decision: 'reject', principal: { id: 'system:approval-queue/corrupt-record' }, reason: expect.stringMatching(/not in the audit log/) });
+    expect(decisionsFor(project.state, p.id).map((e) => [e.actor, e.data.decision])).toEqual([['system:approval-queue/corrupt-record', 'reject']]);
+  });
+
+  it('acts on an answer given through the queue, found however far back in the log', async () => {
+    const p = q.enqueue(request());
+    expect(q.resolve(p.id, { decision: 'allow', principal: alice }).ok).toBe(true);
+    // More events after it than the hook reads from the end of the log first.
+    for (let i = 0; i < 300; i++) q.resolve(q.enqueue(request()).id, { decision: 'reject', principal: alice });
+    expect(await q.waitFor(p.id)).toMatchObject({ decision: 'allow', principal: alice });
+  });
+});
+
 describe('when the audit log cannot record', () => {
   it('refuses the answer, leaves the request open, and takes it once the log is repaired', () => {
     const p = q.enqueue(request());
