@@ -24,10 +24,13 @@ function startHook(command, input, cwd) {
   return { child, exited };
 }
 
-async function waitPending(origin, hook, timeoutMs = 20_000) {
+/** The person's credential: the access token `serve` printed in the dashboard URL. */
+const operator = (supervisor) => ({ authorization: `Bearer ${supervisor.token}` });
+
+async function waitPending(supervisor, hook, timeoutMs = 20_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const r = await http('GET', `${origin}/approvals/queue?session=${SESSION}`);
+    const r = await http('GET', `${supervisor.origin}/approvals/queue?session=${SESSION}`, { headers: operator(supervisor) });
     if (r.status !== 200) throw new Error(`GET /approvals/queue answered ${r.status}: ${r.text.slice(0, 200)}`);
     if (r.json.pending.length > 0) return r.json.pending[0];
     if (hook.child.exitCode !== null) {
@@ -54,11 +57,11 @@ export async function approvalBench({ runs, warmup, log }) {
       // A command the classifier cannot rate read-only, so it asks; each call differs (the tool-loop watchdog).
       const input = JSON.stringify({ session_id: 'claude-bench', cwd: wt, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm run build', description: `Build the project (${i})` }, tool_use_id: `toolu_a${i}` });
       const hook = startHook(hooks.PreToolUse.command, input, wt);
-      const pending = await waitPending(supervisor.origin, hook);
+      const pending = await waitPending(supervisor, hook);
       // Let the hook settle into its wait (watchers set up), as it would while a person reads the request.
       await sleep(150);
       const t0 = process.hrtime.bigint();
-      const r = await http('POST', `${supervisor.origin}/approvals/${pending.id}/resolve`, { body: { decision: 'allow', nonce: pending.nonce, reason: null } });
+      const r = await http('POST', `${supervisor.origin}/approvals/${pending.id}/resolve`, { body: { decision: 'allow', nonce: pending.nonce, reason: null }, headers: operator(supervisor) });
       if (r.status !== 200) {
         hook.child.kill('SIGKILL');
         throw new Error(`POST /approvals/${pending.id}/resolve answered ${r.status}: ${r.text.slice(0, 200)}`);

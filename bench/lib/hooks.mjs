@@ -89,9 +89,9 @@ function sessionCases(prefix, names, hooks, worktree, transcript, marker, verify
 }
 
 /** Counts the warm calls the supervisor evaluated, so a silent fallback to the cold command cannot pass for a warm number. */
-async function warmCounter(origin) {
+async function warmCounter(origin, token) {
   const read = async () => {
-    const r = await http('GET', `${origin}/api/hooks/stats`);
+    const r = await http('GET', `${origin}/api/hooks/stats`, { headers: { authorization: `Bearer ${token}` } });
     return r.status === 200 && Array.isArray(r.json?.samples_us) ? r.json.samples_us : null;
   };
   const first = await read();
@@ -147,7 +147,7 @@ export async function hookBench({ runs, warmup, log }) {
   try {
     supervisor = await startSupervisor(warmWt, warmState);
     const hooks = startSession({ worktree: warmWt, stateDir: warmState, id: 'bench-warm', require: [`ok=touch ${warmMarker}`], transport: 'warm' });
-    counter = await warmCounter(supervisor.origin);
+    counter = await warmCounter(supervisor.origin, supervisor.token);
     for (const n of Object.values(HOOK_METRICS.warm)) notes[n] = counter.note;
     cases.push(...sessionCases('warm', HOOK_METRICS.warm, hooks, warmWt, transcript, warmMarker, counter.verify).map((c) => ({ ...c, baselineOf: c.name.replace('.warm.', '.cold.') })));
     for (const n of Object.values(HOOK_METRICS.warm)) targets[n] = [{ on: 'median', op: '<=', value: 15 }, { on: 'ratio', op: '<=', value: 0.4 }];

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileAlwaysAllow, rulesForAlways, type AlwaysAllowRule } from '../core/approvals/always-allow.js';
-import { decideToolCall, summarizeInput } from '../core/approvals/decide.js';
+import { decideToolCall } from '../core/approvals/decide.js';
 import { compileProfile } from '../core/approvals/profiles.js';
 import type { PreToolEvent } from '../core/event.js';
 import type { Policy } from '../core/policy.js';
@@ -41,7 +41,8 @@ export interface CallFacts {
 
 /**
  * Runs the decision order for one tool call; `ask` enqueues it and waits for a person (or the
- * TTL). Every human decision is recorded with its principal as the actor.
+ * TTL). The queue records every resolution where it is made, with its principal as the actor,
+ * so an answer is in the audit log even if this process dies waiting.
  */
 export async function approvalStep(policy: Policy, event: PreToolEvent, facts: CallFacts): Promise<Verdict> {
   const profile = policy.permissions.profile !== null ? compileProfile(policy.permissions.profile, policy.permissions.custom) : null;
@@ -53,16 +54,9 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
   if (decision.kind === 'deny') return block(`approvals.${decision.by}`, decision.reason);
 
   const queue = new ApprovalQueue(policy.state_dir);
-  const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: summarizeInput(event.tool, event.input), ttlSeconds: policy.approvals.timeout_seconds });
+  const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: decision.summary, ttlSeconds: policy.approvals.timeout_seconds });
+  // Whoever wrote the answer (a person on any surface, or the queue at expiry) recorded it.
   const resolution = await queue.waitFor(pending.id);
-  recordEvent(policy, 'human_approval_decision', resolution.principal.id, {
-    approval_id: pending.id,
-    tool: event.tool,
-    decision: resolution.decision,
-    decided_by: resolution.principal.id,
-    auth: resolution.principal.auth,
-    ...(resolution.reason ? { reason: resolution.reason } : {}),
-  });
   if (resolution.decision === 'reject') {
     const why = resolution.expired ? `nobody answered within ${policy.approvals.timeout_seconds} s, so it is denied` : `${resolution.principal.id} rejected it${resolution.reason ? `: ${resolution.reason}` : ''}`;
     return block('approvals.human', `Gatehouse asked a person to review this ${event.tool} call and ${why}. Do not retry the same call; take another approach or finish and explain what you needed.`);

@@ -30,6 +30,8 @@ const RESOLVE_STATUS: Record<ResolveError['code'], number> = {
   not_found: 404,
   nonce_mismatch: 409,
   already_resolved: 410,
+  // The audit log could not record the answer, so none was made; the same answer can be sent again.
+  not_recorded: 503,
 };
 
 /** Turns the first schema problem into the error a client can act on. */

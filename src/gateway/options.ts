@@ -32,7 +32,17 @@ export interface GatewayOptions {
   host: string;
   /** Port to bind; default {@link DEFAULT_PORT}; 0 picks any free port. */
   port: number;
-  /** Scoped tokens; none means the loopback posture (local operator only). */
+  /**
+   * The secret of the person running the server (`serve` makes a fresh one per start): it
+   * grants every capability, over HTTP and WebSocket. At least 16 characters.
+   */
+  accessToken: string;
+  /**
+   * Who holds the access token, named in every resolution made with it as
+   * `dashboard-operator:<operator>`; default the OS user running the server.
+   */
+  operator?: string;
+  /** Scoped tokens for other resolvers (CI, a second person); each is named in its resolutions. */
   tokens: ScopedToken[];
   /** Where `env` token secrets are read from; default `process.env`. */
   env?: NodeJS.ProcessEnv;
@@ -75,8 +85,8 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Refuses a non-loopback bind unless scoped tokens are configured: otherwise anyone who
- * can reach the port could resolve approvals without being named.
+ * Refuses a non-loopback bind unless scoped tokens are configured: the access token is a
+ * local operator's secret, and other machines' callers must each be named by their own token.
  * @example checkBind('0.0.0.0', []) // { ok: false, reason: 'refusing to listen on 0.0.0.0 …' }
  */
 export function checkBind(host: string, tokens: ScopedToken[]): Result<void> {

@@ -3,10 +3,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import { isIP } from 'node:net';
+import { dashboardOperator } from '../core/approvals/principal.js';
 import { ApprovalQueue } from '../runtime/approvals/index.js';
+import { osUserName } from '../runtime/recorder.js';
 import { addApprovalRoutes } from './approvals-routes.js';
-import type { AuthContext } from './auth.js';
-import { authenticate, compileTokens } from './auth.js';
+import { authenticate } from './auth.js';
+import { compileTokens, Credentials } from './credentials.js';
 import type { HostPolicy } from './host-origin.js';
 import { isAllowedHost, isAllowedOrigin } from './host-origin.js';
 import type { Reply } from './http-io.js';
@@ -43,7 +45,7 @@ const CLOSE_GRACE_MS = 2_000;
 interface Served {
   router: Router;
   hosts: HostPolicy;
-  auth: AuthContext;
+  credentials: Credentials;
   log: (line: string) => void;
 }
 
@@ -64,7 +66,7 @@ async function route(req: IncomingMessage, res: ServerResponse, s: Served): Prom
   }
   let principal = null;
   if (match.route.scope !== undefined) {
-    const who = authenticate(req, match.route.scope, s.auth);
+    const who = authenticate(req, match.route.scope, s.credentials);
     if (!who.ok) {
       const { status, code, message, challenge } = who.refusal;
       return errorReply(status, code, message, challenge === undefined ? undefined : { 'www-authenticate': challenge });
@@ -127,7 +129,7 @@ const SWEEP_INTERVAL_MS = 30_000;
 /**
  * Starts the gateway's HTTP server. Rejects, with a message that says what to change,
  * on a refused bind (non-loopback without tokens), a bad token or a busy port.
- * @example const gw = await startGateway({ projectState, host: '127.0.0.1', port: 0, tokens: [] })
+ * @example const gw = await startGateway({ projectState, host: '127.0.0.1', port: 0, accessToken, tokens: [] })
  */
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const host = opts.host || DEFAULT_HOST;
@@ -135,6 +137,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   if (!bind.ok) throw new Error(bind.reason);
   const tokens = compileTokens(opts.tokens, opts.env ?? process.env);
   if (!tokens.ok) throw new Error(tokens.reason);
+  const operator = dashboardOperator(opts.operator ?? osUserName());
+  if (!operator.ok) throw new Error(`the operator name cannot name a principal: ${operator.reason}`);
+  const credentials = new Credentials(opts.accessToken, operator.value, tokens.value);
 
   const router = new Router().add({ method: 'GET', path: '/healthz', handle: () => ({ status: 200, body: { ok: true } }) });
   const queue = new ApprovalQueue(opts.projectState);
@@ -156,12 +161,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const served: Served = {
     router,
     hosts: { port: 0, bindHost: host, extra: (opts.allowedHosts ?? []).map((h) => h.toLowerCase()) },
-    auth: { tokens: tokens.value, port: 0, bindHost: host },
+    credentials,
     log: opts.log ?? ((line) => process.stderr.write(`${line}\n`)),
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => onRequest(req, res, served));
   const websocket =
-    opts.websocket === undefined ? null : attachWebSocket(server, { ...opts.websocket, queue, scopedTokens: tokens.value, hosts: served.hosts, log: served.log });
+    opts.websocket === undefined ? null : attachWebSocket(server, { ...opts.websocket, queue, credentials, hosts: served.hosts, log: served.log });
 
   let port: number;
   try {
@@ -172,7 +177,6 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     throw err;
   }
   served.hosts.port = port;
-  served.auth.port = port;
   const close = async (): Promise<void> => {
     clearInterval(sweeper);
     // Upgraded sockets no longer belong to the HTTP server: close them first, or close() waits on them.

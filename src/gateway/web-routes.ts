@@ -14,7 +14,7 @@ export interface WebRoutesOptions {
   accessToken: string;
 }
 
-/** The cookie the WebSocket accepts as a credential; the dashboard never reads it (HttpOnly). */
+/** The cookie that carries the access token for the dashboard page (HTTP and WebSocket); the page never reads it (HttpOnly). */
 export const TOKEN_COOKIE = 'gatehouse_token';
 
 /**

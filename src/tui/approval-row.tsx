@@ -1,7 +1,8 @@
-// One pending approval as two lines: the tool and its summary (cut to the terminal
-// width), then who asked and how long is left. Stateless; the panel owns selection.
+// One pending approval as two lines: the tool and its summary (cut to the terminal width;
+// the panel shows the selected one whole below), then who asked and how long is left.
 import { Box, Text } from 'ink';
 import type { PendingApproval } from '../runtime/approvals/index.js';
+import { safeForDisplay } from '../core/approvals/summary.js';
 import { displayText, formatTimeLeft } from './format.js';
 
 /** Under this many milliseconds left, the time is shown in red. */
@@ -22,7 +23,7 @@ export function ApprovalRow({ item, selected, nowMs }: ApprovalRowProps) {
       {/* One Text for the whole line, so Ink cuts the summary, never the marker or the tool. */}
       <Text bold={selected} wrap="truncate-end">
         <Text color="cyan">{selected ? '› ' : '  '}</Text>
-        <Text color="yellow">{displayText(item.tool)}</Text> {displayText(item.summary)}
+        <Text color="yellow">{displayText(item.tool)}</Text> {safeForDisplay(item.summary)}
       </Text>
       <Text dimColor wrap="truncate-end">
         {'    '}session {displayText(item.session_id)} · agent {displayText(item.agent)} ·{' '}

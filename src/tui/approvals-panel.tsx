@@ -1,13 +1,14 @@
 // The `gatehouse tui` panel: pending tool-call approvals, live, with keys to allow,
-// reject (with a reason) or always allow the selected one as the local user.
+// reject (with a reason) or always allow the selected one as the local user, whose whole call it shows.
 import { useEffect, useRef } from 'react';
 import { Box, Text, useApp, useInput } from 'ink';
 import type { Key } from 'ink';
 import type { Principal } from '../core/approvals/principal.js';
 import type { ApprovalDecision, ApprovalQueue, PendingApproval } from '../runtime/approvals/index.js';
 import { ApprovalRow } from './approval-row.js';
+import { CommandDetail, detailLayout } from './command-detail.js';
 import { stripControl } from './format.js';
-import { listWindow, useTerminalRows } from './list-window.js';
+import { listWindow, useTerminalSize } from './list-window.js';
 import { EmptyState, KeyHelp, ReasonPrompt, StatusLine } from './panel-lines.js';
 import type { PanelStatus } from './panel-lines.js';
 import { usePending } from './use-pending.js';
@@ -32,9 +33,11 @@ type Mode = { kind: 'browse' } | { kind: 'reason'; id: string; text: string };
  * the selection lands if that item goes away.
  */
 type Selection = { id: string | undefined; index: number };
-type UiState = { mode: Mode; selection: Selection; status: PanelStatus | undefined };
+/** The first line of the selected call's whole summary on screen; it starts at 0 for each call. */
+type Scroll = { id: string | undefined; offset: number };
+type UiState = { mode: Mode; selection: Selection; status: PanelStatus | undefined; scroll: Scroll };
 
-const INITIAL: UiState = { mode: { kind: 'browse' }, selection: { id: undefined, index: 0 }, status: undefined };
+const INITIAL: UiState = { mode: { kind: 'browse' }, selection: { id: undefined, index: 0 }, status: undefined, scroll: { id: undefined, offset: 0 } };
 
 export interface ApprovalsPanelProps {
   queue: ApprovalQueue;
@@ -68,7 +71,7 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
   // acts on what is on screen now.
   const latestItems = useRef(items);
   latestItems.current = items;
-  const rows = useTerminalRows();
+  const { rows, columns } = useTerminalSize();
 
   // Pin the selection to the first item shown, so that if it is then resolved elsewhere
   // the panel notices the switch instead of acting on whatever slid into its place.
@@ -78,6 +81,14 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
     const state = getUi();
     if (state.selection.id === undefined && shownId !== undefined) setUi({ ...state, selection: { id: shownId, index: selected } });
   }, [shownId, selected, getUi, setUi]);
+
+  // The selected call's whole summary, when its row cuts it; the key handler reads the
+  // layout on screen now through a ref, like the list.
+  const detail = detailLayout(items[selected], columns, rows - CHROME_ROWS);
+  const maxOffset = detail === null ? 0 : detail.lines.length - detail.rows;
+  const offset = ui.scroll.id === shownId ? Math.min(ui.scroll.offset, maxOffset) : 0;
+  const latestDetail = useRef({ id: shownId, page: detail?.rows ?? 0, maxOffset });
+  latestDetail.current = { id: shownId, page: detail?.rows ?? 0, maxOffset };
 
   const decide = (id: string, decision: ApprovalDecision, reason?: string) => {
     const result = queue.resolve(id, { decision, principal, ...(reason ? { reason } : {}) });
@@ -110,6 +121,16 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
       exit();
       return;
     }
+    const scroll = key.pageDown || input === ']' ? 1 : key.pageUp || input === '[' ? -1 : 0;
+    if (scroll !== 0) {
+      const d = latestDetail.current;
+      if (d.page === 0) return;
+      // From the state, not the screen, so a burst of keys scrolls as far as it was typed.
+      const from = state.scroll.id === d.id ? Math.min(state.scroll.offset, d.maxOffset) : 0;
+      const next = Math.max(0, Math.min(from + scroll * d.page, d.maxOffset));
+      setUi({ ...state, scroll: { id: d.id, offset: next } });
+      return;
+    }
     const list = latestItems.current;
     const index = selectedIndex(list, state.selection);
     const step = key.upArrow || input === 'k' ? -1 : key.downArrow || input === 'j' ? 1 : 0;
@@ -133,7 +154,8 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
     else if (input === 'r') setUi({ ...state, mode: { kind: 'reason', id: item.id, text: '' }, status: undefined });
   });
 
-  const capacity = Math.max(1, Math.floor((rows - CHROME_ROWS) / ROWS_PER_ITEM));
+  const detailHeight = detail === null ? 0 : detail.rows + 1;
+  const capacity = Math.max(1, Math.floor((rows - CHROME_ROWS - detailHeight) / ROWS_PER_ITEM));
   const { start, end } = listWindow(items.length, selected, capacity);
 
   return (
@@ -147,9 +169,10 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
         <ApprovalRow key={item.id} item={item} selected={start + offset === selected} nowMs={nowMs} />
       ))}
       {end < items.length ? <Text dimColor>  … {items.length - end} more below</Text> : null}
+      {detail !== null ? <CommandDetail lines={detail.lines} offset={offset} rows={detail.rows} /> : null}
       {ui.mode.kind === 'reason' ? <ReasonPrompt id={ui.mode.id} text={ui.mode.text} /> : null}
       {ui.mode.kind === 'browse' && ui.status ? <StatusLine status={ui.status} /> : null}
-      {ui.mode.kind === 'browse' && items.length > 0 ? <KeyHelp /> : null}
+      {ui.mode.kind === 'browse' && items.length > 0 ? <KeyHelp scroll={detail !== null && detail.lines.length > detail.rows} /> : null}
     </Box>
   );
 }

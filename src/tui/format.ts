@@ -37,3 +37,46 @@ export function formatTimeLeft(ms: number): string {
 export function stripControl(text: string): string {
   return text.replace(CONTROL_CHARS, '');
 }
+
+/** The first code point that terminals draw two columns wide (Hangul Jamo; CJK and emoji lie above). */
+const FIRST_WIDE = 0x1100;
+
+/**
+ * Columns `ch` may take: 2 from U+1100 up, else 1. Over-counting (combining marks, narrow
+ * symbols up there) only makes a line shorter than the terminal, never longer, so a wrapped
+ * line is never wrapped again by the terminal and the panel's height stays what it counted.
+ */
+function columnsOf(ch: string): number {
+  return (ch.codePointAt(0) ?? 0) >= FIRST_WIDE ? 2 : 1;
+}
+
+/**
+ * Splits `text` into lines of at most `width` columns, by code point, keeping every
+ * character: joined again, the lines are `text`.
+ * @example wrapColumns('abcdef', 4) // ['abcd', 'ef']
+ */
+export function wrapColumns(text: string, width: number): string[] {
+  const max = Math.max(2, Math.floor(width));
+  const lines: string[] = [];
+  let line = '';
+  let used = 0;
+  for (const ch of text) {
+    const w = columnsOf(ch);
+    if (used + w > max) {
+      lines.push(line);
+      line = '';
+      used = 0;
+    }
+    line += ch;
+    used += w;
+  }
+  if (line !== '' || lines.length === 0) lines.push(line);
+  return lines;
+}
+
+/** Columns `text` may take on one line, by the same count as {@link wrapColumns}. */
+export function textColumns(text: string): number {
+  let n = 0;
+  for (const ch of text) n += columnsOf(ch);
+  return n;
+}

@@ -5,6 +5,8 @@ import { useStdout } from 'ink';
 
 /** Rows assumed when the output stream does not say (not a TTY, or a test stream). */
 export const DEFAULT_ROWS = 24;
+/** Columns assumed when the output stream does not say. */
+export const DEFAULT_COLUMNS = 80;
 
 /** A half-open range `[start, end)` of list indexes to draw. */
 export type ListWindow = { start: number; end: number };
@@ -20,16 +22,17 @@ export function listWindow(count: number, selected: number, capacity: number): L
   return { start, end: Math.min(count, start + size) };
 }
 
-/** The terminal's height in rows, updated when the terminal is resized. */
-export function useTerminalRows(): number {
+/** The terminal's size, updated when the terminal is resized. */
+export function useTerminalSize(): { rows: number; columns: number } {
   const { stdout } = useStdout();
-  const [rows, setRows] = useState(stdout.rows || DEFAULT_ROWS);
+  const read = () => ({ rows: stdout.rows || DEFAULT_ROWS, columns: stdout.columns || DEFAULT_COLUMNS });
+  const [size, setSize] = useState(read);
   useEffect(() => {
-    const onResize = () => setRows(stdout.rows || DEFAULT_ROWS);
+    const onResize = () => setSize({ rows: stdout.rows || DEFAULT_ROWS, columns: stdout.columns || DEFAULT_COLUMNS });
     stdout.on('resize', onResize);
     return () => {
       stdout.off('resize', onResize);
     };
   }, [stdout]);
-  return rows;
+  return size;
 }

@@ -28,7 +28,11 @@ export function StatusLine({ status }: { status: PanelStatus }) {
   return <Text color={status.ok ? 'green' : 'red'}>{status.message}</Text>;
 }
 
-/** The keys of the list view. */
-export function KeyHelp() {
-  return <Text dimColor>↑/↓ or k/j select · a allow · r reject · A always allow · q quit</Text>;
+/** The keys of the list view; `scroll` adds the keys that scroll the selected call's whole text. */
+export function KeyHelp({ scroll }: { scroll: boolean }) {
+  return (
+    <Text dimColor>
+      ↑/↓ or k/j select · a allow · r reject · A always allow · q quit{scroll ? ' · [ ] scroll' : ''}
+    </Text>
+  );
 }

@@ -63,7 +63,7 @@ function main(): void {
     onLeave: () => sessions.focus(),
   });
   const approvals = new ApprovalsView(byId('approvals', HTMLUListElement), byId('approvals-count', HTMLElement), rpc);
-  const audit = new AuditStatusView(byId('audit', HTMLElement));
+  const audit = new AuditStatusView(byId('audit', HTMLElement), () => rpc.token);
   const form = new NewSessionForm(spawn, () => terminal.geometry(), () => terminal.focus());
 
   function showTitle(): void {

@@ -77,7 +77,8 @@ export class ApprovalsView {
       'li',
       { class: 'approval', 'data-id': p.id, 'data-expires': p.expires_at },
       h('div', { class: 'approval-head' }, h('strong', {}, p.tool), h('span', { class: 'who' }, `${p.agent} · ${p.session_id}`), h('span', { class: 'expires' })),
-      h('pre', { class: 'summary' }, p.summary),
+      // The whole call, wrapped and scrollable (also from the keyboard): never cut.
+      h('pre', { class: 'summary', tabindex: '0', 'aria-label': `The whole ${p.tool} call` }, p.summary),
       reason,
       h('div', { class: 'actions' }, ...buttons),
       error,

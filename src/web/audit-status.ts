@@ -22,16 +22,19 @@ export function describeAudit(s: AuditStatus, nowMs: number): { text: string; ok
 }
 
 /**
- * Keeps one element showing the audit status.
- * @example const a = new AuditStatusView(el); void a.refresh()
+ * Keeps one element showing the audit status. The route needs the access token: the
+ * sign-in cookie carries it, or `token()` when the page signed in by typing it.
+ * @example const a = new AuditStatusView(el, () => rpc.token); void a.refresh()
  */
 export class AuditStatusView {
   readonly #el: HTMLElement;
+  readonly #token: () => string | null;
   #last = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(el: HTMLElement) {
+  constructor(el: HTMLElement, token: () => string | null) {
     this.#el = el;
+    this.#token = token;
     setInterval(() => void this.refresh(), POLL_MS);
   }
 
@@ -41,7 +44,9 @@ export class AuditStatusView {
     let text: string;
     let state: 'ok' | 'bad' | 'unknown';
     try {
-      const res = await fetch('/api/audit/status', { cache: 'no-store', headers: { accept: 'application/json' } });
+      const token = this.#token();
+      const headers: Record<string, string> = token === null ? { accept: 'application/json' } : { accept: 'application/json', authorization: `Bearer ${token}` };
+      const res = await fetch('/api/audit/status', { cache: 'no-store', headers });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       const d = describeAudit((await res.json()) as AuditStatus, Date.now());
       text = d.text;

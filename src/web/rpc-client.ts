@@ -87,6 +87,11 @@ export class RpcClient {
     this.#ws?.close(1000);
   }
 
+  /** The token the page signed in with, or null when it relies on the cookie. */
+  get token(): string | null {
+    return this.#opts.token;
+  }
+
   /** Uses `token` from now on, and reconnects at once to sign in with it. */
   signIn(token: string): void {
     this.#opts.token = token;

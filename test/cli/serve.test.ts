@@ -58,7 +58,9 @@ describe('gatehouse serve', () => {
     const page = await fetch(new URL('/', url), { headers: { cookie } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<html');
-    const audit = await fetch(new URL('/api/audit/status', url));
+    // The audit status (like the approvals API) needs the credential the page holds.
+    expect((await fetch(new URL('/api/audit/status', url))).status).toBe(401);
+    const audit = await fetch(new URL('/api/audit/status', url), { headers: { cookie } });
     expect(audit.status).toBe(200);
     expect(await audit.json()).toMatchObject({ ok: true });
 

@@ -4,8 +4,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway } from '../../src/gateway/index.js';
+import { osUserName } from '../../src/runtime/recorder.js';
+import { decisionsFor, verifyProjectAudit } from '../support/audit.js';
 import { gatehouse } from '../support/cli.js';
 import { claudeBinary, makeTempProject, runClaude, say, startStubModel, tool, toolResults, type StubModel, type TempProject } from './support/index.js';
+
+/** The gateway's access token: the person answering holds it, the agent does not. */
+const ACCESS_TOKEN = 'e2e-access-token-0123456789abcdef';
+const OPERATOR = { authorization: `Bearer ${ACCESS_TOKEN}` };
 
 /** A run with a person in the loop takes a few seconds; the margin covers a loaded CI machine. */
 const RUN_TEST_TIMEOUT_MS = 90_000;
@@ -36,20 +42,20 @@ async function startSession(timeoutSeconds: number): Promise<void> {
   const r = gatehouse(['session', 'start', '--agent', 'claude', '--worktree', project.dir, '--state-dir', state]);
   expect(r.status, r.stderr).toBe(0);
   sessionId = r.stdout.trim();
-  gateway = await startGateway({ projectState: state, host: '127.0.0.1', port: 0, tokens: [] });
+  gateway = await startGateway({ projectState: state, host: '127.0.0.1', port: 0, accessToken: ACCESS_TOKEN, tokens: [] });
 }
 
-/** Plays the person: waits for the pending call over HTTP and answers it. */
-async function answer(decision: 'allow' | 'reject', reason?: string): Promise<void> {
+/** Plays the person: waits for the pending call over HTTP and answers it; returns its id. */
+async function answer(decision: 'allow' | 'reject', reason?: string): Promise<string> {
   for (let i = 0; i < 400; i++) {
-    const res = await fetch(`${gateway!.url}/approvals/queue`);
+    const res = await fetch(`${gateway!.url}/approvals/queue`, { headers: OPERATOR });
     const { pending } = (await res.json()) as { pending: { id: string; nonce: string; tool: string }[] };
     const item = pending[0];
     if (item) {
       expect(item.tool).toBe('Bash');
-      const r = await fetch(`${gateway!.url}/approvals/${item.id}/resolve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision, nonce: item.nonce, ...(reason ? { reason } : {}) }) });
+      const r = await fetch(`${gateway!.url}/approvals/${item.id}/resolve`, { method: 'POST', headers: { ...OPERATOR, 'content-type': 'application/json' }, body: JSON.stringify({ decision, nonce: item.nonce, ...(reason ? { reason } : {}) }) });
       expect(r.status).toBe(200);
-      return;
+      return item.id;
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -63,9 +69,11 @@ describe.skipIf(!claudeBinary())('interactive approvals with the real Claude Cod
       await startSession(60);
       stub = await startStubModel([tool('Bash', { command: 'echo approved-output' }), say('done')]);
       const run = runClaude({ cwd: project.dir, prompt: 'run it', model: stub, timeoutMs: 60_000 });
-      await answer('allow');
+      const approval = await answer('allow');
       const result = await run;
       expect(result.exitCode, result.stderr).toBe(0);
+      expect(decisionsFor(state, approval).map((e) => [e.actor, e.data.decision])).toEqual([[`dashboard-operator:${osUserName()}`, 'allow']]);
+      expect(verifyProjectAudit(state).ok).toBe(true);
       const [res] = toolResults(stub.turns[1]?.body);
       expect(res).toMatchObject({ isError: false });
       expect(res?.text).toContain('approved-output');

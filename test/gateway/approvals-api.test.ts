@@ -4,8 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PendingApproval, Resolution } from '../../src/runtime/approvals/index.js';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 import { MAX_BODY_BYTES } from '../../src/gateway/approvals-routes.js';
+import { decisionsFor, verifyProjectAudit } from '../support/audit.js';
 import type { Harness } from './support.js';
-import { enqueue, errorCode, rawRequest, resolveVia, startHarness } from './support.js';
+import { enqueue, errorCode, getVia, OPERATOR, rawRequest, resolveVia, startHarness } from './support.js';
 
 let h: Harness;
 
@@ -21,7 +22,7 @@ describe('GET /approvals/queue', () => {
   it('lists the pending approvals, nonce included, as uncacheable JSON', async () => {
     const a = enqueue(h.queue, 'sess-1');
     const b = enqueue(h.queue, 'sess-2');
-    const res = await fetch(`${h.gw.url}/approvals/queue`);
+    const res = await getVia(h.gw, '/approvals/queue');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -33,12 +34,12 @@ describe('GET /approvals/queue', () => {
   it('filters by ?session=', async () => {
     enqueue(h.queue, 'sess-1');
     const b = enqueue(h.queue, 'sess-2');
-    const body = (await (await fetch(`${h.gw.url}/approvals/queue?session=sess-2`)).json()) as { pending: PendingApproval[] };
+    const body = (await (await getVia(h.gw, '/approvals/queue?session=sess-2')).json()) as { pending: PendingApproval[] };
     expect(body.pending.map((p) => p.id)).toEqual([b.id]);
   });
 
   it('refuses a session filter that is not a session id with 400', async () => {
-    const res = await fetch(`${h.gw.url}/approvals/queue?session=..%2Fetc`);
+    const res = await getVia(h.gw, '/approvals/queue?session=..%2Fetc');
     expect(res.status).toBe(400);
     expect(await errorCode(res)).toBe('bad_session');
   });
@@ -46,19 +47,29 @@ describe('GET /approvals/queue', () => {
   it('drops resolved approvals from the list', async () => {
     const a = enqueue(h.queue);
     expect((await resolveVia(h.gw, a.id, { decision: 'allow', nonce: a.nonce })).status).toBe(200);
-    const body = (await (await fetch(`${h.gw.url}/approvals/queue`)).json()) as { pending: PendingApproval[] };
+    const body = (await (await getVia(h.gw, '/approvals/queue')).json()) as { pending: PendingApproval[] };
     expect(body.pending).toEqual([]);
   });
 });
 
 describe('POST /approvals/{id}/resolve', () => {
-  it.each(['allow', 'reject', 'always'] as const)('resolves with decision %s and records the loopback operator as principal', async (decision) => {
+  it.each(['allow', 'reject', 'always'] as const)('resolves with decision %s and records the access token’s holder as principal', async (decision) => {
     const a = enqueue(h.queue);
     const res = await resolveVia(h.gw, a.id, { decision, nonce: a.nonce, reason: 'looked fine' });
     expect(res.status).toBe(200);
     const { resolution } = (await res.json()) as { resolution: Resolution };
-    expect(resolution).toMatchObject({ id: a.id, decision, reason: 'looked fine', principal: { id: 'dashboard-operator', auth: 'loopback' } });
+    expect(resolution).toMatchObject({ id: a.id, decision, reason: 'looked fine', principal: { id: 'dashboard-operator:ana', auth: 'access-token' } });
     expect(h.queue.get(a.id).resolution).toEqual(resolution);
+  });
+
+  it('records the resolution as one human_approval_decision by the caller, and the log verifies', async () => {
+    const a = enqueue(h.queue);
+    expect((await resolveVia(h.gw, a.id, { decision: 'always', nonce: a.nonce })).status).toBe(200);
+    expect((await resolveVia(h.gw, a.id, { decision: 'reject', nonce: a.nonce })).status).toBe(410);
+    expect(decisionsFor(h.state, a.id)).toEqual([
+      expect.objectContaining({ actor: 'dashboard-operator:ana', session_id: 'sess-1', data: expect.objectContaining({ approval_id: a.id, decision: 'always', decided_by: 'dashboard-operator:ana' }) }),
+    ]);
+    expect(verifyProjectAudit(h.state).ok).toBe(true);
   });
 
   it('refuses an id that is not an approval id (a path escape) with 400 and touches nothing', async () => {
@@ -124,7 +135,7 @@ describe('POST /approvals/{id}/resolve', () => {
     const a = enqueue(h.queue);
     const res = await fetch(`${h.gw.url}/approvals/${a.id}/resolve`, {
       method: 'POST',
-      headers: { 'content-type': 'text/plain' },
+      headers: { ...OPERATOR, 'content-type': 'text/plain' },
       body: JSON.stringify({ decision: 'allow', nonce: a.nonce }),
     });
     expect(res.status).toBe(415);
@@ -168,7 +179,7 @@ describe('POST /approvals/{id}/resolve', () => {
     const res = await rawRequest(h.gw.port, {
       method: 'POST',
       path: `/approvals/${a.id}/resolve`,
-      headers: { host: `127.0.0.1:${h.gw.port}`, 'content-type': 'application/json' },
+      headers: { ...OPERATOR, host: `127.0.0.1:${h.gw.port}`, 'content-type': 'application/json' },
       body: Array.from({ length: 6 }, () => chunk),
     });
     expect(res.status).toBe(413);

@@ -27,7 +27,7 @@ describe('checkBind', () => {
   });
 
   it('makes startGateway refuse a non-loopback bind without tokens before listening', async () => {
-    await expect(startGateway({ projectState: tempDir('gh-gateway-'), host: '0.0.0.0', port: 0, tokens: [] })).rejects.toThrow(/refusing to listen/);
+    await expect(startGateway({ projectState: tempDir('gh-gateway-'), host: '0.0.0.0', port: 0, accessToken: 'access-token-0123456789abcdef', tokens: [] })).rejects.toThrow(/refusing to listen/);
   });
 });
 

@@ -13,6 +13,18 @@ import type { GatewayOptions } from '../../src/gateway/options.js';
 export const SECRET = 'resolver-secret-0123456789abcdef';
 /** A second, different secret. */
 export const OTHER_SECRET = 'reader-secret-fedcba9876543210';
+/** The access token of every test gateway (what `serve` prints in the dashboard URL). */
+export const ACCESS_TOKEN = 'access-token-0123456789abcdef0123';
+/** Who holds it: the user who started the test gateway. */
+export const OPERATOR_NAME = 'ana';
+
+/** An `Authorization` header carrying `secret` as a bearer token. */
+export function bearer(secret: string): Record<string, string> {
+  return { authorization: `Bearer ${secret}` };
+}
+
+/** The headers of the operator: the access token as a bearer. */
+export const OPERATOR: Readonly<Record<string, string>> = bearer(ACCESS_TOKEN);
 
 /** Hex SHA-256 of `secret`, as a config file would hold it. */
 export function sha256Hex(secret: string): string {
@@ -29,7 +41,7 @@ export interface Harness {
 /** Starts a gateway on 127.0.0.1:0 over a fresh state dir. */
 export async function startHarness(opts: Partial<GatewayOptions> = {}): Promise<Harness> {
   const state = opts.projectState ?? tempDir('gh-gateway-');
-  const gw = await startGateway({ projectState: state, host: '127.0.0.1', port: 0, tokens: [], log: () => {}, ...opts });
+  const gw = await startGateway({ projectState: state, host: '127.0.0.1', port: 0, accessToken: ACCESS_TOKEN, operator: OPERATOR_NAME, tokens: [], log: () => {}, ...opts });
   return { gw, queue: new ApprovalQueue(state), state };
 }
 
@@ -38,8 +50,13 @@ export function enqueue(queue: ApprovalQueue, session = 'sess-1', summary = 'rm 
   return queue.enqueue({ session_id: session, agent: 'claude', tool: 'Bash', summary, ttlSeconds: 600 });
 }
 
-/** POSTs a JSON resolve body (an object, or raw text) for `id`. */
-export function resolveVia(gw: Gateway, id: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+/** GETs `path` as the operator, unless `headers` are given. */
+export function getVia(gw: Gateway, path: string, headers: Readonly<Record<string, string>> = OPERATOR): Promise<Response> {
+  return fetch(`${gw.url}${path}`, { headers });
+}
+
+/** POSTs a JSON resolve body (an object, or raw text) for `id`, as the operator unless `headers` are given. */
+export function resolveVia(gw: Gateway, id: string, body: unknown, headers: Readonly<Record<string, string>> = OPERATOR): Promise<Response> {
   return fetch(`${gw.url}/approvals/${id}/resolve`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

@@ -8,6 +8,7 @@ import type { Principal } from '../../src/core/approvals/principal.js';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 import type { PendingApproval } from '../../src/runtime/approvals/index.js';
 import { ApprovalsPanel } from '../../src/tui/approvals-panel.js';
+import { decisionsFor, verifyProjectAudit } from '../support/audit.js';
 import { DEFAULT_ROWS } from '../../src/tui/list-window.js';
 
 /** How long a frame may take to show a change: the queue's watch polls every 250 ms. */
@@ -15,6 +16,8 @@ import { DEFAULT_ROWS } from '../../src/tui/list-window.js';
 const FRAME_WAIT_MS = 20_000;
 const FRAME_POLL_MS = 10;
 const DOWN = '\u001B[B';
+const PAGE_DOWN = '\u001B[6~';
+const PAGE_UP = '\u001B[5~';
 const ENTER = '\r';
 
 let dir: string;
@@ -59,6 +62,23 @@ function enqueueTwo(): [PendingApproval, PendingApproval] {
   return [first, second];
 }
 
+/** The lines of the whole-call box in a frame, without their indent. */
+function detailLines(frame: string): string[] {
+  const lines = frame.split('\n');
+  const start = lines.findIndex((l) => l.includes('whole call ('));
+  const out: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (!line.startsWith('    ')) break;
+    out.push(line.slice(4));
+  }
+  return out;
+}
+
+/** The text of the whole-call box in a frame, lines joined. */
+function detailText(frame: string): string {
+  return detailLines(frame).join('');
+}
+
 function renderPanel() {
   return render(<ApprovalsPanel queue={queue} principal={ana} now={clock} />);
 }
@@ -95,6 +115,11 @@ describe('ApprovalsPanel', () => {
     const { resolution } = queue.get(first.id);
     expect(resolution).toMatchObject({ decision: 'allow', reason: null, principal: { id: 'os-user:ana', auth: 'local-shell' } });
     expect(queue.get(second.id).resolution).toBeNull();
+    expect(decisionsFor(dir, first.id)).toEqual([
+      expect.objectContaining({ actor: 'os-user:ana', session_id: 'sess-one', data: expect.objectContaining({ approval_id: first.id, decision: 'allow', auth: 'local-shell' }) }),
+    ]);
+    expect(decisionsFor(dir, second.id)).toEqual([]);
+    expect(verifyProjectAudit(dir).ok).toBe(true);
   });
 
   it('rejects the second call with the typed reason after ↓, r, the reason and Enter', async () => {
@@ -235,20 +260,53 @@ describe('ApprovalsPanel', () => {
     expect(frame).toContain('Press q to quit');
   });
 
-  it('shows agent text on one line with control characters removed', async () => {
+  it('shows agent text on one line with line breaks marked and control characters replaced', async () => {
     queue.enqueue({ session_id: 'sess-x', agent: 'claude', tool: 'Bash', summary: 'echo hi\n\u001B[2Jclear', ttlSeconds: 60 });
     const app = renderPanel();
     const frame = await frameWhere(app, (f) => f.includes('echo hi'));
-    expect(frame).toContain('echo hi [2Jclear');
+    expect(frame).toContain('echo hi ↵ \uFFFD[2Jclear');
     expect(frame).not.toContain('\u001B[2J');
   });
 
-  it('truncates a long summary to the terminal width', async () => {
-    queue.enqueue({ session_id: 'sess-x', agent: 'claude', tool: 'Bash', summary: `echo ${'x'.repeat(300)} END`, ttlSeconds: 60 });
+  it('cuts a long summary on its row, and shows it whole below, wrapped to the width', async () => {
+    const summary = `echo ${'x'.repeat(300)} END`;
+    queue.enqueue({ session_id: 'sess-x', agent: 'claude', tool: 'Bash', summary, ttlSeconds: 60 });
     const app = renderPanel();
-    const frame = await frameWhere(app, (f) => f.includes('echo x'));
-    expect(frame).not.toContain('END');
+    const frame = await frameWhere(app, (f) => f.includes('whole call'));
     expect(frame).toMatch(/^› Bash echo x+…$/m);
+    expect(frame).toContain('whole call (4 lines):');
+    expect(detailText(frame)).toBe(summary);
     for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
+  });
+
+  it('scrolls a call longer than the screen with ] and [ (and PgDn/PgUp): every character can be read', async () => {
+    const summary = Array.from({ length: 40 }, (_, i) => `step-${String(i).padStart(2, '0')} ${'y'.repeat(80)}`).join(' && ');
+    queue.enqueue({ session_id: 'sess-x', agent: 'claude', tool: 'Bash', summary, ttlSeconds: 60 });
+    const app = renderPanel();
+    let frame = await frameWhere(app, (f) => f.includes('whole call (lines 1–'));
+    const page = /lines 1–(\d+) of (\d+)/.exec(frame);
+    const [shown, total] = [Number(page?.[1]), Number(page?.[2])];
+    expect(total).toBeGreaterThan(shown);
+    const seen = new Map<number, string>();
+    const collect = (f: string): void => {
+      const m = /lines (\d+)–(\d+) of/.exec(f);
+      detailLines(f).forEach((line, i) => seen.set(Number(m?.[1]) + i, line));
+    };
+    collect(frame);
+    for (let first = 1; first + shown - 1 < total; ) {
+      app.stdin.write(seen.size % 2 === 0 ? ']' : PAGE_DOWN);
+      frame = await frameWhere(app, (f) => !f.includes(`lines ${first}–`));
+      first = Number(/lines (\d+)–/.exec(frame)?.[1]);
+      collect(frame);
+      expect(frame.split('\n').length).toBeLessThan(DEFAULT_ROWS);
+    }
+    // Frames drop trailing spaces; every line but the last is a full 96 columns (100 less the indent).
+    const ordered = [...seen.keys()].sort((x, y) => x - y).map((k) => seen.get(k) ?? '');
+    expect(ordered.map((l, i) => (i < ordered.length - 1 ? l.padEnd(96) : l)).join('')).toBe(summary);
+    const last = Number(/lines (\d+)–/.exec(frame)?.[1]);
+    app.stdin.write(PAGE_UP);
+    await frameWhere(app, (f) => Number(/lines (\d+)–/.exec(f)?.[1]) < last);
+    for (let i = 0; i < total; i++) app.stdin.write('[');
+    await frameWhere(app, (f) => f.includes(`whole call (lines 1–${shown} of ${total}`));
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayText, formatTimeLeft, stripControl } from '../../src/tui/format.js';
+import { displayText, formatTimeLeft, stripControl, textColumns, wrapColumns } from '../../src/tui/format.js';
 import { listWindow } from '../../src/tui/list-window.js';
 
 describe('displayText', () => {
@@ -36,5 +36,21 @@ describe('listWindow', () => {
     expect(listWindow(50, 10, 5)).toEqual({ start: 8, end: 13 });
     expect(listWindow(50, 0, 5)).toEqual({ start: 0, end: 5 });
     expect(listWindow(50, 49, 5)).toEqual({ start: 45, end: 50 });
+  });
+});
+
+describe('wrapColumns', () => {
+  it('splits into lines of the width and loses no character', () => {
+    expect(wrapColumns('abcdefghij', 4)).toEqual(['abcd', 'efgh', 'ij']);
+    const text = `npm run build && ${'x'.repeat(500)}; echo done`;
+    expect(wrapColumns(text, 37).join('')).toBe(text);
+    expect(wrapColumns('', 10)).toEqual(['']);
+  });
+
+  it('counts wide characters as two columns, so no line outgrows the terminal', () => {
+    const lines = wrapColumns('日本語のコマンド😀 abc', 6);
+    expect(lines.join('')).toBe('日本語のコマンド😀 abc');
+    for (const line of lines) expect(textColumns(line)).toBeLessThanOrEqual(6);
+    expect(lines[0]).toBe('日本語');
   });
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { isAllowedHost, isAllowedOrigin } from '../../src/gateway/host-origin.js';
 import type { HostPolicy } from '../../src/gateway/host-origin.js';
 import { errorReply, sendReply } from '../../src/gateway/http-io.js';
+import { Credentials } from '../../src/gateway/credentials.js';
 import { PtyManager } from '../../src/gateway/pty/index.js';
 import { Router, splitTarget } from '../../src/gateway/router.js';
 import { addWebRoutes } from '../../src/gateway/web-routes.js';
@@ -59,7 +60,8 @@ export async function startDashboardServer(opts: { webDir: string; project: stri
   });
   const manager = new PtyManager({ projectRoot: opts.project });
   const queue = new ApprovalQueue(state);
-  const attach = (): WebSocketEndpoint => attachWebSocket(server, { manager, accessToken, queue, scopedTokens: [], hosts, log: () => {} });
+  const credentials = new Credentials(accessToken, { id: 'dashboard-operator:ana', auth: 'access-token' }, []);
+  const attach = (): WebSocketEndpoint => attachWebSocket(server, { manager, queue, credentials, hosts, log: () => {} });
   let ws = attach();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const addr = server.address();

@@ -2,6 +2,7 @@
 // resolve the one approval queue, each naming who decided.
 import { Command } from 'commander';
 import { osUserPrincipal, type Principal } from '../../core/approvals/principal.js';
+import { safeForDisplay } from '../../core/approvals/summary.js';
 import { ApprovalQueue, type ApprovalDecision } from '../../runtime/approvals/index.js';
 import { osUserName } from '../../runtime/recorder.js';
 import { EXIT, UserError } from '../exit-codes.js';
@@ -42,7 +43,10 @@ export function approveCommand(): Command {
         const pending = queue.list();
         if (flags.json) return printJson(pending);
         if (pending.length === 0) return void process.stdout.write('nothing is waiting for approval\n');
-        for (const p of pending) process.stdout.write(`${p.id}  ${p.tool.padEnd(10)} ${secondsLeft(p.expires_at)}s left  session ${p.session_id}  ${p.summary}\n`);
+        // The whole summary, never cut (the terminal wraps it); records are files, so make them safe to print.
+        for (const p of pending) {
+          process.stdout.write(`${p.id}  ${safeForDisplay(p.tool).padEnd(10)} ${secondsLeft(p.expires_at)}s left  session ${safeForDisplay(p.session_id)}  ${safeForDisplay(p.summary)}\n`);
+        }
         return;
       }
       if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);

@@ -51,10 +51,11 @@ export function serveCommand(): Command {
           projectState: state,
           host: flags.host,
           port: Number(flags.port),
+          accessToken,
           tokens: config.value.approvals.tokens,
           env: process.env,
           log,
-          websocket: { manager, accessToken, hooks: { onSpawnSession: sessionLauncher({ worktree, stateDir: state, env: process.env, nodePath: process.execPath, hookBundle: hookBundlePath(), log }) } },
+          websocket: { manager, hooks: { onSpawnSession: sessionLauncher({ worktree, stateDir: state, env: process.env, nodePath: process.execPath, hookBundle: hookBundlePath(), log }) } },
           routes: (router) => {
             addAuditRoutes(router, state);
             addHookRoutes(router, state);

@@ -1,11 +1,13 @@
 // Always-allow rules: calls the operator has said never to ask about again. Each rule names
-// a tool and matches the call's argument key exactly, by glob or by regex — only as written.
+// a tool and matches the call's argument key exactly, by glob or by regex — only as written;
+// a pattern matches a shell command only when the command line is one whole simple command.
 import { canonicalJson } from '../crypto/canonical-json.js';
 import type { ToolKind } from '../event.js';
 import { compileGlob } from '../glob.js';
 import { fail, ok, type Result } from '../result.js';
 import { shellJoin } from '../shell-quote.js';
 import { KIND_KEY_PREFIX } from './profiles.js';
+import { isOneSimpleCommand } from './simple-command.js';
 import { compileStarGlob } from './star-glob.js';
 
 /**
@@ -14,6 +16,10 @@ import { compileStarGlob } from './star-glob.js';
  * - `glob` — on a path key, the allowlist's path glob (`**` crosses `/`, `*` does not);
  *   on a command or JSON key, a `*`-only glob where `*` matches anything and the rest is literal;
  * - `regex` — a regular expression (`u` flag) that must match the whole key.
+ * A glob or regex matches a shell command only if the command line is one whole simple
+ * command (no `;`, `&&`, `||`, `|`, `&`, substitutions or file redirections): the person wrote
+ * a pattern for one command, never for whatever a compound line appends to it. An exact rule
+ * matches its exact text, compound or not: the person saw all of it.
  */
 export interface AlwaysAllowRule {
   tool: string;
@@ -32,6 +38,8 @@ interface CompiledRule {
   rule: AlwaysAllowRule;
   /** `kind:` rules name a kind, others a tool. */
   target: { kind: ToolKind } | { tool: string };
+  /** A glob or regex (not exact): on a shell command it needs a single simple command. */
+  pattern: boolean;
   test: (key: string, isPath: boolean) => boolean;
 }
 
@@ -66,7 +74,7 @@ export function compileAlwaysAllow(rules: readonly AlwaysAllowRule[]): Result<Co
     }
     const test = compileMatcher(key as 'exact' | 'glob' | 'regex', value);
     if (!test.ok) return fail(`${where}: ${test.reason}`);
-    out.push({ rule, target, test: test.value });
+    out.push({ rule, target, pattern: key !== 'exact', test: test.value });
   }
   return ok({ rules: out });
 }
@@ -89,19 +97,26 @@ function compileMatcher(type: 'exact' | 'glob' | 'regex', value: string): Result
   }
 }
 
+/** The keys of one call: `isPath` picks the glob flavour, `isCommand` marks a shell command line. */
+export interface ArgumentKeys {
+  keys: string[];
+  isPath: boolean;
+  isCommand: boolean;
+}
+
 /**
  * The call's argument keys: a shell call's command string; each path of a write call;
- * otherwise the canonical JSON of its input. `isPath` picks the glob flavour.
+ * otherwise the canonical JSON of its input.
  * Null when the input cannot be keyed (not JSON): such a call is never always-allowed.
  */
-export function argumentKeys(call: AlwaysAllowCall): { keys: string[]; isPath: boolean } | null {
+export function argumentKeys(call: AlwaysAllowCall): ArgumentKeys | null {
   if (call.kind === 'shell') {
     const cmd = commandOf(call.input);
-    if (cmd !== null) return { keys: [cmd], isPath: false };
+    if (cmd !== null) return { keys: [cmd], isPath: false, isCommand: true };
   }
-  if (call.kind === 'write' && call.paths.length > 0) return { keys: [...call.paths], isPath: true };
+  if (call.kind === 'write' && call.paths.length > 0) return { keys: [...call.paths], isPath: true, isCommand: false };
   try {
-    return { keys: [canonicalJson(call.input ?? null)], isPath: false };
+    return { keys: [canonicalJson(call.input ?? null)], isPath: false, isCommand: false };
   } catch {
     return null;
   }
@@ -118,7 +133,8 @@ function commandOf(input: unknown): string | null {
 
 /**
  * The first rule that covers the call, or null. Every key must be matched (a write to
- * two paths needs both allowed), each by some rule for this tool or its kind.
+ * two paths needs both allowed), each by some rule for this tool or its kind; a pattern
+ * rule covers a shell command only when it is one whole simple command.
  */
 export function matchesAlwaysAllow(compiled: CompiledAlwaysAllow, call: AlwaysAllowCall): AlwaysAllowRule | null {
   const applicable = compiled.rules.filter((r) => ('tool' in r.target ? r.target.tool === call.tool : r.target.kind === call.kind));
@@ -127,7 +143,10 @@ export function matchesAlwaysAllow(compiled: CompiledAlwaysAllow, call: AlwaysAl
   if (args === null) return null;
   let first: AlwaysAllowRule | null = null;
   for (const key of args.keys) {
-    const hit = applicable.find((r) => r.test(key, args.isPath));
+    // Parsed at most once per key, and only when a pattern rule would otherwise decide.
+    let single: boolean | undefined;
+    const patternMayMatch = (): boolean => !args.isCommand || (single ??= isOneSimpleCommand(key));
+    const hit = applicable.find((r) => r.test(key, args.isPath) && (!r.pattern || patternMayMatch()));
     if (hit === undefined) return null;
     first ??= hit.rule;
   }

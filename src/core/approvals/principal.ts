@@ -2,13 +2,17 @@
 // must agree with how the caller authenticated, so a person can never pass as the system.
 import { fail, ok, type Result } from '../result.js';
 
-/** How the caller proved who it is. */
-export type PrincipalAuth = 'scoped-token' | 'loopback' | 'local-shell' | 'server-internal';
+/**
+ * How the caller proved who it is: a scoped token from config, the access token of
+ * `gatehouse serve` (its dashboard), a shell of the user, or Gatehouse's own code.
+ */
+export type PrincipalAuth = 'scoped-token' | 'access-token' | 'local-shell' | 'server-internal';
 
 /**
  * Who decided. `id` is `os-user:<name>` (local shell), `token:<name>` (scoped token),
- * `dashboard-operator` (the loopback dashboard) or `system:<component>` (Gatehouse itself).
- * `grant` is the scope a token was issued for; `session` pins the principal to one session.
+ * `dashboard-operator:<name>` (the holder of `serve`'s access token: the user who started
+ * it) or `system:<component>` (Gatehouse itself). `grant` is the scope a token was issued
+ * for; `session` pins the principal to one session.
  */
 export interface Principal {
   id: string;
@@ -17,8 +21,8 @@ export interface Principal {
   grant?: string;
 }
 
-/** The id of whoever uses the dashboard over loopback: the page cannot tell people apart. */
-export const DASHBOARD_OPERATOR_ID = 'dashboard-operator';
+/** The namespace of the access token's holder: the dashboard cannot tell people apart, so it names who started the server. */
+export const DASHBOARD_OPERATOR_PREFIX = 'dashboard-operator:';
 
 /** The reserved namespace: only Gatehouse's own components (auth `server-internal`) use it. */
 export const SYSTEM_PREFIX = 'system:';
@@ -43,7 +47,7 @@ const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const NAMESPACE_FOR: Readonly<Record<PrincipalAuth, string>> = {
   'scoped-token': 'token:',
   'local-shell': 'os-user:',
-  loopback: DASHBOARD_OPERATOR_ID,
+  'access-token': DASHBOARD_OPERATOR_PREFIX,
   'server-internal': SYSTEM_PREFIX,
 };
 
@@ -51,20 +55,16 @@ const NAMESPACE_FOR: Readonly<Record<PrincipalAuth, string>> = {
 export function checkPrincipal(p: Principal): Result<Principal> {
   if (typeof p !== 'object' || p === null || typeof p.id !== 'string') return fail('A principal needs an id; name who is deciding, e.g. os-user:alice.');
   const ns = Object.hasOwn(NAMESPACE_FOR, p.auth) ? NAMESPACE_FOR[p.auth] : undefined;
-  if (ns === undefined) return fail(`Principal ${JSON.stringify(p.id)} has unknown auth ${JSON.stringify(p.auth)}; use scoped-token, loopback, local-shell or server-internal.`);
+  if (ns === undefined) return fail(`Principal ${JSON.stringify(p.id)} has unknown auth ${JSON.stringify(p.auth)}; use scoped-token, access-token, local-shell or server-internal.`);
   if (p.id.startsWith(SYSTEM_PREFIX) && p.auth !== 'server-internal') {
-    return fail(`Principal ${JSON.stringify(p.id)} uses the reserved system: namespace, which is only for Gatehouse's own components; a person resolves as os-user:, token: or dashboard-operator.`);
+    return fail(`Principal ${JSON.stringify(p.id)} uses the reserved system: namespace, which is only for Gatehouse's own components; a person resolves as os-user:, token: or dashboard-operator:.`);
   }
-  if (p.auth === 'loopback') {
-    if (p.id !== DASHBOARD_OPERATOR_ID) return fail(`A loopback caller is always ${DASHBOARD_OPERATOR_ID}, not ${JSON.stringify(p.id)}; use a scoped token to be named individually.`);
-  } else {
-    if (!p.id.startsWith(ns)) return fail(`A ${p.auth} principal's id must start with ${ns}, not ${JSON.stringify(p.id)}.`);
-    const name = p.id.slice(ns.length);
-    const system = p.auth === 'server-internal';
-    if (!(system ? SYSTEM_COMPONENT : NAME).test(name)) {
-      const shape = system ? '/-separated names of letters, digits or ._@-' : 'letters, digits or ._@-';
-      return fail(`Principal ${JSON.stringify(p.id)}: the name after ${ns} must be 1–128 characters of ${shape}, each name starting with a letter or digit.`);
-    }
+  if (!p.id.startsWith(ns)) return fail(`A ${p.auth} principal's id must start with ${ns}, not ${JSON.stringify(p.id)}.`);
+  const name = p.id.slice(ns.length);
+  const system = p.auth === 'server-internal';
+  if (!(system ? SYSTEM_COMPONENT : NAME).test(name)) {
+    const shape = system ? '/-separated names of letters, digits or ._@-' : 'letters, digits or ._@-';
+    return fail(`Principal ${JSON.stringify(p.id)}: the name after ${ns} must be 1–128 characters of ${shape}, each name starting with a letter or digit.`);
   }
   if (p.session !== undefined && (typeof p.session !== 'string' || !SESSION_ID.test(p.session))) {
     return fail(`Principal ${JSON.stringify(p.id)} names an invalid session; session ids are 1–128 letters, digits, _ or -.`);
@@ -87,9 +87,9 @@ export function tokenPrincipal(name: string, grant: string): Result<Principal> {
   return checkPrincipal({ id: `token:${name}`, auth: 'scoped-token', grant });
 }
 
-/** Whoever uses the dashboard over loopback. */
-export function loopbackOperator(): Principal {
-  return { id: DASHBOARD_OPERATOR_ID, auth: 'loopback' };
+/** The holder of `gatehouse serve`'s access token, named after the OS user who started the server. */
+export function dashboardOperator(name: string): Result<Principal> {
+  return checkPrincipal({ id: `${DASHBOARD_OPERATOR_PREFIX}${name}`, auth: 'access-token' });
 }
 
 /**

@@ -1,7 +1,7 @@
 // One WebSocket client: its grant once authenticated, its subscriptions, its event
 // sequence and its outbox; everything the server sends it goes through here.
 import type { WebSocket } from 'ws';
-import type { Capability, Grant } from './credentials.js';
+import type { Capability, Grant } from '../credentials.js';
 import type { RpcError } from './errors.js';
 import { CLOSE_CODES } from './errors.js';
 import type { Topic } from './events.js';

@@ -3,7 +3,7 @@
 import type { RawData } from 'ws';
 import { APPROVAL_METHODS } from './approval-methods.js';
 import type { Connection } from './connection.js';
-import type { Credentials, Grant } from './credentials.js';
+import type { Credentials, Grant } from '../credentials.js';
 import { CLOSE_CODES, RpcError } from './errors.js';
 import { EVENT_METHODS } from './event-methods.js';
 import type { RpcId } from './frames.js';

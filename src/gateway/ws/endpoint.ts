@@ -5,13 +5,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 import type { ApprovalQueue } from '../../runtime/approvals/index.js';
-import type { CompiledToken } from '../auth.js';
 import type { HostPolicy } from '../host-origin.js';
 import { fitPending } from './approval-methods.js';
 import type { ConnectionStats } from './connection.js';
 import { Connection } from './connection.js';
-import type { Grant } from './credentials.js';
-import { Credentials } from './credentials.js';
+import type { Credentials, Grant } from '../credentials.js';
 import type { DispatchContext } from './dispatch.js';
 import { dispatch } from './dispatch.js';
 import { CLOSE_CODES } from './errors.js';
@@ -32,16 +30,14 @@ const CLOSE_GRACE_MS = 1_000;
 export interface WebSocketOptions {
   /** The one PTY manager of this server (a `PtyManager`). */
   manager: PtyHost;
-  /** The random token `serve` created; it grants every capability as `dashboard-operator`. */
-  accessToken: string;
   hooks?: WebSocketHooks;
 }
 
 /** Everything {@link attachWebSocket} needs; the gateway fills in the last three. */
 export interface AttachOptions extends WebSocketOptions {
   queue: ApprovalQueue;
-  /** The gateway's compiled scoped tokens: they authenticate too, with their scopes only. */
-  scopedTokens: readonly CompiledToken[];
+  /** The gateway's access token and scoped tokens, shared with its HTTP routes. */
+  credentials: Credentials;
   /** The gateway's Host rule; its `port` is read on every upgrade, so it may be filled in after listen. */
   hosts: HostPolicy;
   log?: (line: string) => void;
@@ -57,11 +53,11 @@ export interface WebSocketEndpoint {
 
 /**
  * Serves JSON-RPC 2.0 over WebSocket at `/ws` on `server`.
- * @example const ws = attachWebSocket(server, { manager, accessToken, queue, scopedTokens: [], hosts })
+ * @example const ws = attachWebSocket(server, { manager, queue, credentials: new Credentials(accessToken, []), hosts })
  */
 export function attachWebSocket(server: Server, opts: AttachOptions): WebSocketEndpoint {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const credentials = new Credentials(opts.accessToken, opts.scopedTokens);
+  const { credentials } = opts;
   const hub = new SessionHub(opts.manager, log);
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES, perMessageDeflate: false, clientTracking: false });
   const conns = new Set<Connection>();

@@ -1,7 +1,7 @@
 // The event registry: every topic the `/ws` endpoint publishes, declared once with its
 // payload schema and the capability needed to subscribe; the wire union is derived from it.
 import { z } from 'zod';
-import type { Capability } from './credentials.js';
+import type { Capability } from '../credentials.js';
 
 /** Why a PTY ended, as the manager reports it. */
 const ExitReason = z.enum(['exited', 'closed', 'evicted', 'idle']);

@@ -12,4 +12,4 @@ export { MAX_FRAME_BYTES, MAX_PAYLOAD_BYTES, OUTPUT_CHUNK_BYTES } from './frames
 export { MAX_INPUT_BYTES } from './pty-methods.js';
 export { HARD_BACKLOG_BYTES, VIEWER_BACKLOG_BYTES } from './outbox.js';
 export { WS_PATH } from './upgrade.js';
-export type { Capability } from './credentials.js';
+export type { Capability } from '../credentials.js';

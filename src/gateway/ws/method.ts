@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import type { ApprovalQueue } from '../../runtime/approvals/index.js';
 import type { Connection } from './connection.js';
-import type { Capability } from './credentials.js';
+import type { Capability } from '../credentials.js';
 import { RpcError } from './errors.js';
 import type { PtyHost, WebSocketHooks } from './pty-host.js';
 import type { SessionHub } from './session-hub.js';

@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { HostPolicy } from '../host-origin.js';
 import { isAllowedHost, isLoopbackOrigin } from '../host-origin.js';
-import type { Credentials, Grant } from './credentials.js';
+import type { Credentials, Grant } from '../credentials.js';
 
 /** The one path that upgrades. */
 export const WS_PATH = '/ws';
@@ -39,8 +39,11 @@ export function checkUpgrade(req: IncomingMessage, hosts: HostPolicy, credential
     return refuse(403, 'bad_origin', 'WebSocket connections from other sites are refused: open the dashboard this gateway serves');
   }
   const presented = credentials.fromRequest(req);
-  if (presented.bad) return refuse(401, 'unauthorized', 'the bearer token is not valid: use the access token `gatehouse serve` printed, or a configured token');
-  return { ok: true, grant: presented.grant };
+  if (presented.kind === 'invalid' && presented.via === 'bearer') {
+    return refuse(401, 'unauthorized', 'the bearer token is not valid: use the access token `gatehouse serve` printed, or a configured token');
+  }
+  // A stale cookie is ignored instead: the access token changes at every start, and the page can still sign in by message.
+  return { ok: true, grant: presented.kind === 'grant' ? presented.grant : null };
 }
 
 const STATUS_TEXT: Record<UpgradeRefusal['status'], string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };

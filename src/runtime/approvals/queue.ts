@@ -1,11 +1,16 @@
 // The one approval queue every surface shares (hook, HTTP, CLI, TUI): requests wait in
-// pending/, the first answer to be created in resolved/ wins, and the waiting hook sees it.
+// pending/, the first answer to be created in resolved/ wins (and is recorded in the audit
+// log by whoever wrote it), and the waiting hook sees it.
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { checkPrincipal, type Principal } from '../../core/approvals/principal.js';
+import { AuditLog } from '../audit/log.js';
 import { watchDirs } from './dir-watch.js';
 import { approvalPaths, createExclusive, ensureDirs, readOrNull, recordFile, recordIds, removeStaleTemps, unlinkQuiet, type ApprovalPaths } from './files.js';
 import { isProcessAlive } from '../process-alive.js';
-import { CORRUPT_RECORD_PRINCIPAL, principalFields, SWEEPER_PRINCIPAL, TTL_EXPIRY_PRINCIPAL } from './system-principals.js';
+import { answerFor } from './answer.js';
+import { expiryDenial, settle } from './settle.js';
+import { principalFields, SWEEPER_PRINCIPAL, TTL_EXPIRY_PRINCIPAL } from './system-principals.js';
 import { waitUntil } from './wait.js';
 import {
   APPROVAL_DECISIONS,
@@ -40,11 +45,11 @@ const STALE_TEMP_MS = 60_000;
 const ID_ATTEMPTS = 3;
 
 /**
- * Auth kinds that arrive over HTTP and must echo the request's nonce: a stale browser tab
- * or a forged cross-site request must not answer a request it never displayed. CLI and
- * TUI callers (`local-shell`) act on what they show and pass no nonce.
+ * Auth kinds that arrive over HTTP or WebSocket and must echo the request's nonce: a stale
+ * browser tab must not answer a request it never displayed. CLI and TUI callers
+ * (`local-shell`) act on what they show and pass no nonce.
  */
-export const NONCE_REQUIRED_AUTH: readonly Principal['auth'][] = ['scoped-token', 'loopback'];
+export const NONCE_REQUIRED_AUTH: readonly Principal['auth'][] = ['scoped-token', 'access-token'];
 
 /** Construction options beyond the clock. */
 export interface ApprovalQueueOptions {
@@ -58,10 +63,6 @@ function refuse(code: ResolveError['code'], message: string): ResolveResult {
   return { ok: false, error: { code, message } };
 }
 
-function ttlSecondsOf(p: PendingApproval): number {
-  return Math.round((Date.parse(p.expires_at) - Date.parse(p.created_at)) / 1000);
-}
-
 /**
  * The approval queue of one project state dir. Every method is safe against other
  * processes using the same folder at the same time.
@@ -73,6 +74,8 @@ function ttlSecondsOf(p: PendingApproval): number {
 export class ApprovalQueue {
   private readonly paths: ApprovalPaths;
   private readonly fsWatch: boolean;
+  /** The project's audit log (`<projectState>/audit`), where every resolution is recorded. */
+  private readonly audit: AuditLog;
 
   constructor(
     projectState: string,
@@ -81,6 +84,7 @@ export class ApprovalQueue {
   ) {
     this.paths = approvalPaths(projectState);
     this.fsWatch = opts.fsWatch ?? true;
+    this.audit = new AuditLog(join(projectState, 'audit'));
   }
 
   /** Files a new request waited on by this process; long text is cut, never refused (a hook must not fail here). */
@@ -140,8 +144,9 @@ export class ApprovalQueue {
   }
 
   /**
-   * Answers request `id`; exactly one answer per request is ever accepted, across processes.
-   * Past its expiry a request can only be denied by the queue, so a late answer is refused.
+   * Answers request `id`; exactly one answer per request is ever accepted, across processes,
+   * and it is recorded as one `human_approval_decision` audit event with the principal as
+   * actor. Past its expiry a request can only be denied by the queue, so a late answer is refused.
    */
   resolve(id: string, r: ResolveInput): ResolveResult {
     if (!isApprovalId(id)) return refuse('bad_id', badIdMessage(id));
@@ -159,15 +164,16 @@ export class ApprovalQueue {
       if (!nonceMatches(r.nonce, pending.value.nonce)) return refuse('nonce_mismatch', `the nonce does not match approval ${id}; reload the request and answer what it shows now`);
     }
     const now = this.now();
-    let winner: Resolution;
-    if (now.getTime() >= Date.parse(pending.value.expires_at)) {
-      winner = this.write(expiryDenial(pending.value, TTL_EXPIRY_PRINCIPAL, now)).winner;
-    } else {
-      const mine: Resolution = { id, decision: r.decision, reason: reason === null ? null : clip(reason, MAX_REASON_CHARS), principal: principalFields(principal.value), resolved_at: now.toISOString() };
-      const written = this.write(mine);
-      if (written.created) return { ok: true, value: mine };
-      winner = written.winner;
+    const expired = now.getTime() >= Date.parse(pending.value.expires_at);
+    const mine: Resolution = expired
+      ? expiryDenial(pending.value, TTL_EXPIRY_PRINCIPAL, now)
+      : { id, decision: r.decision, reason: reason === null ? null : clip(reason, MAX_REASON_CHARS), principal: principalFields(principal.value), resolved_at: now.toISOString() };
+    const settled = settle(this.paths, this.audit, pending.value, mine);
+    if (settled.kind === 'not_recorded') {
+      return refuse('not_recorded', `the audit log could not record this answer (${settled.reason}), so approval ${id} is still open; run \`gatehouse audit verify\`, fix what it reports, and answer again`);
     }
+    if (settled.kind === 'created' && !expired) return { ok: true, value: mine };
+    const winner = settled.kind === 'created' ? settled.resolution : settled.winner;
     const how = winner.expired ? `timed out at ${pending.value.expires_at}` : `answered ${winner.decision} by ${winner.principal.id} at ${winner.resolved_at}`;
     return refuse('already_resolved', `approval ${id} was already resolved (${how}); nothing more to do`);
   }
@@ -205,7 +211,7 @@ export class ApprovalQueue {
       else if (!isProcessAlive(p.pid)) {
         denial = { id, decision: 'reject', reason: `the waiting hook process (pid ${p.pid}) is gone, so nobody can act on an answer`, principal: SWEEPER_PRINCIPAL, resolved_at: now.toISOString() };
       }
-      if (denial !== null && this.write(denial).created) denied++;
+      if (denial !== null && settle(this.paths, this.audit, p, denial).kind === 'created') denied++;
     }
     this.prune(now.getTime());
     // File times are on the real clock, whatever clock this queue was given.
@@ -232,32 +238,9 @@ export class ApprovalQueue {
     return { close: () => w.close() };
   }
 
-  /** The answer on disk, or the queue's expiry denial once `request` has expired, else null. */
+  /** The answer on disk (if the audit log vouches for it), or the queue's expiry denial once `request` has expired, else null. */
   private answerOrExpiry(request: PendingApproval): Resolution | null {
-    const found = this.readResolution(request.id);
-    if (found.value !== null) return found.value;
-    const now = this.now();
-    if (found.problem !== null) {
-      return { id: request.id, decision: 'reject', reason: `${found.problem}; denied to be safe`, principal: CORRUPT_RECORD_PRINCIPAL, resolved_at: now.toISOString() };
-    }
-    if (now.getTime() < Date.parse(request.expires_at)) return null;
-    const denial = expiryDenial(request, TTL_EXPIRY_PRINCIPAL, now);
-    try {
-      return this.write(denial).winner;
-    } catch {
-      // Cannot record it (disk full, permissions): the hook must still stop waiting and deny.
-      return denial;
-    }
-  }
-
-  /** Creates `r` unless an answer exists; returns the answer that stands. */
-  private write(r: Resolution): { created: boolean; winner: Resolution } {
-    ensureDirs(this.paths);
-    if (createExclusive(recordFile(this.paths.resolved, r.id), `${JSON.stringify(r, null, 2)}\n`)) return { created: true, winner: r };
-    const existing = this.readResolution(r.id);
-    if (existing.value !== null) return { created: false, winner: existing.value };
-    const reason = `${existing.problem ?? 'the resolution record vanished'}; denied to be safe`;
-    return { created: false, winner: { id: r.id, decision: 'reject', reason, principal: CORRUPT_RECORD_PRINCIPAL, resolved_at: r.resolved_at } };
+    return answerFor(this.paths, this.audit, request, this.now());
   }
 
   /** Removes answered requests older than the retention; the request goes first, so it never looks open again. */
@@ -283,10 +266,6 @@ export class ApprovalQueue {
     const parsed = parseResolution(text, id);
     return parsed.ok ? { value: parsed.value, problem: null } : { value: null, problem: parsed.reason };
   }
-}
-
-function expiryDenial(p: PendingApproval, principal: Principal, now: Date): Resolution {
-  return { id: p.id, decision: 'reject', reason: `approval timed out after ${ttlSecondsOf(p)} s`, principal, resolved_at: now.toISOString(), expired: true };
 }
 
 function badIdMessage(id: unknown): string {

@@ -2,6 +2,7 @@
 // the checks that every record read back from disk must pass before anyone trusts it.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../../core/approvals/principal.js';
+import { MAX_REVIEW_CHARS } from '../../core/approvals/summary.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { checkStoredPrincipal } from './system-principals.js';
 
@@ -38,7 +39,7 @@ export interface Resolution {
 
 /** Why a resolve call was refused; `message` says what to do next. */
 export type ResolveError = {
-  code: 'bad_id' | 'not_found' | 'nonce_mismatch' | 'already_resolved' | 'bad_principal' | 'bad_decision';
+  code: 'bad_id' | 'not_found' | 'nonce_mismatch' | 'already_resolved' | 'bad_principal' | 'bad_decision' | 'not_recorded';
   message: string;
 };
 
@@ -48,7 +49,7 @@ export type EnqueueInput = Omit<PendingApproval, 'id' | 'nonce' | 'created_at' |
 export interface ResolveInput {
   decision: ApprovalDecision;
   reason?: string | null;
-  /** Required for HTTP principals (auth scoped-token or loopback); checked whenever given. */
+  /** Required for gateway principals (auth scoped-token or access-token); checked whenever given. */
   nonce?: string;
   principal: Principal;
 }
@@ -79,8 +80,12 @@ const ID_RANDOM_BYTES = 6;
 const NONCE_BYTES = 16;
 const NONCE_RE = /^[0-9a-f]{32}$/;
 
-/** Longest summary stored; summaries are shown in a TUI row or a web card, and a hook must never fail on a long one, so longer ones are cut. */
-export const MAX_SUMMARY_CHARS = 4000;
+/**
+ * Longest summary stored: what a person may be asked to review whole. The approval step
+ * refuses a longer call before it is filed; a longer summary from any other caller is
+ * cut (a hook must never fail here), and then says so with its trailing `…`.
+ */
+export const MAX_SUMMARY_CHARS = MAX_REVIEW_CHARS;
 /** Longest resolver reason stored; the reason is fed back to the agent, which needs a sentence, not a document. */
 export const MAX_REASON_CHARS = 2000;
 /** Longest agent, tool or session name stored (longer ones are cut); these are labels, and the bound keeps a record small. */

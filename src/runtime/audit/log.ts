@@ -138,6 +138,16 @@ export class AuditLog {
     return this.locked((w) => w.write(input));
   }
 
+  /**
+   * Runs `fn` under the log's lock with a way to append, so that a step taken elsewhere and
+   * its event are one step for every process that also takes this lock (an approval's one
+   * resolution and its decision). `fn` must be short and synchronous, and must not call
+   * another method of this log (the lock is not re-entrant).
+   */
+  transact<R>(fn: (append: <T extends AuditEventType>(input: AppendInput<T>) => AuditEvent<T>) => R): R {
+    return this.locked((w) => fn((input) => w.write(input)));
+  }
+
   /** Repairs a torn last line and the Merkle cache without appending anything else. */
   repair(): void {
     this.locked(() => undefined);

@@ -55,6 +55,74 @@ describe('always-allow matching', () => {
   });
 });
 
+describe('a pattern on a shell command matches one whole simple command only', () => {
+  const glob: AlwaysAllowRule = { tool: 'Bash', match: { glob: 'npm run lint*' } };
+  const regex: AlwaysAllowRule = { tool: 'Bash', match: { regex: 'npm run lint.*' } };
+  const kind: AlwaysAllowRule = { tool: 'kind:shell', match: { glob: 'npm run lint*' } };
+
+  it.each([
+    'npm run lint',
+    'npm run lint -- --fix',
+    'npm run lint:ci',
+    'npm run lint 2>&1',
+    'npm run lint > /dev/null 2>&1',
+    'npm run lint "$FILE"',
+    "npm run lint -- 'a; b'",
+    'npm run lint # ; rm -rf x',
+  ])('admits %j', (command) => {
+    for (const rule of [glob, regex, kind]) expect(hit([rule], bash(command)), JSON.stringify(rule.match)).toBe(true);
+  });
+
+  it.each([
+    'npm run lint; rm -rf x',
+    'npm run lint && rm -rf x',
+    'npm run lint || rm -rf x',
+    'npm run lint | sh',
+    'npm run lint & rm -rf x',
+    'npm run lint &',
+    'npm run lint\nrm -rf x',
+    'npm run lint $(rm -rf x)',
+    'npm run lint `rm -rf x`',
+    'npm run lint "$(rm -rf x)"',
+    'npm run lint ${X:-$(rm -rf x)}',
+    'npm run lint $((x[$(rm -rf x)]))',
+    'npm run lint <(rm -rf x)',
+    'npm run lint >(rm -rf x)',
+    'npm run lint > src/index.ts',
+    'npm run lint >> ~/.bashrc',
+    'npm run lint 2> log.txt',
+    'npm run lint &> out',
+    'npm run lint >& out',
+    'npm run lint < /etc/passwd',
+    'npm run lint <<EOF\nx\nEOF',
+    'npm run lint "unterminated',
+  ])('refuses %j', (command) => {
+    for (const rule of [glob, regex, kind]) expect(hit([rule], bash(command)), JSON.stringify(rule.match)).toBe(false);
+  });
+
+  it('refuses a pattern that names the compound form too', () => {
+    expect(hit([{ tool: 'Bash', match: { glob: '*' } }], bash('ls; rm -rf x'))).toBe(false);
+    expect(hit([{ tool: 'Bash', match: { regex: '.*' } }], bash('(npm run lint)'))).toBe(false);
+    expect(hit([{ tool: 'Bash', match: { glob: '*' } }], bash('{ npm run lint; }'))).toBe(false);
+    expect(hit([{ tool: 'Bash', match: { glob: '*' } }], bash('! npm run lint'))).toBe(false);
+    expect(hit([{ tool: 'Bash', match: { glob: '*' } }], bash('FOO=$(id)'))).toBe(false);
+  });
+
+  it('keeps an exact rule matching its exact compound text, which the person saw whole', () => {
+    expect(hit([{ tool: 'Bash', match: { exact: 'npm run lint; echo done' } }], bash('npm run lint; echo done'))).toBe(true);
+    expect(hit([{ tool: 'Bash', match: { exact: 'npm run lint; echo done' } }], bash('npm run lint; echo done; rm -rf x'))).toBe(false);
+  });
+
+  it('admits an argv command (one simple command by construction)', () => {
+    const call: AlwaysAllowCall = { tool: 'shell', kind: 'shell', paths: [], input: { command: ['npm', 'run', 'lint', ';', 'rm'] } };
+    expect(hit([{ tool: 'shell', match: { glob: 'npm run lint*' } }], call)).toBe(true);
+  });
+
+  it('leaves path and JSON keys to the pattern alone', () => {
+    expect(hit([{ tool: 'Write', match: { glob: 'docs/**' } }], write('docs/a; b.md'))).toBe(true);
+  });
+});
+
 describe('compileAlwaysAllow', () => {
   it('returns an invalid regex as an error value, not an exception', () => {
     const r = compileAlwaysAllow([{ tool: 'Bash', match: { regex: '(unclosed' } }]);

@@ -2,7 +2,9 @@
 // connection's principal, and `approvals.changed` events for subscribers.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Resolution } from '../../../src/runtime/approvals/index.js';
+import { MAX_SUMMARY_CHARS } from '../../../src/runtime/approvals/record.js';
 import { MAX_FRAME_BYTES, RPC_ERRORS } from '../../../src/gateway/ws/index.js';
+import { decisionsFor, verifyProjectAudit } from '../../support/audit.js';
 import { enqueue, SECRET, sha256Hex } from '../support.js';
 import type { WsHarness } from './support.js';
 import { operator, RpcClient, startWsHarness } from './support.js';
@@ -17,7 +19,7 @@ afterEach(async () => {
 });
 
 describe('approvals over the WebSocket', () => {
-  it('resolves with principal dashboard-operator for the access token, and the queue records it', async () => {
+  it('resolves as dashboard-operator:<who started the server> for the access token, and the queue records it', async () => {
     h = await startWsHarness();
     const c = await operator(h, []);
     clients.push(c);
@@ -25,8 +27,20 @@ describe('approvals over the WebSocket', () => {
     const { pending } = await c.ok<{ pending: { id: string; nonce: string }[] }>('approvals.list');
     expect(pending.map((p) => p.id)).toEqual([a.id]);
     const { resolution } = await c.ok<{ resolution: Resolution }>('approvals.resolve', { id: a.id, decision: 'allow', reason: 'looks fine', nonce: pending[0]?.nonce });
-    expect(resolution.principal).toEqual({ id: 'dashboard-operator', auth: 'loopback' });
-    expect(h.queue.get(a.id).resolution).toMatchObject({ decision: 'allow', reason: 'looks fine', principal: { id: 'dashboard-operator' } });
+    expect(resolution.principal).toEqual({ id: 'dashboard-operator:ana', auth: 'access-token' });
+    expect(h.queue.get(a.id).resolution).toMatchObject({ decision: 'allow', reason: 'looks fine', principal: { id: 'dashboard-operator:ana' } });
+  });
+
+  it('records approvals.resolve as one human_approval_decision by the connection principal, and the log verifies', async () => {
+    h = await startWsHarness();
+    const c = await operator(h, []);
+    clients.push(c);
+    const a = enqueue(h.queue);
+    await c.ok('approvals.resolve', { id: a.id, decision: 'reject', reason: 'too broad', nonce: a.nonce });
+    expect(decisionsFor(h.state, a.id)).toEqual([
+      expect.objectContaining({ actor: 'dashboard-operator:ana', data: expect.objectContaining({ approval_id: a.id, decision: 'reject', auth: 'access-token', reason: 'too broad' }) }),
+    ]);
+    expect(verifyProjectAudit(h.state).ok).toBe(true);
   });
 
   it('names a scoped token holder as token:<name>', async () => {
@@ -77,6 +91,19 @@ describe('a queue larger than a frame', () => {
     expect(pending.length).toBeGreaterThan(5);
     expect(pending.length + omitted).toBe(30);
     expect(pending.map((p) => p.id)).toEqual(ids.slice(0, pending.length));
+    expect(Math.max(...c.frameSizes)).toBeLessThanOrEqual(MAX_FRAME_BYTES);
+  });
+
+  it('always fits one approval with the longest summary of the widest characters, whole', async () => {
+    h = await startWsHarness();
+    const c = await operator(h, []);
+    clients.push(c);
+    // Three UTF-8 bytes each (U+FFFD is what unsafe characters become): the worst a summary can be.
+    const summary = `${'\uFFFD'.repeat(MAX_SUMMARY_CHARS - 4)}tail`;
+    const a = enqueue(h.queue, 'sess-1', summary);
+    const { pending, omitted } = await c.ok<{ pending: { id: string; summary: string }[]; omitted: number }>('approvals.list');
+    expect(omitted).toBe(0);
+    expect(pending).toEqual([expect.objectContaining({ id: a.id, summary })]);
     expect(Math.max(...c.frameSizes)).toBeLessThanOrEqual(MAX_FRAME_BYTES);
   });
 });

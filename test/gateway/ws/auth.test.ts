@@ -98,7 +98,7 @@ describe('authentication', () => {
     const byHeader = await connect({ bearer: ACCESS_TOKEN });
     const byCookie = await connect({ cookie: `theme=dark; gatehouse_token=${ACCESS_TOKEN}` });
     const byMessage = await connect();
-    expect(await byMessage.ok('auth', { token: ACCESS_TOKEN })).toEqual({ principal: 'dashboard-operator', capabilities: ['pty', 'approvals:read', 'approvals:resolve'] });
+    expect(await byMessage.ok('auth', { token: ACCESS_TOKEN })).toEqual({ principal: 'dashboard-operator:ana', capabilities: ['pty', 'approvals:read', 'approvals:resolve'] });
     for (const c of [byHeader, byCookie, byMessage]) {
       const spawned = await c.call('pty.spawn', { command: '/bin/sh', args: ['-c', 'exit 0'] });
       expect(spawned.error).toBeUndefined();
@@ -108,7 +108,7 @@ describe('authentication', () => {
   it('ignores a stale cookie and still lets the page sign in by message', async () => {
     h = await startWsHarness();
     const c = await connect({ cookie: 'gatehouse_token=from-an-earlier-server-run-0123' });
-    expect((await c.call('auth', { token: ACCESS_TOKEN })).result).toMatchObject({ principal: 'dashboard-operator' });
+    expect((await c.call('auth', { token: ACCESS_TOKEN })).result).toMatchObject({ principal: 'dashboard-operator:ana' });
   });
 
   it('lets a scoped token read approvals but not run commands', async () => {

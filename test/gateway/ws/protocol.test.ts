@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fail, ok } from '../../../src/core/result.js';
 import type { ExitInfo, PtyInfo } from '../../../src/gateway/pty/index.js';
-import { cookieValue } from '../../../src/gateway/ws/credentials.js';
+import { cookieValue } from '../../../src/gateway/credentials.js';
 import { parseRequest } from '../../../src/gateway/ws/dispatch.js';
 import { topicsOf } from '../../../src/gateway/ws/events.js';
 import { FlowControl } from '../../../src/gateway/ws/flow-control.js';

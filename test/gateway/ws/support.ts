@@ -27,6 +27,8 @@ export interface WsHarness {
   manager: PtyManager;
   queue: ApprovalQueue;
   project: string;
+  /** The project state folder (queue and audit log). */
+  state: string;
   /** `ws://127.0.0.1:<port>/ws` */
   url: string;
   close(): Promise<void>;
@@ -45,9 +47,11 @@ export async function startWsHarness(opts: Partial<GatewayOptions> & { hooks?: W
     projectState: state,
     host: '127.0.0.1',
     port: 0,
+    accessToken: ACCESS_TOKEN,
+    operator: 'ana',
     tokens: [],
     log: () => {},
-    websocket: { manager, accessToken: ACCESS_TOKEN, ...(hooks === undefined ? {} : { hooks }) },
+    websocket: { manager, ...(hooks === undefined ? {} : { hooks }) },
     ...rest,
   });
   return {
@@ -55,6 +59,7 @@ export async function startWsHarness(opts: Partial<GatewayOptions> & { hooks?: W
     manager,
     queue: new ApprovalQueue(state),
     project,
+    state,
     url: `ws://127.0.0.1:${gw.port}/ws`,
     close: async () => {
       await gw.close();

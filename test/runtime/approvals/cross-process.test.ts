@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalQueue, SWEEPER_PRINCIPAL, TTL_EXPIRY_PRINCIPAL, type PendingApproval, type Resolution, type ResolveResult } from '../../../src/runtime/approvals/index.js';
+import { decisionsFor, verifyProjectAudit } from '../../support/audit.js';
 import { alice, bundleQueueChild, epochMs, exited, JsonLines, median, request, spawnChild, tempProject } from './helpers.js';
 
 let project: ReturnType<typeof tempProject>;
@@ -91,7 +92,10 @@ describe('a waiting hook and a resolver in different processes', () => {
       expect(winners, id).toHaveLength(1);
       expect(results.filter((r) => !r.ok && r.error.code === 'already_resolved'), id).toHaveLength(7);
       expect(q.get(id).resolution).toEqual(winners[0]!.value);
+      // The winner recorded it; none of the seven losers did.
+      expect(decisionsFor(project.state, id).map((e) => e.actor), id).toEqual([winners[0]!.value.principal.id]);
     });
+    expect(verifyProjectAudit(project.state)).toMatchObject({ ok: true, events: RACE_ROUNDS });
   });
 
   it('a 1 s request nobody answers is denied at expiry, recorded, and the waiting process exits on its own', async () => {
@@ -105,6 +109,7 @@ describe('a waiting hook and a resolver in different processes', () => {
     const q = new ApprovalQueue(project.state);
     expect(q.get(pending.id).resolution).toEqual(resolution);
     expect(q.resolve(pending.id, { decision: 'allow', principal: alice })).toMatchObject({ ok: false, error: { code: 'already_resolved' } });
+    expect(decisionsFor(project.state, pending.id).map((e) => e.actor)).toEqual([TTL_EXPIRY_PRINCIPAL.id]);
   });
 
   it('a human answer from this process reaches a hook waiting in another', async () => {
@@ -129,6 +134,7 @@ describe('sweep', () => {
 
     expect(q.sweep()).toBe(1);
     expect(q.get(dead.id).resolution).toMatchObject({ decision: 'reject', principal: SWEEPER_PRINCIPAL, reason: expect.stringContaining(`pid ${dead.pid}`) });
+    expect(decisionsFor(project.state, dead.id).map((e) => e.actor)).toEqual([SWEEPER_PRINCIPAL.id]);
     expect(q.list().map((p) => p.id)).toEqual([live.id]);
     expect(q.sweep()).toBe(0);
   });

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APPROVAL_ID_RE, ApprovalQueue, RESOLVED_RETENTION_MS, TTL_EXPIRY_PRINCIPAL } from '../../../src/runtime/approvals/index.js';
+import { MAX_SUMMARY_CHARS } from '../../../src/runtime/approvals/record.js';
 import { alice, request, tempProject, tokenBob } from './helpers.js';
 
 let project: ReturnType<typeof tempProject>;
@@ -45,9 +46,12 @@ describe('enqueue, list, get', () => {
     expect(clocked.latest()).toBeNull();
   });
 
-  it('cuts an overlong summary instead of refusing the request', () => {
-    const p = q.enqueue(request({ summary: 'x'.repeat(10_000) }));
-    expect(p.summary.length).toBe(4000);
+  it('keeps a summary a person may review whole, and cuts (never refuses) a longer one with a mark', () => {
+    const whole = q.enqueue(request({ summary: 'x'.repeat(MAX_SUMMARY_CHARS) }));
+    expect(whole.summary).toBe('x'.repeat(MAX_SUMMARY_CHARS));
+    const p = q.enqueue(request({ summary: 'x'.repeat(MAX_SUMMARY_CHARS + 10) }));
+    expect(p.summary.length).toBe(MAX_SUMMARY_CHARS);
+    expect(p.summary.endsWith('…')).toBe(true);
     expect(q.get(p.id).pending).toEqual(p);
   });
 });
@@ -81,7 +85,7 @@ describe('resolve', () => {
     expect(q.resolve(p.id, { decision: 'allow', nonce: '0'.repeat(32), principal: alice })).toMatchObject({ ok: false, error: { code: 'nonce_mismatch' } });
     expect(q.resolve(p.id, { decision: 'allow', nonce: 'short', principal: tokenBob })).toMatchObject({ ok: false, error: { code: 'nonce_mismatch' } });
     expect(q.resolve(p.id, { decision: 'allow', principal: tokenBob })).toMatchObject({ ok: false, error: { code: 'nonce_mismatch' } });
-    expect(q.resolve(p.id, { decision: 'allow', principal: { id: 'dashboard-operator', auth: 'loopback' } })).toMatchObject({ ok: false, error: { code: 'nonce_mismatch' } });
+    expect(q.resolve(p.id, { decision: 'allow', principal: { id: 'dashboard-operator:ana', auth: 'access-token' } })).toMatchObject({ ok: false, error: { code: 'nonce_mismatch' } });
     expect(existsSync(resolvedFile(p.id))).toBe(false);
     expect(q.resolve(p.id, { decision: 'allow', nonce: p.nonce, principal: tokenBob })).toMatchObject({ ok: true, value: { principal: tokenBob } });
   });
