@@ -207,7 +207,9 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       created_at: new Date().toISOString(),
     };
     // The baseline is taken before rendering, so the rendered settings are never "a change".
-    const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: scopeExclude, allow }) : null;
+    // A state folder inside the worktree is Gatehouse's, never part of the agent's scope.
+    const stateRel = isInside(worktree, projectState) && projectState !== worktree ? [relativeInside(worktree, projectState)] : [];
+    const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: [...scopeExclude, ...stateRel], allow }) : null;
     if (baseline !== null) policy.baseline_sha256 = store.writeJson('baseline', baseline);
     // From here on the files are trusted only by these digests (the hook command carries the policy's).
     const policyDigest = store.writeJson('policy', policy);

@@ -1,21 +1,20 @@
 // Builds and runs the Stop-side verifier chain for a session: in-session (every stage, in
 // the configured order) and at the end of the session (the authoritative producers + scope).
-import { join } from 'node:path';
 import type { Policy } from '../core/policy.js';
+import { isInside, relativeInside } from '../core/write-gate.js';
 import type { TurnVerifyContext } from '../core/turn/context.js';
 import { buildVerifierChain, type VerifierParts } from '../core/turn/builder.js';
 import { executionListVerifier } from '../core/turn/execution-list.js';
 import { mutationNudgeVerifier } from '../core/turn/mutation-nudge.js';
 import { toolLoopVerifier } from '../core/turn/tool-loop.js';
 import { VerifierChain, type ChainResult } from '../core/verifier-chain.js';
-import { SESSION_FILES } from '../runtime/session-store.js';
 import { extensionStopHooksVerifier } from '../runtime/stop-hooks/extension.js';
 import { goalGateVerifier } from '../runtime/stop-hooks/goal-gate.js';
 import { shellStopHooksVerifier } from '../runtime/stop-hooks/shell.js';
 import type { StopHookContext } from '../runtime/stop-hooks/context.js';
 import { producersVerifier, scopeVerifier, SCOPE_BUDGET_S, type StopContext } from '../runtime/stop-verifiers.js';
 import type { Baseline } from '../runtime/scope-baseline.js';
-import { readVerifiedJson, type Verified } from '../runtime/session-files.js';
+import { loadSessionBaseline } from '../runtime/session-files.js';
 import { readTranscriptTodos } from '../runtime/transcript.js';
 import { kvStore, readTurnState, type TurnState } from '../runtime/turn-state.js';
 import { profileOf } from './pre-tool.js';
@@ -47,19 +46,14 @@ function contextOf(policy: Policy, baseline: Baseline | null, state: TurnState, 
     profile: profileOf(policy),
     policy,
     baseline,
-    exclude,
+    exclude: [...exclude, ...stateInside(policy)],
     scopeBudgetS: deadline ? SCOPE_BUDGET_S : null,
   };
 }
 
-/**
- * The session's baseline, read before anything of the agent's runs (a required check is the
- * agent's code and may rewrite it) and only if it still matches the digest in the policy.
- */
-export function loadSessionBaseline(policy: Policy, dir: string): Verified<Baseline | null> {
-  if (policy.allow.length === 0) return { ok: true, value: null };
-  if (typeof policy.baseline_sha256 !== 'string') return { ok: false, tampered: true, actual: null, reason: 'the session policy names no baseline digest' };
-  return readVerifiedJson<Baseline>(join(dir, SESSION_FILES.baseline), policy.baseline_sha256, 'the scope baseline (baseline.json)');
+/** The state folder when it lies inside the worktree (`GATEHOUSE_HOME` there): Gatehouse's own writes are never the agent's changes. */
+function stateInside(policy: Policy): string[] {
+  return isInside(policy.worktree, policy.state_dir) && policy.state_dir !== policy.worktree ? [relativeInside(policy.worktree, policy.state_dir)] : [];
 }
 
 /** Runs the in-session chain at a Stop, in the policy's order, with its kill switch. */

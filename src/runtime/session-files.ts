@@ -2,9 +2,15 @@
 // baseline are read back only when their bytes hash to the digests recorded at session start.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Policy } from '../core/policy.js';
+import type { Baseline } from './scope-baseline.js';
 
 /** A session file that was read and matches its recorded digest, or why it cannot be trusted. */
 export type Verified<T> = { ok: true; value: T } | { ok: false; tampered: true; reason: string; actual: string | null };
+
+/** The baseline's file name in a session folder (SESSION_FILES.baseline; not imported, to keep this module light). */
+const SESSION_BASELINE_FILE = 'baseline.json';
 
 /** Lowercase hex SHA-256: how session file digests are written (hook command, policy, audit log). */
 export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
@@ -38,4 +44,14 @@ export function readVerifiedJson<T>(file: string, expected: string, what: string
     // Cannot happen for bytes that match what start wrote; kept for a digest recorded wrongly.
     return { ok: false, tampered: true, actual, reason: `${what} matches its digest but is not JSON` };
   }
+}
+
+/**
+ * The session's baseline, only if it still matches the digest in the (verified) policy. The
+ * Stop reads it before anything of the agent's runs: a required check is the agent's code.
+ */
+export function loadSessionBaseline(policy: Policy, sessionDir: string): Verified<Baseline | null> {
+  if (policy.allow.length === 0) return { ok: true, value: null };
+  if (typeof policy.baseline_sha256 !== 'string') return { ok: false, tampered: true, actual: null, reason: 'the session policy names no baseline digest' };
+  return readVerifiedJson<Baseline>(join(sessionDir, SESSION_BASELINE_FILE), policy.baseline_sha256, 'the scope baseline (baseline.json)');
 }

@@ -162,6 +162,12 @@ describe('gatehouse input errors', () => {
 describe('gatehouse run', () => {
   const run = (cmd: string[], extra: string[] = []) => gatehouse(['run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', 'src/**', ...extra, '--', ...cmd]);
 
+  it('never counts a state folder inside the worktree as a change of the agent', () => {
+    const r = gatehouse(['run', '--agent', 'claude', '--worktree', root, '--state-dir', join(root, '.gatehouse-state'), '--allow', 'src/**', '--', process.execPath, '-e', "require('fs').writeFileSync('src/a.txt','x')"]);
+    expect(r.stderr).toContain('PASSED');
+    expect(r.status).toBe(0);
+  });
+
   it("exits with the command's own status when the end-of-session check passes", () => {
     const r = run([process.execPath, '-e', "require('fs').writeFileSync('src/a.txt','x'); process.exit(3)"]);
     expect(r.stderr).toContain('PASSED');
