@@ -41,6 +41,8 @@ export interface GitBaseline {
   hooks_path: string | null;
   /** The worktree's folder relative to the repository's top level (`''` for the top). */
   prefix: string;
+  /** The commit HEAD named at baseline (null before the first commit); absent in baselines of older builds. */
+  head?: string | null;
   ignore_case: boolean;
   /** The ignore rule texts in force at baseline; null when the repository ignores the worktree itself. */
   rules: RuleSource[] | null;
@@ -97,7 +99,7 @@ export async function recordBaseline(worktree: string, opts: ScopeOptions = {}):
   if (facts !== null) {
     const dirs = { gitdir: facts.gitdir, commondir: facts.commondir, hooks_path: hooksPath };
     const { control, text } = await recordControl(root, dirs);
-    git = { ...dirs, prefix: facts.prefix, ignore_case: facts.ignoreCase, rules: ruled ? [...facts.rules, ...tree.rules] : null, control, control_text: text };
+    git = { ...dirs, prefix: facts.prefix, head: facts.head, ignore_case: facts.ignoreCase, rules: ruled ? [...facts.rules, ...tree.rules] : null, control, control_text: text };
   }
   return { v: BASELINE_VERSION, root, files: tree.files, dot_git: tree.dotGit, git };
 }

@@ -44,6 +44,8 @@ export interface GitFacts {
   index: Map<string, string>;
   /** Whether HEAD names a commit (false before the first one). */
   hasHead: boolean;
+  /** The commit HEAD named (null before the first one): `git checkout <it> -- p` restores a file whatever was staged or committed since. */
+  head: string | null;
   /** Paths whose index entry differs from HEAD (staged changes): `git checkout` would not bring back HEAD. */
   staged: Set<string>;
   /** Rule sources in force other than the worktree's own `.gitignore` files. */
@@ -84,6 +86,7 @@ export async function gitFacts(cwd: string): Promise<GitFacts | null> {
     ignored: ignoredRun?.code === 0,
     index: new Map(),
     hasHead: false,
+    head: null,
     staged: new Set(),
     rules: [],
     ignoreCase: ignoreCase.code === 0 && ignoreCase.stdout.toString('utf8').trim() === 'true',
@@ -91,6 +94,7 @@ export async function gitFacts(cwd: string): Promise<GitFacts | null> {
   };
   if (facts.ignored) return facts;
   facts.hasHead = verify.code === 0;
+  facts.head = facts.hasHead ? verify.stdout.toString('utf8').trim() : null;
   // The index against HEAD only: neither command looks at the worktree, so no filter runs.
   const [index, staged] = await Promise.all([
     git(cwd, ['ls-files', '-s', '-z']),

@@ -75,7 +75,7 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
     if (outside.length === 0) return { kind: 'continue', detail: { changed: changes } };
     const listed = outside.slice(0, MAX_LISTED_PATHS).map((c) => {
       const hint = controlChangeHint(baseline, c);
-      return `  ${c.change}: ${c.path} (${undoText(c)})${hint === null ? '' : `\n${indent(hint)}`}`;
+      return `  ${c.change}: ${c.path} (${undoText(c, baseline.git?.head ?? null)})${hint === null ? '' : `\n${indent(hint)}`}`;
     });
     if (outside.length > MAX_LISTED_PATHS) listed.push(`  …and ${outside.length - MAX_LISTED_PATHS} more`);
     const one = outside.length === 1;
@@ -85,9 +85,13 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
 };
 
 /** How to bring one changed path back to its baseline, in words the agent can act on. */
-function undoText(c: Change): string {
+function undoText(c: Change, head: string | null): string {
   if (c.undo === 'delete') return 'created in this session: delete it';
-  if (c.undo === 'checkout') return `restore it with \`git checkout -- ${shellQuote(c.path)}\``;
+  if (c.undo === 'checkout') {
+    const p = shellQuote(c.path);
+    const staged = head ? `; if you staged or committed the change, \`git checkout ${head} -- ${p}\` (the commit this session started from)` : '';
+    return `restore it with \`git checkout -- ${p}\`${staged}`;
+  }
   return c.change === 'deleted' ? 'write it back with its content as it was at the start' : 'write back its content as it was at the start';
 }
 
