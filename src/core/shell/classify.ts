@@ -200,10 +200,10 @@ class Analyzer {
       const u = unwrapCommand(cmd.words);
       if (u.cwdChanged) cwd = null;
       const name = commandName(u.words[0]);
+      const deny = denyReason(u.words, cwd, this.names);
+      if (deny) j.raise('deny', deny);
       if (name === null) j.raise('ask', `the command name ${u.words[0]!.text} is only known at run time`);
       else {
-        const deny = denyReason(u.words, cwd, this.names);
-        if (deny) j.raise('deny', deny);
         targets.push(...commandTargets(u.words));
         const handled = this.codeRunner(u.words, name, cmd, scope, depth, feed, j);
         this.findExec(u.words, name, scope, depth);

@@ -31,3 +31,21 @@ export function baseName(p: string): string {
   const trimmed = p.replace(/\/+$/, '');
   return trimmed.slice(trimmed.lastIndexOf('/') + 1);
 }
+
+/**
+ * Normalises a path that may be relative: collapses `//`, drops `.` segments and resolves `..`
+ * where a named segment precedes it; leading `..` and a leading `/` are kept.
+ * @example normalizeRelative('./dist/./x/..//cli.js') // 'dist/cli.js'
+ */
+export function normalizeRelative(p: string): string {
+  const absolute = p.startsWith('/');
+  const out: string[] = [];
+  for (const seg of p.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..' && out.length > 0 && out[out.length - 1] !== '..') out.pop();
+    else if (seg === '..' && absolute) continue;
+    else out.push(seg);
+  }
+  const joined = out.join('/');
+  return absolute ? `/${joined}` : joined === '' ? '.' : joined;
+}
