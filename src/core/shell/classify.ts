@@ -4,10 +4,11 @@ import type { FunctionNode, Node, Redirect, Script, SimpleCommand, Word } from '
 import { commandName, isSafeEnvName, parseArgs, unwrapCommand } from './command-line.js';
 import { denyReason, gatehouseArgs } from './deny-rules.js';
 import { evaluatesReason, evaluatingWord, judgeTargets, Judgement, type ShellClass, type TargetScope } from './judgement.js';
-import { parseShell } from './parser.js';
+import { parseShellAt } from './parser.js';
 import { normalizePath, resolvePath } from './paths.js';
 import { readOnlyReason } from './read-only.js';
-import { summarize } from './summary.js';
+import { summarize, unreadSummary } from './summary.js';
+import { parsedPrefix, scanUnread, type Unread } from './unread.js';
 import { BASH_COMPATIBLE_SHELLS, codeSource, isDecoderOrDownloader, SHELLS } from './runners.js';
 import { isForkBomb, someSimpleCommand, wordRuns } from './walk.js';
 import type { WriteTarget } from './write-target.js';
@@ -39,11 +40,15 @@ export interface ShellAnalysis {
   reason: string;
   commands: SimpleCommandInfo[];
   writeTargets: WriteTarget[];
+  /** False when the command line did not parse whole: only the lines before the error were analysed. */
   parsed: boolean;
+  /** Present when some part (the line's rest, or a nested script) did not parse: what a lenient scan found there. */
+  unread?: Unread;
 }
 
 export type { ShellClass } from './judgement.js';
 export type { WriteTarget } from './write-target.js';
+export type { Unread } from './unread.js';
 
 /** Deepest re-analysis of a string as a script (`sh -c '…'`, `eval`, heredoc into `sh`); real commands nest one or two. */
 export const MAX_REANALYSIS_DEPTH = 4;
@@ -71,14 +76,20 @@ interface Scope {
  * @example analyzeShell('ls -la | grep x', {cwd: '/w', protectedPaths: []}).class // 'approve'
  */
 export function analyzeShell(command: string, ctx: ShellContext): ShellAnalysis {
-  const parsed = parseShell(command);
-  if (!parsed.ok) {
-    const reason = `Gatehouse could not parse this command (${parsed.reason}), so a person must review it.`;
-    return { class: 'ask', reason, commands: [], writeTargets: [], parsed: false };
-  }
   const analyzer = new Analyzer(ctx);
-  analyzer.script(parsed.value, { cwd: normalizePath(ctx.cwd) }, 0, null);
-  return analyzer.result();
+  const parsed = parseShellAt(command);
+  if (parsed.ok) {
+    analyzer.script(parsed.value, { cwd: normalizePath(ctx.cwd) }, 0, null);
+    return analyzer.result();
+  }
+  // Bash runs the complete lines before a syntax error: analyse those, and scan the rest leniently.
+  const { script, end } = parsedPrefix(command, parsed.offset);
+  analyzer.script(script, { cwd: normalizePath(ctx.cwd) }, 0, null);
+  const prefix = analyzer.result();
+  const rest = scanUnread(command.slice(end));
+  const touchesPath = end === 0 ? rest.touchesPath : scanUnread(command).touchesPath;
+  const couldWrite = rest.couldWrite || prefix.writeTargets.length > 0 || prefix.commands.some((c) => c.class !== 'approve') || prefix.unread?.couldWrite === true;
+  return unreadSummary(prefix, parsed.reason, { couldWrite, touchesPath }, end > 0);
 }
 
 class Analyzer {
@@ -87,6 +98,7 @@ class Analyzer {
   private readonly protectedPaths: string[];
   private readonly names: string[];
   private readonly cwd: string;
+  private unread: Unread | null = null;
 
   constructor(ctx: ShellContext) {
     this.protectedPaths = ctx.protectedPaths.map(normalizePath);
@@ -254,12 +266,25 @@ class Analyzer {
     return true;
   }
 
-  /** Parses `text` as a script of its own and analyses it in a child scope. */
+  /** Parses `text` as a script of its own and analyses it in a child scope; a script that does not parse whole is judged like a command line that does not. */
   private reanalyse(text: string, scope: Scope, depth: number, j: Judgement): void {
-    if (depth + 1 > MAX_REANALYSIS_DEPTH) return j.raise('ask', `it nests scripts more than ${MAX_REANALYSIS_DEPTH} levels deep`);
-    const parsed = parseShell(text);
-    if (!parsed.ok) return j.raise('ask', `its inner script does not parse (${parsed.reason})`);
-    this.script(parsed.value, { ...scope }, depth + 1, null);
+    if (depth + 1 > MAX_REANALYSIS_DEPTH) {
+      // Not analysed: read leniently, and refused if it could write.
+      const u = scanUnread(text);
+      this.unread = { couldWrite: u.couldWrite || this.unread?.couldWrite === true, touchesPath: u.touchesPath || this.unread?.touchesPath === true };
+      const why = `it nests scripts more than ${MAX_REANALYSIS_DEPTH} levels deep`;
+      return u.couldWrite ? j.raise('deny', `${why}, and the part past that could write files`) : j.raise('ask', why);
+    }
+    const parsed = parseShellAt(text);
+    if (parsed.ok) return this.script(parsed.value, { ...scope }, depth + 1, null);
+    const { script, end } = parsedPrefix(text, parsed.offset);
+    const seen = this.commands.length;
+    this.script(script, { ...scope }, depth + 1, null);
+    const rest = scanUnread(text.slice(end));
+    const couldWrite = rest.couldWrite || this.commands.slice(seen).some((c) => c.class !== 'approve');
+    this.unread = { couldWrite: couldWrite || this.unread?.couldWrite === true, touchesPath: scanUnread(text).touchesPath || this.unread?.touchesPath === true };
+    if (couldWrite) j.raise('deny', `its inner script does not parse (${parsed.reason}) and part of it could write files`);
+    else j.raise('ask', `its inner script does not parse (${parsed.reason})`);
   }
 
   /** `find … -exec CMD ARGS ;`: the inner command is judged like any other (find itself then asks). */
@@ -287,6 +312,7 @@ class Analyzer {
   }
 
   result(): ShellAnalysis {
-    return summarize(this.commands, this.targets);
+    const a = summarize(this.commands, this.targets);
+    return this.unread ? { ...a, unread: this.unread } : a;
   }
 }

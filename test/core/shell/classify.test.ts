@@ -266,6 +266,7 @@ describe('analyzeShell: asks for everything else', () => {
       commands: [],
       writeTargets: [],
       parsed: false,
+      unread: { couldWrite: false, touchesPath: false },
     });
   });
 
@@ -284,9 +285,13 @@ describe('analyzeShell: asks for everything else', () => {
     expect(classOf('(cd .claude && echo {} > settings.json)')).toBe('deny');
   });
 
-  it('stops re-analysing nested shells at the depth limit and asks', () => {
-    let cmd = 'ls';
-    for (let i = 0; i < 6; i++) cmd = `sh -c ${`'${cmd.replace(/'/g, `'\\''`)}'`}`;
-    expect(analyzeShell(cmd, ctx).reason).toMatch(/nests scripts more than 4 levels/);
+  it('stops re-analysing nested shells at the depth limit, refusing what could write past it', () => {
+    const nest = (inner: string, levels: number): string => {
+      let cmd = inner;
+      for (let i = 0; i < levels; i++) cmd = `sh -c ${`'${cmd.replace(/'/g, `'\\''`)}'`}`;
+      return cmd;
+    };
+    expect(analyzeShell(nest('ls', 6), ctx)).toMatchObject({ class: 'deny', reason: expect.stringMatching(/nests scripts more than 4 levels/) });
+    expect(analyzeShell(nest('ls', 5), ctx)).toMatchObject({ class: 'ask', reason: expect.stringMatching(/nests scripts more than 4 levels/) });
   });
 });
