@@ -16,7 +16,7 @@ const HOME_FORMS = /^(\$HOME|\$\{HOME\}|~[A-Za-z0-9_.-]*)/;
  * `/`, `/*`, a top-level folder such as `/usr`, `~`, `~/`, `$HOME`, `~user`, or a relative path
  * or glob that resolves to one of those from `cwd` (`..`, `*` in `/`).
  */
-export function isCatastrophicTarget(w: Word, cwd: string | null): boolean {
+export function isCatastrophicTarget(w: Word, cwd: string | null, homeDir: string | null = null): boolean {
   const home = HOME_FORMS.exec(w.value);
   if (home) return /^(\/\.?|\/\*)*$/.test(w.value.slice(home[0].length));
   // Other parameters and substitutions are unknown here: they make the command ask, not deny.
@@ -25,6 +25,8 @@ export function isCatastrophicTarget(w: Word, cwd: string | null): boolean {
   if (abs === null) return false;
   // A trailing `/*` does not make a tree any smaller.
   while (abs.endsWith('/*')) abs = normalizePath(abs.slice(0, -2));
+  // The home folder, once `~` or `$HOME` is expanded to it.
+  if (homeDir !== null && abs === normalizePath(homeDir)) return true;
   const segments = abs.split('/').filter(Boolean);
   return segments.length === 0 || (segments.length === 1 && !SCRATCH_TOP_LEVEL.has(segments[0]!));
 }
@@ -175,7 +177,7 @@ export function approvalsApiReason(words: readonly Word[]): string | null {
  * The reason to refuse one simple command outright (after unwrapping), or null.
  * Write targets (protected paths, block devices) are judged separately by the classifier.
  */
-export function denyReason(words: readonly Word[], cwd: string | null, gatehouseNames: readonly string[]): string | null {
+export function denyReason(words: readonly Word[], cwd: string | null, gatehouseNames: readonly string[], home: string | null = null): string | null {
   const ours = gatehouseArgs(words, gatehouseNames);
   if (ours) return approvalCommandReason(ours);
   const name = commandName(words[0]);
@@ -185,7 +187,7 @@ export function denyReason(words: readonly Word[], cwd: string | null, gatehouse
   if (recursiveFlags) {
     const parsed = parseArgs(args, name === 'rm' ? {} : { longWithValue: ['--from'] });
     const targets = name === 'rm' || hasOption(parsed, '--reference') ? parsed.positionals : parsed.positionals.slice(1);
-    const root = targets.find((w) => isCatastrophicTarget(w, cwd));
+    const root = targets.find((w) => isCatastrophicTarget(w, cwd, home));
     if (root && hasOption(parsed, ...recursiveFlags)) {
       return `it ${name === 'rm' ? 'deletes' : 'changes permissions of'} everything under ${root.text}, which would wreck the machine or a home folder`;
     }

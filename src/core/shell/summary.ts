@@ -1,6 +1,7 @@
 // The verdict on a whole command line, in words: the worst command's class decides, and its
-// reason says what to do (a refusal, a request for review, or "read-only commands only").
-import type { ShellAnalysis, SimpleCommandInfo } from './classify.js';
+// reason says what to do (a refusal with the way that is allowed, a request for review, or "read-only commands only").
+import type { ShellAnalysis } from './classify.js';
+import type { SimpleCommandInfo } from './flow.js';
 import { CLASS_RANK, type ShellClass } from './judgement.js';
 import type { Unread } from './unread.js';
 import type { WriteTarget } from './write-target.js';
@@ -15,7 +16,10 @@ export function summarize(commands: SimpleCommandInfo[], writeTargets: WriteTarg
   const base = { class: cls, commands, writeTargets, parsed: true };
   if (top === null) return { ...base, reason: 'The command runs nothing.' };
   const shown = show(top.argv);
-  if (cls === 'deny') return { ...base, reason: `Gatehouse refused \`${shown}\`: ${top.reason}. Do not retry it or reach the same effect another way.` };
+  if (cls === 'deny') {
+    const next = top.instead ? `Instead, ${top.instead}.` : 'Do not retry it or reach the same effect another way.';
+    return { ...base, reason: `Gatehouse refused \`${shown}\`: ${top.reason}. ${next}` };
+  }
   if (cls === 'ask') {
     const more = commands.filter((c) => c.class === 'ask').length - 1;
     const others = more === 0 ? '' : ` (and ${more} more ${more === 1 ? 'command needs' : 'commands need'} review)`;

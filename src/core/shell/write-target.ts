@@ -15,6 +15,15 @@ export interface WriteTarget {
   recursive: boolean;
 }
 
+/** A target as a reader finds it: the words it came from, judged once the line's variables and directory are known. */
+export interface FoundTarget extends WriteTarget {
+  word: Word;
+  /** The folder word the path is joined to (`cp a DIR/`, `git -C DIR`), or null for the command's directory. */
+  dir: Word | null;
+  /** What the agent can do instead when this target is refused. */
+  instead?: string;
+}
+
 /** Paths that are streams or devices without storage: writing there changes no file. */
 const STREAM_PATHS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom']);
 
@@ -27,12 +36,17 @@ export function isStreamPath(path: string): boolean {
 }
 
 /** Builds a target from a word; a folder word `dir` is joined in front of a relative path. */
-export function target(w: Word, via: string, kind: WriteTarget['kind'], recursive = false, dir: Word | null = null): WriteTarget {
+export function target(w: Word, via: string, kind: WriteTarget['kind'], recursive = false, dir: Word | null = null): FoundTarget {
   const raw = w.literal ? w.value : w.text;
   const literal = w.literal && (dir === null || dir.literal);
   const base = dir === null ? null : dir.literal ? dir.value : dir.text;
   const path = base === null || raw.startsWith('/') ? raw : `${base.replace(/\/+$/, '')}/${raw}`;
-  return { path, via, kind, literal, recursive };
+  return { path, via, kind, literal, recursive, word: w, dir };
+}
+
+/** The target as reported to callers, without the words it was found in. */
+export function reported(t: FoundTarget, path: string, literal: boolean): WriteTarget {
+  return { path, via: t.via, kind: t.kind, literal, recursive: t.recursive };
 }
 
 /** A literal word, for paths the readers make up (the `.` a lone `ln SRC` links into). */

@@ -2,12 +2,12 @@
 // git, curl, wget, patch, tar, unzip and find. Each returns the targets its arguments name.
 import type { Word } from './ast.js';
 import { hasOption, longMatches, optionValues, parseArgs } from './command-line.js';
-import { literalWord, target, type WriteTarget } from './write-target.js';
+import { literalWord, target, type FoundTarget, type WriteTarget } from './write-target.js';
 
-type Reader = (args: Word[]) => WriteTarget[];
+type Reader = (args: Word[]) => FoundTarget[];
 
 /** `sed -i[SUFFIX]` / `--in-place[=SUFFIX]`: the files after the script are rewritten. */
-function sedTargets(args: Word[]): WriteTarget[] {
+function sedTargets(args: Word[]): FoundTarget[] {
   let inPlace = false;
   let script = false;
   const positionals: Word[] = [];
@@ -48,7 +48,7 @@ function sedTargets(args: Word[]): WriteTarget[] {
 }
 
 /** `perl -i[EXT] -pe CODE FILE…`: the files are rewritten in place. */
-function perlTargets(args: Word[]): WriteTarget[] {
+function perlTargets(args: Word[]): FoundTarget[] {
   let inPlace = false;
   let code = false;
   let i = 0;
@@ -95,11 +95,11 @@ export function gitCommand(args: readonly Word[]): { sub: string | null; rest: W
   return { sub: sub ? (sub.literal ? sub.value : sub.text) : null, rest: args.slice(i + 1), dir, globals };
 }
 
-function gitTargets(args: Word[]): WriteTarget[] {
+function gitTargets(args: Word[]): FoundTarget[] {
   const { sub, rest, dir } = gitCommand(args);
-  const at = (w: Word, via: string, kind: WriteTarget['kind'], recursive: boolean): WriteTarget => target(w, via, kind, recursive, dir);
+  const at = (w: Word, via: string, kind: WriteTarget['kind'], recursive: boolean): FoundTarget => target(w, via, kind, recursive, dir);
   const values = rest.map((w) => w.value);
-  const out: WriteTarget[] = [];
+  const out: FoundTarget[] = [];
   if (sub === 'checkout') {
     const dash = values.indexOf('--');
     if (dash !== -1) out.push(...rest.slice(dash + 1).map((w) => at(w, 'git checkout --', 'write', true)));
@@ -127,9 +127,9 @@ function gitTargets(args: Word[]): WriteTarget[] {
 /** curl's short options that take a value, so `-sSo out` and `-H x -o out` are read correctly. */
 const CURL_SHORT_WITH_VALUE = 'AbcCdDEeFHKmoPQrTtUuwXxYyz';
 
-function curlTargets(args: Word[]): WriteTarget[] {
+function curlTargets(args: Word[]): FoundTarget[] {
   const parsed = parseArgs(args, { shortWithValue: CURL_SHORT_WITH_VALUE, longWithValue: ['--output', '--dump-header', '--cookie-jar', '--trace', '--trace-ascii', '--stderr', '--etag-save'] });
-  const out: WriteTarget[] = [];
+  const out: FoundTarget[] = [];
   for (const o of parsed.options) {
     if (!o.value || o.value.value === '-') continue;
     if (o.name === '-o' || longMatches(o.name, '--output')) out.push(target(o.value, 'curl -o', 'write'));
@@ -140,9 +140,9 @@ function curlTargets(args: Word[]): WriteTarget[] {
   return out;
 }
 
-function wgetTargets(args: Word[]): WriteTarget[] {
+function wgetTargets(args: Word[]): FoundTarget[] {
   const parsed = parseArgs(args, { shortWithValue: 'aBeiOoPQtTUw', longWithValue: ['--output-document', '--output-file', '--append-output', '--directory-prefix'] });
-  const out: WriteTarget[] = [];
+  const out: FoundTarget[] = [];
   for (const o of parsed.options) {
     if (!o.value || o.value.value === '-') continue;
     if (o.name === '-O' || longMatches(o.name, '--output-document')) out.push(target(o.value, 'wget -O', 'write'));
@@ -152,7 +152,7 @@ function wgetTargets(args: Word[]): WriteTarget[] {
   return out;
 }
 
-function patchTargets(args: Word[]): WriteTarget[] {
+function patchTargets(args: Word[]): FoundTarget[] {
   const parsed = parseArgs(args, { shortWithValue: 'BDdFgioprVYz', longWithValue: ['--input', '--output', '--reject-file', '--directory', '--strip'] });
   const out = parsed.positionals.slice(0, 1).map((w) => target(w, 'patch', 'write'));
   for (const w of optionValues(parsed, '-o', '--output', '-r', '--reject-file')) if (w.value !== '-') out.push(target(w, 'patch -o', 'write'));
@@ -162,12 +162,12 @@ function patchTargets(args: Word[]): WriteTarget[] {
 /** tar's short options that take a value. */
 const TAR_SHORT_WITH_VALUE = 'bCfFgHKLNTVX';
 
-function tarTargets(args: Word[]): WriteTarget[] {
+function tarTargets(args: Word[]): FoundTarget[] {
   // Old style: `tar xzf a.tgz` is `tar -xzf a.tgz`.
   const first = args[0];
   const words = first && !first.value.startsWith('-') ? [{ ...first, value: `-${first.value}` }, ...args.slice(1)] : args;
   const parsed = parseArgs(words, { shortWithValue: TAR_SHORT_WITH_VALUE, longWithValue: ['--file', '--directory', '--files-from', '--exclude-from'] });
-  const out: WriteTarget[] = [];
+  const out: FoundTarget[] = [];
   if (hasOption(parsed, '-x', '--extract', '--get')) {
     out.push(...optionValues(parsed, '-C', '--directory').map((w) => target(w, 'tar -x -C', 'write')));
   } else if (hasOption(parsed, '-c', '--create', '-r', '--append', '-u', '--update')) {
@@ -176,8 +176,8 @@ function tarTargets(args: Word[]): WriteTarget[] {
   return out;
 }
 
-function unzipTargets(args: Word[]): WriteTarget[] {
-  const out: WriteTarget[] = [];
+function unzipTargets(args: Word[]): FoundTarget[] {
+  const out: FoundTarget[] = [];
   args.forEach((w, i) => {
     if (w.value === '-d' && args[i + 1]) out.push(target(args[i + 1]!, 'unzip -d', 'write'));
     else if (w.value.startsWith('-d') && w.value.length > 2) out.push(target({ ...w, value: w.value.slice(2), text: w.text.slice(2) }, 'unzip -d', 'write'));
@@ -191,11 +191,11 @@ const FIND_FILE_ACTIONS = new Set(['-fprint', '-fprint0', '-fprintf', '-fls']);
 /** find expression words that select nothing: with only these, `-delete` removes the whole tree. */
 const FIND_UNFILTERED = /^(-delete|-depth|-d|-maxdepth|-mindepth|-xdev|-mount|-print0?|-ignore_readdir_race|\d+)$/;
 
-function findTargets(args: Word[]): WriteTarget[] {
+function findTargets(args: Word[]): FoundTarget[] {
   const start = args.findIndex((w) => /^[-(!]/.test(w.value));
   const roots = start === -1 ? args : args.slice(0, start);
   const expression = start === -1 ? [] : args.slice(start);
-  const out: WriteTarget[] = [];
+  const out: FoundTarget[] = [];
   args.forEach((w, i) => {
     if (FIND_FILE_ACTIONS.has(w.value) && args[i + 1]) out.push(target(args[i + 1]!, `find ${w.value}`, 'write'));
     if (w.value === '-delete') {

@@ -3,7 +3,7 @@ import { analyzeShell, MAX_COMMAND_LENGTH, MAX_NESTING_DEPTH, MAX_WORD_LENGTH, t
 import { parseShell } from '../../../src/core/shell/parser.js';
 import { MAX_UNREAD_SCAN, parsedPrefix, scanUnread } from '../../../src/core/shell/unread.js';
 
-const ctx: ShellContext = { cwd: '/w', protectedPaths: ['/w/gatehouse.yaml', '/home/u/.gitconfig'] };
+const ctx: ShellContext = { cwd: '/w', home: '/home/u', protectedPaths: ['/w/gatehouse.yaml', '/home/u/.gitconfig'] };
 
 const deep = MAX_NESTING_DEPTH + 10;
 const nested = `echo ${'$('.repeat(deep)}x${')'.repeat(deep)}`;
@@ -38,8 +38,8 @@ describe('a command line that does not parse whole', () => {
   it('judges the lines bash runs before the error like any other, and says so', () => {
     const a = analyzeShell('rm -rf ~\necho "unterminated', ctx);
     expect(a.parsed).toBe(false);
-    expect(a.commands.map((c) => c.argv.join(' '))).toEqual(['rm -rf ~']);
-    expect(a.reason).toMatch(/^Gatehouse refused `rm -rf ~`: it deletes everything under ~/);
+    expect(a.commands.map((c) => c.argv.join(' '))).toEqual(['rm -rf /home/u']);
+    expect(a.reason).toMatch(/^Gatehouse refused `rm -rf \/home\/u`: it deletes everything under \/home\/u/);
     expect(analyzeShell('npm test\necho "oops', ctx).reason).toMatch(/could write files, and bash would still run the lines before the error\. Instead, fix the syntax/);
   });
 

@@ -1,0 +1,141 @@
+// The set of absolute paths an expanded word can name, segment by segment: exact names, globs
+// (one segment), `**` (any depth) or anything at all; and the questions the gate asks of such a set.
+import type { Field, Piece } from './expand.js';
+import { normalizePath } from './paths.js';
+
+/** One segment of a path pattern. */
+export type Segment = { exact: string } | { glob: string; re: RegExp } | { deep: true };
+
+/** The absolute paths a target can be: any path at all, or those matching the segments. */
+export type PathPattern = { any: true } | { any: false; segments: Segment[] };
+
+export const ANY_PATH: PathPattern = { any: true };
+
+/**
+ * The patterns a field names, resolved against each directory the command may run in (null:
+ * unknown). A part only known at run time can hold `/` and `..`, so it makes the path anything.
+ * @example toPatterns([{kind: 'text', text: 'src/'}, {kind: 'glob', text: '*'}], ['/w']) // /w/src/*
+ */
+export function toPatterns(field: Field, cwds: readonly string[] | null): PathPattern[] {
+  if (field.some((p) => p.kind === 'any')) return [ANY_PATH];
+  const first = field[0];
+  if (first?.kind === 'text' && first.text.startsWith('/')) return [build(field)];
+  if (cwds === null) return [ANY_PATH];
+  return cwds.map((cwd) => build([{ kind: 'text', text: `${cwd}/` }, ...field]));
+}
+
+/** The path when the pattern names exactly one, else null. */
+export function concretePath(p: PathPattern): string | null {
+  if (p.any || !p.segments.every((s) => 'exact' in s)) return null;
+  return `/${p.segments.map((s) => (s as { exact: string }).exact).join('/')}`;
+}
+
+function build(field: Field): PathPattern {
+  const raw: Piece[][] = [[]];
+  for (const p of field) {
+    if (p.kind !== 'text') {
+      raw[raw.length - 1]!.push(p);
+      continue;
+    }
+    const parts = p.text.split('/');
+    parts.forEach((t, n) => {
+      if (n > 0) raw.push([]);
+      if (t !== '') raw[raw.length - 1]!.push({ kind: 'text', text: t });
+    });
+  }
+  const segments: Segment[] = [];
+  for (const pieces of raw) {
+    if (pieces.length === 0) continue;
+    const seg = segment(pieces);
+    if ('exact' in seg && seg.exact === '.') continue;
+    if ('exact' in seg && seg.exact === '..') {
+      const prev = segments.pop();
+      // `**/..` can climb above where `**` started.
+      if (prev && 'deep' in prev) return ANY_PATH;
+      continue;
+    }
+    // A glob written with a leading `.` may match `.` or `..` (bash before 5.2), which leaves the folder.
+    if ('re' in seg && (seg.re.test('.') || seg.re.test('..'))) return ANY_PATH;
+    segments.push(seg);
+  }
+  return { any: false, segments };
+}
+
+function segment(pieces: Piece[]): Segment {
+  if (pieces.every((p) => p.kind === 'text')) return { exact: pieces.map((p) => (p as { text: string }).text).join('') };
+  if (pieces.length === 1 && pieces[0]!.kind === 'glob' && pieces[0]!.text === '**') return { deep: true };
+  let src = '';
+  let glob = '';
+  for (const p of pieces) {
+    if (p.kind === 'text') {
+      src += p.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      glob += p.text;
+    } else if (p.kind === 'digits') {
+      src += '[0-9-]*';
+      glob += '*';
+    } else if (p.kind === 'glob') {
+      src += p.text === '?' || p.text === '[]' ? '[^/]' : '[^/]*';
+      glob += p.text;
+    }
+  }
+  // A wildcard may match a leading dot (the agent can set dotglob) but never the names `.` and `..`.
+  const guard = pieces[0]!.kind === 'text' ? '' : '(?![.]{1,2}$)';
+  return { glob, re: new RegExp(`^${guard}${src}$`, 'i') };
+}
+
+/** Folds a path for comparison with protected paths: macOS and Windows file systems ignore case and normalise Unicode. */
+export function foldPath(p: string): string {
+  return p.normalize('NFC').toLowerCase();
+}
+
+/**
+ * How the pattern can meet the protected path `protectedPath` (absolute, normalised): a match
+ * inside it (or equal), or, for a recursive operation, a match that holds it. Case is folded.
+ */
+export function reaches(p: PathPattern, protectedPath: string, recursive: boolean): 'inside' | 'holds' | null {
+  if (p.any) return 'inside';
+  const target = foldPath(protectedPath).split('/').filter(Boolean);
+  const segs = p.segments;
+  let states = closure(new Set([0]), segs);
+  for (const name of target) {
+    if (recursive && states.has(segs.length)) return 'holds';
+    const next = new Set<number>();
+    for (const s of states) {
+      const seg = segs[s];
+      if (seg === undefined) continue;
+      if ('deep' in seg) next.add(s);
+      else if ('exact' in seg ? foldPath(seg.exact) === name : seg.re.test(name)) next.add(s + 1);
+    }
+    if (next.size === 0) return null;
+    states = closure(next, segs);
+  }
+  return 'inside';
+}
+
+/** True if the pattern can name a path outside `root` (absolute, normalised; case is kept). */
+export function canLeave(p: PathPattern, root: string): boolean {
+  if (p.any) return true;
+  const inside = normalizePath(root).split('/').filter(Boolean);
+  const segs = p.segments;
+  let states = closure(new Set([0]), segs);
+  for (const name of inside) {
+    if (states.has(segs.length)) return true;
+    const next = new Set<number>();
+    for (const s of states) {
+      const seg = segs[s]!;
+      if ('exact' in seg && seg.exact !== name) return true;
+      if (!('exact' in seg)) return true;
+      next.add(s + 1);
+    }
+    states = closure(next, segs);
+  }
+  return false;
+}
+
+/** Adds the states reached by letting each `**` match no segment. */
+function closure(states: Set<number>, segs: readonly Segment[]): Set<number> {
+  for (const s of [...states]) {
+    for (let k = s; k < segs.length && 'deep' in segs[k]!; k++) states.add(k + 1);
+  }
+  return states;
+}
