@@ -5,8 +5,9 @@ import { commandName, isSafeEnvName, parseArgs, unwrapCommand } from './command-
 import { denyReason, gatehouseArgs } from './deny-rules.js';
 import { fieldText } from './expand.js';
 import { FlowAnalyzer, type Feed, type SimpleCommandInfo } from './flow.js';
-import { judgeTargets } from './judge-targets.js';
+import { judgeLinkSources, judgeTargets } from './judge-targets.js';
 import { evaluatesReason, evaluatingWord, Judgement, type ShellClass } from './judgement.js';
+import { linkSources } from './links.js';
 import { parseShellAt } from './parser.js';
 import { normalizePath, resolvePath } from './paths.js';
 import { readOnlyReason } from './read-only.js';
@@ -140,6 +141,7 @@ class Analyzer extends FlowAnalyzer {
         effect = () => (havoc(scope, { names: new Set(), cd: false, all: true }), null);
       } else {
         targets.push(...commandTargets(u.words));
+        judgeLinkSources(linkSources(u.words), this.targetScope(scope, cwds), j);
         const handled = this.codeRunner(u.words, name, cmd, scope, depth, feed, j);
         this.findExec(u.words, name, scope, depth);
         if (gatehouseArgs(u.words, this.names)) j.raise('ask', 'it runs the Gatehouse CLI, which supervises this session');

@@ -131,3 +131,22 @@ function isDiskPattern(p: PathPattern): boolean {
   if (!dev || !name || !('exact' in dev) || dev.exact !== 'dev') return false;
   return 're' in name ? DISK_NAMES.some((n) => name.re.test(n)) : 'deep' in name;
 }
+
+/**
+ * Judges where a link made by the command points (`ln`, `cp -l`/`-s`): a link into the
+ * supervisor's files, or out of the confinement, lets a later write escape every check.
+ */
+export function judgeLinkSources(sources: readonly FoundTarget[], scope: TargetScope, j: Judgement): void {
+  for (const s of sources) {
+    const patterns = targetFields(s, scope.env).flatMap((f) => toPatterns(f, scope.cwds));
+    const shown = s.word.literal ? s.word.value : s.word.text;
+    for (const p of scope.protectedPaths) {
+      if (patterns.some((pat) => reaches(pat, p, true) !== null)) {
+        return j.raise('deny', `it links to ${shown} (${s.via}), which can be the supervisor's own files (${p}); a write through the link would change them`, 'copy what you need with cp rather than link it');
+      }
+    }
+    if (scope.confine !== null && patterns.some((pat) => canLeave(pat, scope.confine!))) {
+      return j.raise('deny', `it links to ${shown} (${s.via}), which can be outside ${scope.confine}; a write through the link would land there`, `copy the file with cp, or link to a path inside ${scope.confine}`);
+    }
+  }
+}
