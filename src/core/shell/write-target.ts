@@ -13,6 +13,8 @@ export interface WriteTarget {
   literal: boolean;
   /** The operation reaches everything below `path` (`rm -r`, `mv`, `git checkout -- dir`). */
   recursive: boolean;
+  /** It puts back the committed content (`git checkout -- p`, `git restore p`): the way back from an out-of-scope change. */
+  restore?: boolean;
 }
 
 /** A target as a reader finds it: the words it came from, judged once the line's variables and directory are known. */
@@ -46,7 +48,7 @@ export function target(w: Word, via: string, kind: WriteTarget['kind'], recursiv
 
 /** The target as reported to callers, without the words it was found in. */
 export function reported(t: FoundTarget, path: string, literal: boolean): WriteTarget {
-  return { path, via: t.via, kind: t.kind, literal, recursive: t.recursive };
+  return { path, via: t.via, kind: t.kind, literal, recursive: t.recursive, ...(t.restore ? { restore: true } : {}) };
 }
 
 /** A literal word, for paths the readers make up (the `.` a lone `ln SRC` links into). */

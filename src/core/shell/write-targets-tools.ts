@@ -1,8 +1,9 @@
 // Write-target readers for tools with their own argument syntax: sed/perl in-place edits,
-// git, curl, wget, patch, tar, unzip and find. Each returns the targets its arguments name.
+// curl, wget, patch, tar, unzip and find (git's are in git-targets.ts). Each returns the targets its arguments name.
 import type { Word } from './ast.js';
 import { hasOption, longMatches, optionValues, parseArgs } from './command-line.js';
-import { literalWord, target, type FoundTarget, type WriteTarget } from './write-target.js';
+import { gitTargets } from './git-targets.js';
+import { literalWord, target, type FoundTarget } from './write-target.js';
 
 type Reader = (args: Word[]) => FoundTarget[];
 
@@ -72,56 +73,6 @@ function perlTargets(args: Word[]): FoundTarget[] {
   }
   if (!inPlace) return [];
   return args.slice(code ? i : i + 1).map((w) => target(w, 'perl -i', 'write'));
-}
-
-/** git global options that take a value (`git -C dir status`). */
-const GIT_GLOBAL_WITH_VALUE = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path'];
-
-/** Splits `git [global options] SUBCOMMAND ARGS`; `dir` is the `-C` folder, if literal and given. */
-export function gitCommand(args: readonly Word[]): { sub: string | null; rest: Word[]; dir: Word | null; globals: string[] } {
-  let dir: Word | null = null;
-  const globals: string[] = [];
-  let i = 0;
-  for (; i < args.length; i++) {
-    const v = args[i]!.value;
-    if (!v.startsWith('-')) break;
-    globals.push(v.split('=')[0]!);
-    if (GIT_GLOBAL_WITH_VALUE.includes(v) && i + 1 < args.length) {
-      if (v === '-C') dir = dir === null ? args[i + 1]! : { ...args[i + 1]!, literal: false };
-      i++;
-    }
-  }
-  const sub = args[i];
-  return { sub: sub ? (sub.literal ? sub.value : sub.text) : null, rest: args.slice(i + 1), dir, globals };
-}
-
-function gitTargets(args: Word[]): FoundTarget[] {
-  const { sub, rest, dir } = gitCommand(args);
-  const at = (w: Word, via: string, kind: WriteTarget['kind'], recursive: boolean): FoundTarget => target(w, via, kind, recursive, dir);
-  const values = rest.map((w) => w.value);
-  const out: FoundTarget[] = [];
-  if (sub === 'checkout') {
-    const dash = values.indexOf('--');
-    if (dash !== -1) out.push(...rest.slice(dash + 1).map((w) => at(w, 'git checkout --', 'write', true)));
-  } else if (sub === 'restore') {
-    const parsed = parseArgs(rest, { shortWithValue: 's', longWithValue: ['--source', '--pathspec-from-file'] });
-    const worktree = !hasOption(parsed, '-S', '--staged') || hasOption(parsed, '-W', '--worktree');
-    if (worktree) out.push(...parsed.positionals.map((w) => at(w, 'git restore', 'write', true)));
-  } else if (sub === 'rm') {
-    const parsed = parseArgs(rest, { longWithValue: ['--pathspec-from-file'] });
-    if (!hasOption(parsed, '--cached')) out.push(...parsed.positionals.map((w) => at(w, 'git rm', 'delete', hasOption(parsed, '-r'))));
-  } else if (sub === 'mv') {
-    const files = parseArgs(rest, {}).positionals;
-    if (files.length >= 2) {
-      out.push(...files.slice(0, -1).map((w) => at(w, 'git mv', 'delete', true)));
-      out.push(at(files[files.length - 1]!, 'git mv', 'write', false));
-    }
-  }
-  if (sub !== null && ['diff', 'log', 'show', 'format-patch', 'range-diff'].includes(sub)) {
-    const parsed = parseArgs(rest, { longWithValue: ['--output'] });
-    out.push(...optionValues(parsed, '--output').map((w) => at(w, `git ${sub} --output`, 'write', false)));
-  }
-  return out;
 }
 
 /** curl's short options that take a value, so `-sSo out` and `-H x -o out` are read correctly. */
