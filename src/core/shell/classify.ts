@@ -19,6 +19,7 @@ import { parsedPrefix, scanUnread, type Unread } from './unread.js';
 import { wordRuns } from './walk.js';
 import type { WriteTarget } from './write-target.js';
 import { commandTargets, redirectTargets } from './write-targets.js';
+import { gitControlTargets } from './git-config-targets.js';
 
 /** What the classifier needs to know about the session. */
 export interface ShellContext {
@@ -66,6 +67,9 @@ const DEFAULT_GATEHOUSE_COMMANDS = ['gatehouse'];
  */
 const DANGEROUS_VARIABLES =
   /^(PATH|IFS|ENV|BASH_ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|PERL5LIB|RUBYOPT|(LD|DYLD|GIT|BASH)_.*)$/;
+
+/** A folder only known at run time. */
+const UNKNOWN_FOLDER: Word = { text: '"$(unknown)"', value: '$(unknown)', literal: false, splits: false, evaluates: false, subs: [] };
 
 /** Builtins that assign `NAME=value` arguments like a bare assignment does. */
 const DECLARING_BUILTINS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
@@ -140,7 +144,9 @@ class Analyzer extends FlowAnalyzer {
         j.raise('ask', `the command name ${u.words[0]!.text} is only known at run time`);
         effect = () => (havoc(scope, { names: new Set(), cd: false, all: true }), null);
       } else {
-        targets.push(...commandTargets(u.words));
+        // GIT_DIR given to the command moves its repository anywhere.
+        const gitDirSet = [...cmd.assignments.map((a) => a.name), ...u.envNames].some((n) => n === 'GIT_DIR' || n === 'GIT_COMMON_DIR');
+        targets.push(...commandTargets(u.words), ...gitControlTargets(u.words).map((t) => (gitDirSet && t.repoFile ? { ...t, dir: UNKNOWN_FOLDER } : t)));
         judgeLinkSources(linkSources(u.words), this.targetScope(scope, cwds), j);
         const handled = this.codeRunner(u.words, name, cmd, scope, depth, feed, j);
         this.findExec(u.words, name, scope, depth);

@@ -68,7 +68,30 @@ const PACKAGE_RUNNERS: Record<string, (words: readonly Word[]) => number> = {
   pnpm: (w) => (['exec', 'dlx'].includes(w[1]?.value ?? '') ? 2 : 1),
   yarn: (w) => (['exec', 'dlx'].includes(w[1]?.value ?? '') ? 2 : 1),
   bun: (w) => (w[1]?.value === 'x' ? 2 : -1),
+  uvx: () => 1,
+  pipx: (w) => (w[1]?.value === 'run' ? 2 : -1),
 };
+
+/**
+ * The words a package runner passes to the package's program, the first being the bare package
+ * name (`npx -y husky@9 install` → `husky install`); null when `words` are not a package run.
+ */
+export function packageBinArgs(words: readonly Word[]): Word[] | null {
+  const name = commandName(words[0]);
+  const skip = name === null ? -1 : (PACKAGE_RUNNERS[name]?.(words) ?? -1);
+  if (skip < 0) {
+    // `python -m pre_commit install`
+    if (name !== null && /^python[0-9.]*$/.test(name) && words[1]?.value === '-m' && words[2]?.literal) {
+      return [{ ...words[2], value: words[2].value.replace(/_/g, '-') }, ...words.slice(3)];
+    }
+    return null;
+  }
+  const i = words.findIndex((w, k) => k >= skip && !w.value.startsWith('-'));
+  const pkg = words[i];
+  if (!pkg || !pkg.literal) return null;
+  const bare = pkg.value.replace(/^@[^/]+\//, '').replace(/@[^@]*$/, '');
+  return [{ ...pkg, text: bare, value: bare }, ...words.slice(i + 1)];
+}
 
 /** JavaScript runtimes that can start our CLI's built file (`node dist/cli.js approve`). */
 const JS_RUNTIMES = new Set(['node', 'nodejs', 'bun', 'tsx', 'ts-node']);

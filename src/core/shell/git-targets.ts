@@ -14,9 +14,10 @@ function joinDir(a: Word, b: Word): Word {
   return { text: join(a.text, b.text), value: join(a.value, b.value), literal: a.literal && b.literal, splits: a.splits || b.splits, evaluates: a.evaluates || b.evaluates, subs: [...a.subs, ...b.subs] };
 }
 
-/** Splits `git [global options] SUBCOMMAND ARGS`; `dir` is the `-C` folder, if given. */
-export function gitCommand(args: readonly Word[]): { sub: string | null; rest: Word[]; dir: Word | null; globals: string[] } {
+/** Splits `git [global options] SUBCOMMAND ARGS`; `dir` is the `-C` folder and `gitDir` the `--git-dir`, if given. */
+export function gitCommand(args: readonly Word[]): { sub: string | null; rest: Word[]; dir: Word | null; gitDir: Word | null; globals: string[] } {
   let dir: Word | null = null;
+  let gitDir: Word | null = null;
   const globals: string[] = [];
   let i = 0;
   for (; i < args.length; i++) {
@@ -25,13 +26,15 @@ export function gitCommand(args: readonly Word[]): { sub: string | null; rest: W
     if (!v.startsWith('-')) break;
     const name = v.split('=')[0]!;
     globals.push(name);
+    if (name === '--git-dir' && v.includes('=')) gitDir = { ...w, text: w.text.slice(w.text.indexOf('=') + 1), value: v.slice(v.indexOf('=') + 1) };
     if (GIT_GLOBAL_WITH_VALUE.includes(v) && i + 1 < args.length) {
       if (v === '-C') dir = dir === null ? args[i + 1]! : joinDir(dir, args[i + 1]!);
+      if (v === '--git-dir') gitDir = args[i + 1]!;
       i++;
     }
   }
   const sub = args[i];
-  return { sub: sub ? (sub.literal ? sub.value : sub.text) : null, rest: args.slice(i + 1), dir, globals };
+  return { sub: sub ? (sub.literal ? sub.value : sub.text) : null, rest: args.slice(i + 1), dir, gitDir, globals };
 }
 
 /** The way back that stays clear of the supervisor's files. */

@@ -41,7 +41,7 @@ function verbOf(t: FoundTarget): string {
  * is reported once per path (literal); relative paths after a `cd` become absolute.
  */
 export function judgeTargets(targets: readonly FoundTarget[], scope: TargetScope, j: Judgement): WriteTarget[] {
-  return targets.flatMap((t) => judgeOne(t, scope, j));
+  return targets.flatMap((t) => (t.repoFile ? judgeRepoFile(t, scope, j) : judgeOne(t, scope, j)));
 }
 
 /** The fields a target expands to, its folder word joined in front of relative ones. */
@@ -130,6 +130,59 @@ function isDiskPattern(p: PathPattern): boolean {
   const [dev, name] = p.segments;
   if (!dev || !name || !('exact' in dev) || dev.exact !== 'dev') return false;
   return 're' in name ? DISK_NAMES.some((n) => name.re.test(n)) : 'deep' in name;
+}
+
+/**
+ * A git control file (`config`, `hooks/`, …) of the repository holding the target's folder: the
+ * nearest `.git` above it is not known here, so every ancestor's is a candidate, and the first
+ * protected one is what the command writes.
+ */
+function judgeRepoFile(t: FoundTarget, scope: TargetScope, j: Judgement): WriteTarget[] {
+  const file = t.repoFile!;
+  const verb = verbOf(t);
+  const folder = file.endsWith('/');
+  // GIT_DIR set earlier in the line names the repository's folder itself.
+  const gitDir = scope.env.lookup('GIT_DIR');
+  if (gitDir !== undefined) {
+    const texts = gitDir === null ? [null] : gitDir.map(fieldText);
+    if (texts.every((x): x is string => x !== null && x.startsWith('/'))) return texts.flatMap((d) => judgeLiteral({ ...t, recursive: folder }, normalizePath(`${d}/${file}`), scope, j));
+    judgePatterns({ ...t, recursive: folder }, [ANY_PATH], `$GIT_DIR/${file}`, scope, j, 'in a repository only known at run time');
+    return [reported(t, `$GIT_DIR/${file}`, false)];
+  }
+  const dirs = t.dir === null ? scope.cwds : expandDirs(t, scope);
+  if (dirs === null) {
+    judgePatterns({ ...t, recursive: folder }, [ANY_PATH], `.git/${file}`, scope, j, 'in a repository only known at run time');
+    return [reported(t, `.git/${file}`, false)];
+  }
+  const out: WriteTarget[] = [];
+  for (const dir of dirs) {
+    let chosen = normalizePath(`${dir}/.git/${file}`);
+    let hit: { path: string; inside: boolean } | null = null;
+    for (let a = normalizePath(dir); hit === null; a = normalizePath(`${a}/..`)) {
+      const candidate = normalizePath(`${a}/.git/${file}`);
+      hit = protectedHit(candidate, folder, scope);
+      if (hit) chosen = candidate;
+      if (a === '/') break;
+    }
+    if (hit && !folder && hit.inside && scope.restorable?.(chosen)) j.raise('ask', `it ${verb} ${chosen} (${t.via}), a protected file that already differs from its baseline, to put it back`);
+    else if (hit) j.raise('deny', `it ${verb} ${chosen} (${t.via}), a git control file where planted settings or hooks run code later, outside the gate (${hit.path})`, t.instead);
+    else j.raise('ask', `it ${verb} ${chosen} (${t.via})`);
+    out.push(reported({ ...t, recursive: folder }, chosen, true));
+  }
+  return out;
+}
+
+/** The concrete folders a target's folder word names, or null when it is not known exactly. */
+function expandDirs(t: FoundTarget, scope: TargetScope): string[] | null {
+  const out: string[] = [];
+  for (const f of expandWord(t.dir!, scope.env).fields) {
+    const text = fieldText(f);
+    if (text === null) return null;
+    if (text.startsWith('/')) out.push(normalizePath(text));
+    else if (scope.cwds === null) return null;
+    else out.push(...scope.cwds.map((c) => normalizePath(`${c}/${text}`)));
+  }
+  return out;
 }
 
 /**

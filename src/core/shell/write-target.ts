@@ -22,6 +22,8 @@ export interface FoundTarget extends WriteTarget {
   word: Word;
   /** The folder word the path is joined to (`cp a DIR/`, `git -C DIR`), or null for the command's directory. */
   dir: Word | null;
+  /** A git control file of the repository holding `dir` (or the command's directory): found by walking up to `.git`. */
+  repoFile?: string;
   /** What the agent can do instead when this target is refused. */
   instead?: string;
 }
