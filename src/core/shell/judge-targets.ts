@@ -89,6 +89,10 @@ function judgeLiteral(t: FoundTarget, p: string, scope: TargetScope, j: Judgemen
   const abss = relative ? scope.cwds!.map((c) => normalizePath(`${c}/${p}`)) : [normalizePath(p)];
   const main = abss[0]!;
   const verb = verbOf(t);
+  if (abss.some((a) => a.startsWith('/proc/'))) {
+    judgePatterns(t, [ANY_PATH], p, scope, j, 'through /proc, which can name any file');
+    return reported(t, relative && scope.cwds![0] !== scope.baseCwd ? main : p, false);
+  }
   if (isBlockDevice(main)) j.raise('deny', `it writes straight to the disk device ${main}, destroying its file systems`);
   abss.forEach((abs, k) => {
     const hit = protectedHit(abs, t.recursive, scope);

@@ -19,9 +19,18 @@ export const ANY_PATH: PathPattern = { any: true };
 export function toPatterns(field: Field, cwds: readonly string[] | null): PathPattern[] {
   if (field.some((p) => p.kind === 'any')) return [ANY_PATH];
   const first = field[0];
-  if (first?.kind === 'text' && first.text.startsWith('/')) return [build(field)];
+  if (first?.kind === 'text' && first.text.startsWith('/')) return [viaProc(build(field))];
   if (cwds === null) return [ANY_PATH];
-  return cwds.map((cwd) => build([{ kind: 'text', text: `${cwd}/` }, ...field]));
+  return cwds.map((cwd) => viaProc(build([{ kind: 'text', text: `${cwd}/` }, ...field])));
+}
+
+/** `/proc/self/cwd/…`, `/proc/1/root/…`: paths under /proc can name any file. */
+function viaProc(p: PathPattern): PathPattern {
+  if (p.any) return p;
+  const first = p.segments[0];
+  if (!first || (p.segments.length === 1 && !('deep' in first))) return p;
+  const proc = 'exact' in first ? first.exact === 'proc' : 'deep' in first || first.re.test('proc');
+  return proc ? ANY_PATH : p;
 }
 
 /** The path when the pattern names exactly one, else null. */

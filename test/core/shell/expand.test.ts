@@ -142,6 +142,9 @@ describe('targets that expand to protected paths or out of the worktree', () => 
     ['a glob out of the worktree', "sed -i 's/a/b/' ../*"],
     ['a glob in another folder', 'rm -f /tmp/*.log'],
     ['a delete of every dot file', 'rm -rf .*'],
+    ['a path through /proc/self/cwd', 'echo x > /proc/self/cwd/gatehouse.yaml'],
+    ['a path through /proc/*/root', 'cp x /proc/1/root/home/u/.gitconfig'],
+    ['a glob through /proc', 'echo x > /proc/*/cwd/gatehouse.yaml'],
   ];
   it.each(deny)('refuses %s', (_name, cmd) => {
     const a = analyzeShell(cmd, ctx);

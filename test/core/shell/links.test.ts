@@ -24,6 +24,7 @@ describe('links whose source is protected or outside the worktree', () => {
     ['a link out of the worktree', 'ln -s /usr/lib lib'],
     ['a hard link of a file outside the worktree', 'ln /etc/hosts hosts'],
     ['ln -t', 'ln -s -t src ~/.gitconfig'],
+    ['a link through /proc', 'ln -s /proc/self/root/home/u/.gitconfig g'],
   ];
   it.each(deny)('refuses %s', (_name, cmd) => {
     const a = analyzeShell(cmd, ctx);
