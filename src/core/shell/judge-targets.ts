@@ -4,7 +4,7 @@ import { isInside } from '../write-gate.js';
 import { isBlockDevice } from './deny-rules.js';
 import { expandWord, fieldText, MAX_FIELDS, type ExpandEnv, type Field } from './expand.js';
 import type { Judgement } from './judgement.js';
-import { ANY_PATH, canLeave, foldPath, reaches, toPatterns, type PathPattern } from './path-pattern.js';
+import { ANY_PATH, canLeave, foldPath, matchesGlob, reaches, toPatterns, type PathPattern } from './path-pattern.js';
 import { normalizePath } from './paths.js';
 import { reported, type FoundTarget, type WriteTarget } from './write-target.js';
 
@@ -133,7 +133,7 @@ function isDiskPattern(p: PathPattern): boolean {
   if (p.any) return false;
   const [dev, name] = p.segments;
   if (!dev || !name || !('exact' in dev) || dev.exact !== 'dev') return false;
-  return 're' in name ? DISK_NAMES.some((n) => name.re.test(n)) : 'deep' in name;
+  return 'tokens' in name ? DISK_NAMES.some((n) => matchesGlob(name, n)) : 'deep' in name;
 }
 
 /**

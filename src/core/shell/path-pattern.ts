@@ -3,8 +3,19 @@
 import type { Field, Piece } from './expand.js';
 import { normalizePath } from './paths.js';
 
+/** One step of a glob segment: a known character, any one character, or any run of characters a class allows. */
+type Token = { ch: string } | { one: true } | { run: (c: string) => boolean };
+
+/** A glob segment: the tokens it matches with, and whether it may match a name starting with `.` only as written. */
+export interface GlobSegment {
+  glob: string;
+  tokens: Token[];
+  /** Starts with a wildcard: then it never matches `.` or `..` (bash excludes them even with dotglob). */
+  guarded: boolean;
+}
+
 /** One segment of a path pattern. */
-export type Segment = { exact: string } | { glob: string; re: RegExp } | { deep: true };
+export type Segment = { exact: string } | GlobSegment | { deep: true };
 
 /** The absolute paths a target can be: any path at all, or those matching the segments. */
 export type PathPattern = { any: true } | { any: false; segments: Segment[] };
@@ -29,7 +40,7 @@ function viaProc(p: PathPattern): PathPattern {
   if (p.any) return p;
   const first = p.segments[0];
   if (!first || (p.segments.length === 1 && !('deep' in first))) return p;
-  const proc = 'exact' in first ? first.exact === 'proc' : 'deep' in first || first.re.test('proc');
+  const proc = 'exact' in first ? first.exact === 'proc' : 'deep' in first || matchesGlob(first, 'proc');
   return proc ? ANY_PATH : p;
 }
 
@@ -64,7 +75,7 @@ function build(field: Field): PathPattern {
       continue;
     }
     // A glob written with a leading `.` may match `.` or `..` (bash before 5.2), which leaves the folder.
-    if ('re' in seg && (seg.re.test('.') || seg.re.test('..'))) return ANY_PATH;
+    if ('tokens' in seg && (matchesGlob(seg, '.') || matchesGlob(seg, '..'))) return ANY_PATH;
     segments.push(seg);
   }
   return { any: false, segments };
@@ -73,23 +84,41 @@ function build(field: Field): PathPattern {
 function segment(pieces: Piece[]): Segment {
   if (pieces.every((p) => p.kind === 'text')) return { exact: pieces.map((p) => (p as { text: string }).text).join('') };
   if (pieces.length === 1 && pieces[0]!.kind === 'glob' && pieces[0]!.text === '**') return { deep: true };
-  let src = '';
+  const tokens: Token[] = [];
   let glob = '';
   for (const p of pieces) {
     if (p.kind === 'text') {
-      src += p.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      for (const ch of p.text.toLowerCase()) tokens.push({ ch });
       glob += p.text;
     } else if (p.kind === 'digits') {
-      src += '[0-9-]*';
+      tokens.push({ run: (c) => (c >= '0' && c <= '9') || c === '-' });
       glob += '*';
     } else if (p.kind === 'glob') {
-      src += p.text === '?' || p.text === '[]' ? '[^/]' : '[^/]*';
+      tokens.push(p.text === '?' || p.text === '[]' ? { one: true } : { run: () => true });
       glob += p.text;
     }
   }
-  // A wildcard may match a leading dot (the agent can set dotglob) but never the names `.` and `..`.
-  const guard = pieces[0]!.kind === 'text' ? '' : '(?![.]{1,2}$)';
-  return { glob, re: new RegExp(`^${guard}${src}$`, 'i') };
+  return { glob, tokens, guarded: pieces[0]!.kind !== 'text' };
+}
+
+/**
+ * True if the glob segment matches `name`, case folded. Dynamic programming over the tokens, so
+ * the time is their number times the name's length, whatever the stars (a backtracking regular
+ * expression would take exponential time on `*a*a*a…b`).
+ */
+export function matchesGlob(seg: GlobSegment, name: string): boolean {
+  if (seg.guarded && (name === '.' || name === '..')) return false;
+  const s = name.toLowerCase();
+  let prev: boolean[] = Array.from({ length: s.length + 1 }, (_, j) => j === 0);
+  for (const t of seg.tokens) {
+    const cur: boolean[] = new Array<boolean>(s.length + 1).fill(false);
+    for (let j = 0; j <= s.length; j++) {
+      if ('run' in t) cur[j] = prev[j]! || (j > 0 && cur[j - 1]! && t.run(s[j - 1]!));
+      else if (j > 0) cur[j] = prev[j - 1]! && ('one' in t || t.ch === s[j - 1]);
+    }
+    prev = cur;
+  }
+  return prev[s.length]!;
 }
 
 /** Folds a path for comparison with protected paths: macOS and Windows file systems ignore case and normalise Unicode. */
@@ -113,7 +142,7 @@ export function reaches(p: PathPattern, protectedPath: string, recursive: boolea
       const seg = segs[s];
       if (seg === undefined) continue;
       if ('deep' in seg) next.add(s);
-      else if ('exact' in seg ? foldPath(seg.exact) === name : seg.re.test(name)) next.add(s + 1);
+      else if ('exact' in seg ? foldPath(seg.exact) === name : matchesGlob(seg, name)) next.add(s + 1);
     }
     if (next.size === 0) return null;
     states = closure(next, segs);

@@ -24,6 +24,12 @@ export interface Unread {
 const MAX_PREFIX_TRIES = 8;
 
 /**
+ * Characters the prefix search may parse in all, so that a long command cannot make it parse
+ * near its whole length at every try: one command of the longest length parsed.
+ */
+const MAX_PREFIX_CHARS = MAX_COMMAND_LENGTH;
+
+/**
  * Longest text the lenient scan reads, in characters; past it the command is taken to write and
  * to touch paths. Four times the parser's limit, so that a command just over that limit is still read.
  */
@@ -36,9 +42,11 @@ export const MAX_UNREAD_SCAN = 4 * MAX_COMMAND_LENGTH;
  */
 export function parsedPrefix(src: string, offset: number): { script: Script; end: number } {
   let limit = Math.min(offset, MAX_COMMAND_LENGTH, src.length);
+  let budget = MAX_PREFIX_CHARS;
   for (let i = 0; i < MAX_PREFIX_TRIES; i++) {
     const end = src.lastIndexOf('\n', limit - 1) + 1;
-    if (end <= 0) break;
+    if (end <= 0 || end > budget) break;
+    budget -= end;
     const r = parseShellAt(src.slice(0, end));
     if (r.ok) return { script: r.value, end };
     limit = Math.min(r.offset, end - 1);

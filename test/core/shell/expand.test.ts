@@ -85,6 +85,13 @@ describe('path patterns', () => {
     expect(pattern('/W/GATEHOUSE.yaml').map((p) => reaches(p, '/w/gatehouse.yaml', false))).toEqual(['inside']);
   });
 
+  it('matches a glob with many stars in time linear in its length', () => {
+    const started = Date.now();
+    const many = pattern(`.claude/${'*a'.repeat(500)}b`);
+    expect(many.map((p) => reaches(p, `/w/.claude/${'a'.repeat(200)}c`, false))).toEqual([null]);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('tells whether a pattern can leave a folder', () => {
     expect(pattern('src/*.ts').map((p) => canLeave(p, '/w'))).toEqual([false]);
     expect(pattern('../*').map((p) => canLeave(p, '/w'))).toEqual([true]);

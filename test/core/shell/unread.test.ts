@@ -81,6 +81,13 @@ describe('parsedPrefix', () => {
     expect(parsedPrefix(src, src.length - 1).end).toBe(3);
   });
 
+  it('gives up quickly, taking nothing, when every try would parse most of a long command', () => {
+    const src = `if true; then\n${'echo a\n'.repeat(30_000)}"`;
+    const started = Date.now();
+    expect(parsedPrefix(src, src.length - 1).end).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   it('takes nothing when the error is on the first line', () => {
     expect(parsedPrefix('echo "x', 5)).toEqual({ script: { type: 'script', items: [] }, end: 0 });
   });
