@@ -40,6 +40,12 @@ export function gitCommand(args: readonly Word[]): { sub: string | null; rest: W
 /** The way back that stays clear of the supervisor's files. */
 const RESTORE_BY_NAME = 'restore the changed files by name (`git checkout -- PATH`), leaving the supervisor\'s own files out';
 
+/** `git clone` options that take a value. */
+const CLONE_SPEC = {
+  shortWithValue: 'bcjou',
+  longWithValue: ['--branch', '--config', '--depth', '--filter', '--jobs', '--origin', '--reference', '--reference-if-able', '--separate-git-dir', '--shallow-exclude', '--shallow-since', '--template', '--upload-pack', '--server-option', '--bundle-uri', '--ref-format'],
+};
+
 /** Names of the commit a restore may take content from and still be the way back. */
 const HEAD_NAMES = new Set(['HEAD', '@']);
 
@@ -106,7 +112,16 @@ export function gitTargets(args: Word[]): FoundTarget[] {
   if (sub === 'checkout') return checkoutTargets(rest, restoring);
   if (sub === 'restore') return restoreTargets(rest, restoring);
   const out: FoundTarget[] = [];
-  if (sub === 'rm') {
+  if (sub === 'clone') {
+    const parsed = parseArgs(rest, CLONE_SPEC);
+    const [url, folder] = parsed.positionals;
+    // Without a folder, git names it after the repository: the URL's last part without `.git`.
+    const named = folder ?? (url?.literal ? { ...url, value: url.value.replace(/\/+$/, '').replace(/^.*[/:]/, '').replace(/\.git$/, '') } : url);
+    if (named) out.push(at(named, 'git clone', 'create', true));
+  } else if (sub === 'worktree' && rest[0]?.value === 'add') {
+    const folder = parseArgs(rest.slice(1), { shortWithValue: 'bB', longWithValue: ['--reason'] }).positionals[0];
+    if (folder) out.push(at(folder, 'git worktree add', 'create', true));
+  } else if (sub === 'rm') {
     const parsed = parseArgs(rest, { longWithValue: ['--pathspec-from-file'] });
     if (!hasOption(parsed, '--cached')) out.push(...parsed.positionals.map((w) => at(w, 'git rm', 'delete', hasOption(parsed, '-r'))));
   } else if (sub === 'mv') {

@@ -41,7 +41,10 @@ function verbOf(t: FoundTarget): string {
  * is reported once per path (literal); relative paths after a `cd` become absolute.
  */
 export function judgeTargets(targets: readonly FoundTarget[], scope: TargetScope, j: Judgement): WriteTarget[] {
-  return targets.flatMap((t) => (t.repoFile ? judgeRepoFile(t, scope, j) : judgeOne(t, scope, j)));
+  return targets.flatMap((t) => {
+    const out = t.repoFile ? judgeRepoFile(t, scope, j) : judgeOne(t, scope, j);
+    return t.judgeOnly ? [] : out;
+  });
 }
 
 /** The fields a target expands to, its folder word joined in front of relative ones. */
@@ -97,7 +100,9 @@ function judgeLiteral(t: FoundTarget, p: string, scope: TargetScope, j: Judgemen
   abss.forEach((abs, k) => {
     const hit = protectedHit(abs, t.recursive, scope);
     const shown = k === 0 ? p : abs;
-    if (hit && hit.inside && scope.restorable?.(abs)) {
+    // A protected file that already differs exists as a file, so nothing lands inside it.
+    const restoring = hit !== null && hit.inside && (scope.restorable?.(abs) || (t.judgeOnly === true && abs !== hit.path && scope.restorable?.(hit.path)));
+    if (hit && restoring) {
       j.raise('ask', `it ${verb} ${shown} (${t.via}), a protected file that already differs from its baseline, to put it back`);
     } else if (hit) {
       const where = `${hit.inside ? 'inside' : 'which holds'} the supervisor's own files (${hit.path})`;

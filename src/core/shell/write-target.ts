@@ -26,6 +26,13 @@ export interface FoundTarget extends WriteTarget {
   repoFile?: string;
   /** What the agent can do instead when this target is refused. */
   instead?: string;
+  /** A place the command may also write (a destination that may be a folder): judged, not reported. */
+  judgeOnly?: boolean;
+}
+
+/** A target that is judged but not reported (see FoundTarget.judgeOnly). */
+export function alsoJudged(t: FoundTarget): FoundTarget {
+  return { ...t, judgeOnly: true };
 }
 
 /** Paths that are streams or devices without storage: writing there changes no file. */

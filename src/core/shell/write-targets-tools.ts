@@ -3,7 +3,7 @@
 import type { Word } from './ast.js';
 import { hasOption, longMatches, optionValues, parseArgs } from './command-line.js';
 import { gitTargets } from './git-targets.js';
-import { literalWord, target, type FoundTarget } from './write-target.js';
+import { alsoJudged, literalWord, target, type FoundTarget } from './write-target.js';
 
 type Reader = (args: Word[]) => FoundTarget[];
 
@@ -120,7 +120,10 @@ function tarTargets(args: Word[]): FoundTarget[] {
   const parsed = parseArgs(words, { shortWithValue: TAR_SHORT_WITH_VALUE, longWithValue: ['--file', '--directory', '--files-from', '--exclude-from'] });
   const out: FoundTarget[] = [];
   if (hasOption(parsed, '-x', '--extract', '--get')) {
-    out.push(...optionValues(parsed, '-C', '--directory').map((w) => target(w, 'tar -x -C', 'write')));
+    // An archive holds any paths: extraction reaches everything below the folder it goes to.
+    const dirs = optionValues(parsed, '-C', '--directory');
+    out.push(...dirs.map((w) => target(w, 'tar -x -C', 'write', true)));
+    if (dirs.length === 0) out.push(alsoJudged(target(literalWord('.'), 'tar -x', 'write', true)));
   } else if (hasOption(parsed, '-c', '--create', '-r', '--append', '-u', '--update')) {
     out.push(...optionValues(parsed, '-f', '--file').filter((w) => w.value !== '-').map((w) => target(w, 'tar -f', 'write')));
   }
@@ -130,10 +133,27 @@ function tarTargets(args: Word[]): FoundTarget[] {
 function unzipTargets(args: Word[]): FoundTarget[] {
   const out: FoundTarget[] = [];
   args.forEach((w, i) => {
-    if (w.value === '-d' && args[i + 1]) out.push(target(args[i + 1]!, 'unzip -d', 'write'));
-    else if (w.value.startsWith('-d') && w.value.length > 2) out.push(target({ ...w, value: w.value.slice(2), text: w.text.slice(2) }, 'unzip -d', 'write'));
+    if (w.value === '-d' && args[i + 1]) out.push(target(args[i + 1]!, 'unzip -d', 'write', true));
+    else if (w.value.startsWith('-d') && w.value.length > 2) out.push(target({ ...w, value: w.value.slice(2), text: w.text.slice(2) }, 'unzip -d', 'write', true));
   });
+  // Listing and testing write nothing; otherwise the archive lands in the command's folder.
+  const reads = args.some((w) => /^-[a-zA-Z]*[lvtZ]/.test(w.value));
+  if (out.length === 0 && !reads) out.push(alsoJudged(target(literalWord('.'), 'unzip', 'write', true)));
   return out;
+}
+
+/** rsync/scp `SRC… DEST`: a local destination (no `host:`) receives the sources, whole trees. */
+function remoteCopyTargets(via: string, shortWithValue: string): (args: Word[]) => FoundTarget[] {
+  return (args) => {
+    const parsed = parseArgs(args, { shortWithValue, longWithValue: ['--rsh', '--filter', '--exclude', '--include', '--exclude-from', '--include-from', '--files-from', '--temp-dir', '--partial-dir', '--backup-dir', '--suffix', '--chmod', '--chown', '--rsync-path', '--password-file', '--log-file', '--compare-dest', '--copy-dest', '--link-dest', '--port'] });
+    const files = parsed.positionals;
+    const dest = files[files.length - 1];
+    const out = optionValues(parsed, '--log-file').map((w) => target(w, `${via} --log-file`, 'write'));
+    if (files.length < 2 || !dest || /^[^/]*:/.test(dest.value)) return out;
+    out.push(target(dest, via, 'write', true));
+    for (const s of files.slice(0, -1)) out.push(alsoJudged(target(s.literal ? { ...s, value: s.value.replace(/\/+$/, '').replace(/^.*\//, '') } : s, via, 'write', true, dest)));
+    return out;
+  };
 }
 
 /** find actions that write a file named by their first argument. */
@@ -169,4 +189,6 @@ export const TOOL_TARGETS: Record<string, Reader> = {
   tar: tarTargets,
   unzip: unzipTargets,
   find: findTargets,
+  rsync: remoteCopyTargets('rsync', 'efTBM'),
+  scp: remoteCopyTargets('scp', 'cFiJlPoS'),
 };

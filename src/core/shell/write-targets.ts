@@ -3,7 +3,7 @@
 import type { Redirect, Word } from './ast.js';
 import { commandName, hasOption, optionValues, parseArgs, type OptionSpec } from './command-line.js';
 import { baseName } from './paths.js';
-import { isStreamPath, literalWord, target, type FoundTarget, type WriteTarget } from './write-target.js';
+import { alsoJudged, isStreamPath, literalWord, target, type FoundTarget, type WriteTarget } from './write-target.js';
 import { TOOL_TARGETS } from './write-targets-tools.js';
 
 /** Redirection operators that write their target file. */
@@ -54,11 +54,21 @@ function copyLike(via: string, kind: WriteTarget['kind'], spec: OptionSpec, move
       dest = sources.length === 1 ? literalWord('.') : sources[sources.length - 1]!;
       sources = sources.length === 1 ? sources : sources.slice(0, -1);
     }
+    // Names only known at run time (`xargs cp -t DIR`) can be anything inside the folder.
+    if (sources.length === 0) return [alsoJudged(target(dest, via, kind, true))];
     const intoFolder = dirs.length > 0 || sources.length > 1 || isFolderSyntax(dest) || (via === 'ln' && parsed.positionals.length === 1);
+    const noFolder = hasOption(parsed, '-T', '--no-target-directory');
+    // A moved or recursively copied source is a whole tree where it lands.
+    const tree = moveSources || hasOption(parsed, '-r', '-R', '-a', '--recursive', '--archive');
+    const inside = (s: Word): FoundTarget => target(s.literal ? { ...s, value: baseName(s.value) } : s, via, kind, tree, dest);
     const out: FoundTarget[] = [];
     if (moveSources) for (const s of sources) out.push(target(s, via, 'delete', true));
-    if (!intoFolder || hasOption(parsed, '-T', '--no-target-directory')) out.push(target(dest, via, kind));
-    else for (const s of sources) out.push(target(s.literal ? { ...s, value: baseName(s.value) } : s, via, kind, false, dest));
+    if (!intoFolder || noFolder) {
+      // Without -T a destination that exists as a folder is not replaced: the source goes inside it.
+      out.push(target(dest, via, kind, tree && noFolder));
+      // The destination may be an existing folder, which then receives the source inside it.
+      if (!noFolder) out.push(alsoJudged(inside(sources[0]!)));
+    } else for (const s of sources) out.push(inside(s));
     return out;
   };
 }

@@ -159,6 +159,27 @@ describe('targets that expand to protected paths or out of the worktree', () => 
     expect(a.reason).toMatch(/\. (Instead, .+|Do not retry it or reach the same effect another way)\.$/);
   });
 
+  const intoFolders: [string, string][] = [
+    ['a copy into a folder that holds the user config', 'cp -r gatehouse ~/.config'],
+    ['a move whose source lands on a protected file', 'mv settings.json .claude'],
+    ['xargs copying names only known at run time into a protected folder', 'xargs cp -t ~/.config/gatehouse < list'],
+    ['an extraction into a folder holding a protected folder', 'tar -xzf x.tgz -C ~/.config'],
+    ['an extraction in a folder holding protected files', 'tar -xzf x.tgz'],
+    ['an unzip in a folder holding protected files', 'unzip x.zip'],
+    ['rsync into a folder holding a protected folder', 'rsync -a gatehouse ~/.config/'],
+    ['a clone into a protected folder', 'git clone https://example.com/x.git ~/.config/gatehouse'],
+    ['a worktree in a protected folder', 'git worktree add ~/.config/gatehouse'],
+  ];
+  it.each(intoFolders)('refuses %s', (_name, cmd) => {
+    const a = analyzeShell(cmd, ctx);
+    expect(a.class, a.reason).toBe('deny');
+  });
+
+  const notIntoProtected: string[] = ['mv notes.md .claude', 'cp src/a.ts src/b.ts', 'cd src && tar -xzf x.tgz', 'unzip -l x.zip', 'tar -xzf x.tgz -C vendor', 'git clone https://example.com/x.git', 'rsync -a src/ backup/'];
+  it.each(notIntoProtected)('does not refuse %j', (cmd) => {
+    expect(analyzeShell(cmd, ctx).class).not.toBe('deny');
+  });
+
   it('names the way that is allowed', () => {
     expect(analyzeShell('echo x > "$OUT"', ctx).reason).toMatch(/which can be a path inside the supervisor's own files \(.+\)\. Instead, write the path literally/);
     expect(analyzeShell("sed -i 's/a/b/' ../*", ctx).reason).toMatch(/which can be outside \/w\. Instead, name the path literally, inside \/w\.$/);
