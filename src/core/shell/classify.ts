@@ -122,6 +122,8 @@ class Analyzer extends FlowAnalyzer {
     const words = substituteWords(cmd.words, env);
     const targets = redirectTargets(cmd.redirects.map((r) => ({ ...r, target: substituteTarget(r.target, env) })));
     let cwds = scope.cwds;
+    // Targets are expanded before the command runs (an `eval` below may change variables).
+    const before = cloneScope(scope);
     let effect: (() => Scope | null) | null = null;
     if (words.length === 0) {
       for (const a of cmd.assignments) if (DANGEROUS_VARIABLES.test(a.name)) j.raise('ask', `it sets ${a.name}, which changes how later commands are found or run`);
@@ -147,7 +149,7 @@ class Analyzer extends FlowAnalyzer {
         // GIT_DIR given to the command moves its repository anywhere.
         const gitDirSet = [...cmd.assignments.map((a) => a.name), ...u.envNames].some((n) => n === 'GIT_DIR' || n === 'GIT_COMMON_DIR');
         targets.push(...commandTargets(u.words), ...gitControlTargets(u.words).map((t) => (gitDirSet && t.repoFile ? { ...t, dir: UNKNOWN_FOLDER } : t)));
-        judgeLinkSources(linkSources(u.words), this.targetScope(scope, cwds), j);
+        judgeLinkSources(linkSources(u.words), this.targetScope(before, cwds), j);
         const handled = this.codeRunner(u.words, name, cmd, scope, depth, feed, j);
         this.findExec(u.words, name, scope, depth);
         if (gatehouseArgs(u.words, this.names)) j.raise('ask', 'it runs the Gatehouse CLI, which supervises this session');
@@ -159,8 +161,7 @@ class Analyzer extends FlowAnalyzer {
         effect = () => this.stateEffect(u.words, name, cmd, scope);
       }
     }
-    // Redirections and arguments are expanded before the command changes any state.
-    this.targets.push(...judgeTargets(targets, this.targetScope(scope, cwds), j));
+    this.targets.push(...judgeTargets(targets, this.targetScope(before, cwds), j));
     this.record([...cmd.assignments.map((a) => `${a.name}=${a.value.text}`), ...words.map((w) => (w.literal ? w.value : w.text))], words.every((w) => w.literal), j);
     return effect();
   }
