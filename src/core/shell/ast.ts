@@ -24,6 +24,8 @@ export interface Word {
 export interface Assignment {
   name: string;
   value: Word;
+  /** `NAME+=value`, `NAME[i]=value` or `NAME=(…)`; absent for a plain `NAME=value`. */
+  form?: 'append' | 'element' | 'array';
 }
 
 /** Every redirection operator the parser knows. */

@@ -153,6 +153,8 @@ export interface Unwrapped {
   asks: string[];
   /** A wrapped command that runs in another directory (`env -C`, `sudo -D`): relative paths cannot be checked. */
   cwdChanged: boolean;
+  /** Variables a wrapper sets for the command (`env NAME=value cmd`). */
+  envNames: string[];
 }
 
 /**
@@ -160,7 +162,7 @@ export interface Unwrapped {
  * @example unwrapCommand(words('sudo -u root rm -rf x')).words // rm -rf x
  */
 export function unwrapCommand(words: readonly Word[]): Unwrapped {
-  const out: Unwrapped = { words: [...words], wrappers: [], asks: [], cwdChanged: false };
+  const out: Unwrapped = { words: [...words], wrappers: [], asks: [], cwdChanged: false, envNames: [] };
   for (let n = 0; n < MAX_WRAPPERS; n++) {
     const name = commandName(out.words[0]);
     const spec = name === null ? undefined : WRAPPERS[name];
@@ -172,6 +174,7 @@ export function unwrapCommand(words: readonly Word[]): Unwrapped {
       if (hasOption(parsed, '-S', '--split-string')) out.asks.push('`env -S` splits a string into a command Gatehouse does not parse');
       while (inner[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(inner[0].value)) {
         const varName = inner[0].value.slice(0, inner[0].value.indexOf('='));
+        out.envNames.push(varName);
         if (!isSafeEnvName(varName)) out.asks.push(`it sets ${varName}, which can change what the command runs`);
         inner = inner.slice(1);
       }

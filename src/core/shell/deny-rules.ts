@@ -2,7 +2,8 @@
 // deletes, disk formatting, raw device writes, and an agent resolving its own approval requests.
 import type { Word } from './ast.js';
 import { commandName, hasOption, parseArgs } from './command-line.js';
-import { normalizePath, resolvePath } from './paths.js';
+import { normalizePath, normalizeRelative, resolvePath } from './paths.js';
+import { codeSource } from './runners.js';
 
 /** Top-level folders whose contents are scratch space; clearing them is not catastrophic. */
 const SCRATCH_TOP_LEVEL = new Set(['tmp']);
@@ -15,7 +16,7 @@ const HOME_FORMS = /^(\$HOME|\$\{HOME\}|~[A-Za-z0-9_.-]*)/;
  * `/`, `/*`, a top-level folder such as `/usr`, `~`, `~/`, `$HOME`, `~user`, or a relative path
  * or glob that resolves to one of those from `cwd` (`..`, `*` in `/`).
  */
-export function isCatastrophicTarget(w: Word, cwd: string | null): boolean {
+export function isCatastrophicTarget(w: Word, cwd: string | null, homeDir: string | null = null): boolean {
   const home = HOME_FORMS.exec(w.value);
   if (home) return /^(\/\.?|\/\*)*$/.test(w.value.slice(home[0].length));
   // Other parameters and substitutions are unknown here: they make the command ask, not deny.
@@ -24,6 +25,8 @@ export function isCatastrophicTarget(w: Word, cwd: string | null): boolean {
   if (abs === null) return false;
   // A trailing `/*` does not make a tree any smaller.
   while (abs.endsWith('/*')) abs = normalizePath(abs.slice(0, -2));
+  // The home folder, once `~` or `$HOME` is expanded to it.
+  if (homeDir !== null && abs === normalizePath(homeDir)) return true;
   const segments = abs.split('/').filter(Boolean);
   return segments.length === 0 || (segments.length === 1 && !SCRATCH_TOP_LEVEL.has(segments[0]!));
 }
@@ -65,31 +68,70 @@ const PACKAGE_RUNNERS: Record<string, (words: readonly Word[]) => number> = {
   pnpm: (w) => (['exec', 'dlx'].includes(w[1]?.value ?? '') ? 2 : 1),
   yarn: (w) => (['exec', 'dlx'].includes(w[1]?.value ?? '') ? 2 : 1),
   bun: (w) => (w[1]?.value === 'x' ? 2 : -1),
+  uvx: () => 1,
+  pipx: (w) => (w[1]?.value === 'run' ? 2 : -1),
 };
+
+/**
+ * The words a package runner passes to the package's program, the first being the bare package
+ * name (`npx -y husky@9 install` → `husky install`); null when `words` are not a package run.
+ */
+export function packageBinArgs(words: readonly Word[]): Word[] | null {
+  const name = commandName(words[0]);
+  const skip = name === null ? -1 : (PACKAGE_RUNNERS[name]?.(words) ?? -1);
+  if (skip < 0) {
+    // `python -m pre_commit install`
+    if (name !== null && /^python[0-9.]*$/.test(name) && words[1]?.value === '-m' && words[2]?.literal) {
+      return [{ ...words[2], value: words[2].value.replace(/_/g, '-') }, ...words.slice(3)];
+    }
+    return null;
+  }
+  const i = words.findIndex((w, k) => k >= skip && !w.value.startsWith('-'));
+  const pkg = words[i];
+  if (!pkg || !pkg.literal) return null;
+  const bare = pkg.value.replace(/^@[^/]+\//, '').replace(/@[^@]*$/, '');
+  return [{ ...pkg, text: bare, value: bare }, ...words.slice(i + 1)];
+}
 
 /** JavaScript runtimes that can start our CLI's built file (`node dist/cli.js approve`). */
 const JS_RUNTIMES = new Set(['node', 'nodejs', 'bun', 'tsx', 'ts-node']);
 
+/** Our built entry point as a normalised path tail: the package's `bin`, with or without the extension Node adds when searching. */
+const OUR_ENTRY = /(^|\/)dist\/cli(\.m?js)?$/;
+
+/**
+ * True if `w` names our CLI: by name, or by a path whose normalised tail is `/gatehouse` (or a
+ * custom name) or `dist/cli.js`. The tail of a word is checked even when its head expands
+ * (`"$PWD"/dist/./cli.js`), since only the head is unknown.
+ */
+function isOurs(w: Word | undefined, names: readonly string[]): boolean {
+  if (!w) return false;
+  const v = normalizeRelative(w.value.replace(/\/+$/, ''));
+  if (w.literal && names.includes(v)) return true;
+  return OUR_ENTRY.test(v) || v.endsWith('/gatehouse') || names.some((n) => v.endsWith(`/${n}`));
+}
+
 /**
  * If `words` run our own CLI, the arguments given to it; otherwise null. Recognises the command
- * by name, by any path ending in `/gatehouse` or `dist/cli.js`, through a JS runtime, or via `npx`.
+ * by name, by any path ending in `/gatehouse` or `dist/cli.js` (after normalising `.`, `..` and
+ * `//`), through a JS runtime, or via `npx`.
  */
 export function gatehouseArgs(words: readonly Word[], names: readonly string[]): Word[] | null {
-  const isOurs = (w: Word | undefined): boolean =>
-    !!w && w.literal && (names.includes(w.value) || w.value.endsWith('/gatehouse') || w.value === 'dist/cli.js' || w.value.endsWith('/dist/cli.js') || names.some((n) => w.value.endsWith(`/${n}`)));
+  if (isOurs(words[0], names)) return words.slice(1);
   const name = commandName(words[0]);
   if (name === null) return null;
-  if (isOurs(words[0])) return words.slice(1);
   const skip = PACKAGE_RUNNERS[name]?.(words) ?? -1;
   if (skip >= 0) {
     const i = words.findIndex((w, k) => k >= skip && !w.value.startsWith('-'));
     const pkg = words[i];
     const bare = pkg?.value.replace(/^@[^/]+\//, '').replace(/@[^@]*$/, '') ?? '';
-    return pkg?.literal && names.some((n) => bare === n || bare === `${n}-cli`) ? words.slice(i + 1) : null;
+    if (pkg?.literal && names.some((n) => bare === n || bare === `${n}-cli`)) return words.slice(i + 1);
+    return pkg && isOurs(pkg, names) && pkg.value.includes('/') ? words.slice(i + 1) : null;
   }
   if (!JS_RUNTIMES.has(name)) return null;
-  const script = words.findIndex((w, k) => k > 0 && !w.value.startsWith('-'));
-  return script > 0 && isOurs(words[script]) ? words.slice(script + 1) : null;
+  const src = codeSource(words);
+  const script = src?.kind === 'file' ? words.indexOf(src.file) : words.findIndex((w, k) => k > 0 && !w.value.startsWith('-'));
+  return script > 0 && isOurs(words[script], names) ? words.slice(script + 1) : null;
 }
 
 /** A reason if `args` (given to our CLI) resolve an approval; null otherwise. */
@@ -116,12 +158,36 @@ const MUTATING_METHOD = /^(POST|PUT|PATCH|DELETE)$/i;
 /** Options that make a request send a body, and so a POST, without naming the method. */
 const BODY_OPTIONS = ['-d', '-F', '-T', '--data', '--data-raw', '--data-binary', '--data-urlencode', '--json', '--form', '--upload-file', '--post-data', '--post-file', '--body-data'];
 
+/**
+ * Rounds of percent-decoding undone before a URL is matched: the server decodes once, and a proxy
+ * or client may decode once more, so `%2561pprovals` must not slip past.
+ */
+const URL_DECODE_ROUNDS = 2;
+
+/** `v` percent-decoded (as far as it decodes), with backslashes read as slashes, as WHATWG URL parsers do. */
+function decodeUrl(v: string): string {
+  let s = v.replace(/\\/g, '/');
+  for (let i = 0; i < URL_DECODE_ROUNDS; i++) {
+    try {
+      const d = decodeURIComponent(s);
+      if (d === s) break;
+      s = d;
+    } catch {
+      break;
+    }
+  }
+  return s;
+}
+
+/** The approvals API's path prefix, matched on a normalised path (`//approvals/`, `/./approvals/`, `/x/../approvals/`). */
+const APPROVALS_PATH = /(^|\/)approvals(\/|$|\?|#)/i;
+
 /** A reason if an HTTP client resolves an approval through the gateway's API; null otherwise. */
 export function approvalsApiReason(words: readonly Word[]): string | null {
   const name = commandName(words[0]);
   if (name === null || !HTTP_CLIENTS.has(name)) return null;
-  const values = words.slice(1).map((w) => w.value);
-  if (!values.some((v) => v.includes('/approvals/'))) return null;
+  const values = words.slice(1).map((w) => decodeUrl(w.value));
+  if (!values.some((v) => APPROVALS_PATH.test(normalizeRelative(v)))) return null;
   const resolve = values.some((v) => /resolve/i.test(v));
   const mutating =
     values.some((v) => MUTATING_METHOD.test(v) || /^(-X|--request=|--method=)(POST|PUT|PATCH|DELETE)$/i.test(v)) ||
@@ -134,7 +200,9 @@ export function approvalsApiReason(words: readonly Word[]): string | null {
  * The reason to refuse one simple command outright (after unwrapping), or null.
  * Write targets (protected paths, block devices) are judged separately by the classifier.
  */
-export function denyReason(words: readonly Word[], cwd: string | null, gatehouseNames: readonly string[]): string | null {
+export function denyReason(words: readonly Word[], cwd: string | null, gatehouseNames: readonly string[], home: string | null = null): string | null {
+  const ours = gatehouseArgs(words, gatehouseNames);
+  if (ours) return approvalCommandReason(ours);
   const name = commandName(words[0]);
   if (name === null) return null;
   const args = words.slice(1);
@@ -142,13 +210,11 @@ export function denyReason(words: readonly Word[], cwd: string | null, gatehouse
   if (recursiveFlags) {
     const parsed = parseArgs(args, name === 'rm' ? {} : { longWithValue: ['--from'] });
     const targets = name === 'rm' || hasOption(parsed, '--reference') ? parsed.positionals : parsed.positionals.slice(1);
-    const root = targets.find((w) => isCatastrophicTarget(w, cwd));
+    const root = targets.find((w) => isCatastrophicTarget(w, cwd, home));
     if (root && hasOption(parsed, ...recursiveFlags)) {
       return `it ${name === 'rm' ? 'deletes' : 'changes permissions of'} everything under ${root.text}, which would wreck the machine or a home folder`;
     }
   }
   if (FORMATTERS.test(name)) return 'it formats a disk or partition';
-  const ours = gatehouseArgs(words, gatehouseNames);
-  if (ours) return approvalCommandReason(ours);
   return approvalsApiReason(words);
 }

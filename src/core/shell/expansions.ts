@@ -212,41 +212,49 @@ export abstract class ExpansionScanner extends Scanner {
 
   /** Reads `$'…'`, decoding its escapes: `$'\x72m'` is the literal word `rm`. */
   private readAnsiC(w: WordBuilder): void {
-    const start = this.pos;
-    this.pos += 2;
-    for (;;) {
-      if (this.atEnd()) this.fail("unterminated $' string", start);
-      const c = this.src[this.pos++]!;
-      if (c === "'") return;
-      if (c !== '\\') {
-        w.value += c;
-        continue;
-      }
-      w.value += this.readAnsiEscape();
-    }
+    const d = decodeAnsiC(this.src, this.pos + 2);
+    if (d === null) this.fail("unterminated $' string");
+    w.value += d.value;
+    this.pos = d.end;
   }
+}
 
-  private readAnsiEscape(): string {
-    const c = this.src[this.pos] ?? '';
-    const numeric = (re: RegExp, radix: number): string => {
-      const m = re.exec(this.src.slice(this.pos, this.pos + 10))!;
-      this.pos += m[0].length;
-      const digits = radix === 8 ? m[0] : m[0].slice(1);
-      return digits === '' ? `\\${c}` : String.fromCodePoint(Math.min(parseInt(digits, radix), 0x10ffff));
-    };
-    if (c in ANSI_ESCAPES) {
-      this.pos++;
-      return ANSI_ESCAPES[c]!;
+/**
+ * Decodes the body of a `$'…'` string starting at `from` (just after the opening quote): the
+ * text and the offset after the closing quote; null when it does not close.
+ * @example decodeAnsiC("$'\\x72m'", 2) // {value: 'rm', end: 8}
+ */
+export function decodeAnsiC(src: string, from: number): { value: string; end: number } | null {
+  let value = '';
+  let pos = from;
+  const numeric = (c: string, re: RegExp, radix: number): string => {
+    const m = re.exec(src.slice(pos, pos + 10))!;
+    pos += m[0].length;
+    const digits = radix === 8 ? m[0] : m[0].slice(1);
+    return digits === '' ? `\\${c}` : String.fromCodePoint(Math.min(parseInt(digits, radix), 0x10ffff));
+  };
+  for (;;) {
+    if (pos >= src.length) return null;
+    const c = src[pos++]!;
+    if (c === "'") return { value, end: pos };
+    if (c !== '\\') {
+      value += c;
+      continue;
     }
-    if (c === 'x') return numeric(/^x[0-9A-Fa-f]{0,2}/, 16);
-    if (c === 'u') return numeric(/^u[0-9A-Fa-f]{0,4}/, 16);
-    if (c === 'U') return numeric(/^U[0-9A-Fa-f]{0,8}/, 16);
-    if (c >= '0' && c <= '7') return numeric(/^[0-7]{1,3}/, 8);
-    if (c === 'c' && this.pos + 1 < this.src.length) {
-      this.pos += 2;
-      return String.fromCharCode(this.src.charCodeAt(this.pos - 1) & 0x1f);
+    const e = src[pos] ?? '';
+    if (e in ANSI_ESCAPES) {
+      pos++;
+      value += ANSI_ESCAPES[e]!;
+    } else if (e === 'x') value += numeric(e, /^x[0-9A-Fa-f]{0,2}/, 16);
+    else if (e === 'u') value += numeric(e, /^u[0-9A-Fa-f]{0,4}/, 16);
+    else if (e === 'U') value += numeric(e, /^U[0-9A-Fa-f]{0,8}/, 16);
+    else if (e >= '0' && e <= '7') value += numeric(e, /^[0-7]{1,3}/, 8);
+    else if (e === 'c' && pos + 1 < src.length) {
+      pos += 2;
+      value += String.fromCharCode(src.charCodeAt(pos - 1) & 0x1f);
+    } else {
+      pos++;
+      value += `\\${e}`;
     }
-    this.pos++;
-    return `\\${c}`;
   }
 }

@@ -1,10 +1,6 @@
-// The verdict bookkeeping for one command: the highest class seen with its reason, the judging
-// of write targets (protected paths, unknown paths, disks) and of words bash evaluates as code.
-import { isInside } from '../write-gate.js';
+// The verdict bookkeeping for one command: the highest class seen with its reason (and, for a
+// refusal, what to do instead), and the judging of words bash evaluates as code.
 import type { Word } from './ast.js';
-import { isBlockDevice } from './deny-rules.js';
-import { resolvePath } from './paths.js';
-import type { WriteTarget } from './write-target.js';
 
 /** deny: refuse; approve: run without asking; ask: a person decides. */
 export type ShellClass = 'deny' | 'approve' | 'ask';
@@ -16,45 +12,16 @@ export const CLASS_RANK: Record<ShellClass, number> = { approve: 0, ask: 1, deny
 export class Judgement {
   class: ShellClass = 'approve';
   reason = 'it only reads';
+  /** For a refusal: what the agent can do instead that the gate allows; absent when nothing can. */
+  instead: string | undefined;
 
-  raise(c: ShellClass, reason: string): void {
+  raise(c: ShellClass, reason: string, instead?: string): void {
     if (CLASS_RANK[c] > CLASS_RANK[this.class]) {
       this.class = c;
       this.reason = reason;
+      this.instead = instead;
     }
   }
-}
-
-/** Where targets are resolved and what they must not touch. */
-export interface TargetScope {
-  /** The directory the command runs in, or null after a `cd` that could not be followed. */
-  cwd: string | null;
-  /** The session's directory: targets relative to it are reported as written. */
-  baseCwd: string;
-  /** Normalised absolute protected paths. */
-  protectedPaths: readonly string[];
-}
-
-/**
- * Judges each target into `j` and returns them as reported: relative paths after a `cd` become
- * absolute, and relative paths under an unknown directory are marked not literal.
- */
-export function judgeTargets(targets: readonly WriteTarget[], scope: TargetScope, j: Judgement): WriteTarget[] {
-  const { cwd } = scope;
-  return targets.map((t) => {
-    const abs = t.literal ? resolvePath(cwd, t.path) : null;
-    const verb = t.kind === 'delete' ? 'deletes' : t.kind === 'create' ? 'creates' : 'writes';
-    if (!t.literal) j.raise('ask', `it ${verb} ${t.path} (${t.via}), a path only known at run time`);
-    else if (abs === null) j.raise('ask', `it ${verb} ${t.path} (${t.via}) after a change of directory Gatehouse could not follow`);
-    else if (isBlockDevice(abs)) j.raise('deny', `it writes straight to the disk device ${abs}, destroying its file systems`);
-    else {
-      const hit = scope.protectedPaths.find((p) => isInside(p, abs) || (t.recursive && isInside(abs, p)));
-      if (hit) j.raise('deny', `it ${verb} ${t.path} (${t.via}), ${isInside(hit, abs) ? 'inside' : 'which holds'} the supervisor's own files (${hit}); an agent may never change them`);
-      else j.raise('ask', `it ${verb} ${t.path} (${t.via})`);
-    }
-    if (abs === null) return t.literal ? { ...t, literal: false } : t;
-    return cwd !== scope.baseCwd && !t.path.startsWith('/') ? { ...t, path: abs } : t;
-  });
 }
 
 /** `[[ … ]]` operators that compare as arithmetic, evaluating both operands. */

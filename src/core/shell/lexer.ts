@@ -19,6 +19,13 @@ export class ShellSyntaxError extends Error {
 }
 
 /**
+ * Longest word read, in characters, unless it holds a substitution. A single argument this long is
+ * data that no person reviewing the command can read; file contents belong in a heredoc, whose
+ * body this limit does not count (nor `"$(cat <<EOF …)"`, whose script is parsed).
+ */
+export const MAX_WORD_LENGTH = 65_536;
+
+/**
  * How far ahead a `[` or `{` looks for its `]` or `}` to tell a glob or brace list from a plain
  * character. Past this the word is treated as an expansion; the bound keeps scanning linear.
  */
@@ -144,6 +151,7 @@ export abstract class Scanner {
       }
     }
     if (this.pos === start) return null;
+    if (this.pos - start > MAX_WORD_LENGTH && w.subs.length === 0) this.fail(`a word is longer than ${MAX_WORD_LENGTH} characters`, start);
     return { text: this.src.slice(start, this.pos), ...w };
   }
 

@@ -237,8 +237,10 @@ export abstract class ListParser extends ExpansionScanner {
 
   private assignment(m: RegExpExecArray, w: Word): Assignment {
     const cut = m[0].length;
-    if (w.text.length === cut && this.peek() === '(') return { name: m[1]!, value: this.readArray() };
-    return { name: m[1]!, value: { text: w.text.slice(cut), value: w.value.slice(cut), literal: w.literal, splits: false, evaluates: w.evaluates, subs: w.subs } };
+    if (w.text.length === cut && this.peek() === '(') return { name: m[1]!, value: this.readArray(), form: 'array' };
+    const form = m[2] ? 'element' : m[0].endsWith('+=') ? 'append' : undefined;
+    const value: Word = { text: w.text.slice(cut), value: w.value.slice(cut), literal: w.literal, splits: false, evaluates: w.evaluates, subs: w.subs };
+    return form ? { name: m[1]!, value, form } : { name: m[1]!, value };
   }
 
   /** `NAME=(a b c)`: an array value, read as one word. */

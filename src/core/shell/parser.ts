@@ -1,6 +1,6 @@
 // Parses a bash command string into a syntax tree (ast.ts) by recursive descent over the characters;
 // this file holds the entry point and the compound commands. Bad input yields a failure value.
-import { fail, ok, type Result } from '../result.js';
+import { fail, type Result } from '../result.js';
 import type { CaseNode, ForNode, IfNode, Node, Script, Word } from './ast.js';
 import { usesVariables } from './expansions.js';
 import { MAX_NESTING_DEPTH, newBuilder, ShellSyntaxError } from './lexer.js';
@@ -12,18 +12,32 @@ import { LIST_TERMINATORS, ListParser } from './list-parser.js';
  */
 export const MAX_COMMAND_LENGTH = 262_144;
 
+/** Why a command line did not parse, and where: bash runs the lines before `offset` before it meets the error. */
+export interface ShellParseError {
+  ok: false;
+  reason: string;
+  /** Offset in the input where the error was found (for a command over the length limit, the limit). */
+  offset: number;
+}
+
 /**
  * Parses `src` as a bash command line.
  * @example parseShell('ls -la | grep x') // ok({type: 'script', items: [{node: {type: 'pipeline', …}}]})
  */
 export function parseShell(src: string): Result<Script> {
-  if (src.length > MAX_COMMAND_LENGTH) return fail(`the command is longer than ${MAX_COMMAND_LENGTH} characters`);
+  const r = parseShellAt(src);
+  return r.ok ? r : fail(r.reason);
+}
+
+/** Like parseShell, with the offset of the error on failure. */
+export function parseShellAt(src: string): { ok: true; value: Script } | ShellParseError {
+  if (src.length > MAX_COMMAND_LENGTH) return { ok: false, reason: `the command is longer than ${MAX_COMMAND_LENGTH} characters`, offset: MAX_COMMAND_LENGTH };
   try {
-    return ok(new Parser(src, 0).parseAll());
+    return { ok: true, value: new Parser(src, 0).parseAll() };
   } catch (e) {
-    if (e instanceof ShellSyntaxError) return fail(`${e.message} (at offset ${e.offset})`);
-    // A stack overflow despite the depth bound is still a property of the input, not a bug.
-    if (e instanceof RangeError) return fail(`nested too deeply to analyse (limit ${MAX_NESTING_DEPTH})`);
+    if (e instanceof ShellSyntaxError) return { ok: false, reason: `${e.message} (at offset ${e.offset})`, offset: e.offset };
+    // A stack overflow despite the depth bound is still a property of the input, not a bug; where it happened is unknown.
+    if (e instanceof RangeError) return { ok: false, reason: `nested too deeply to analyse (limit ${MAX_NESTING_DEPTH})`, offset: 0 };
     throw e;
   }
 }

@@ -2,7 +2,7 @@
 // flag. A command passes only if it is named here and its own check finds nothing to fear.
 import type { Word } from './ast.js';
 import { commandName, hasOption, parseArgs } from './command-line.js';
-import { gitCommand } from './write-targets-tools.js';
+import { gitCommand } from './git-targets.js';
 
 /** A check on a listed command's arguments: a reason it needs review, or null. */
 type ArgCheck = (args: Word[]) => string | null;

@@ -1,7 +1,9 @@
 // The verdict on a whole command line, in words: the worst command's class decides, and its
-// reason says what to do (a refusal, a request for review, or "read-only commands only").
-import type { ShellAnalysis, SimpleCommandInfo } from './classify.js';
+// reason says what to do (a refusal with the way that is allowed, a request for review, or "read-only commands only").
+import type { ShellAnalysis } from './classify.js';
+import type { SimpleCommandInfo } from './flow.js';
 import { CLASS_RANK, type ShellClass } from './judgement.js';
+import type { Unread } from './unread.js';
 import type { WriteTarget } from './write-target.js';
 
 /** Longest command text quoted in a reason; the full argv is in `commands`. */
@@ -14,7 +16,10 @@ export function summarize(commands: SimpleCommandInfo[], writeTargets: WriteTarg
   const base = { class: cls, commands, writeTargets, parsed: true };
   if (top === null) return { ...base, reason: 'The command runs nothing.' };
   const shown = show(top.argv);
-  if (cls === 'deny') return { ...base, reason: `Gatehouse refused \`${shown}\`: ${top.reason}. Do not retry it or reach the same effect another way.` };
+  if (cls === 'deny') {
+    const next = top.instead ? `Instead, ${top.instead}.` : 'Do not retry it or reach the same effect another way.';
+    return { ...base, reason: `Gatehouse refused \`${shown}\`: ${top.reason}. ${next}` };
+  }
   if (cls === 'ask') {
     const more = commands.filter((c) => c.class === 'ask').length - 1;
     const others = more === 0 ? '' : ` (and ${more} more ${more === 1 ? 'command needs' : 'commands need'} review)`;
@@ -22,6 +27,24 @@ export function summarize(commands: SimpleCommandInfo[], writeTargets: WriteTarg
   }
   const names = [...new Set(commands.map((c) => c.argv[0]).filter((a) => a !== undefined))];
   return { ...base, reason: `Read-only commands only (${names.join(', ')}).` };
+}
+
+/**
+ * The analysis of a command line that did not parse whole, from the analysis of the lines before
+ * the error (`prefix`) and what the lenient scan found: refused if any part could write, else asked.
+ */
+export function unreadSummary(prefix: ShellAnalysis, parseError: string, unread: Unread, ranLines: boolean): ShellAnalysis {
+  const base = { commands: prefix.commands, writeTargets: prefix.writeTargets, parsed: false, unread };
+  if (prefix.class === 'deny') return { ...base, class: 'deny', reason: prefix.reason };
+  if (unread.couldWrite) {
+    const ran = ranLines ? ', and bash would still run the lines before the error' : '';
+    return {
+      ...base,
+      class: 'deny',
+      reason: `Gatehouse refused this command: it does not parse (${parseError}) and part of it could write files${ran}. Instead, fix the syntax (or split the command into smaller ones that each parse) and run it again.`,
+    };
+  }
+  return { ...base, class: 'ask', reason: `Gatehouse could not parse this command (${parseError}), so a person must review it.` };
 }
 
 function show(argv: readonly string[]): string {

@@ -1,13 +1,14 @@
 // Write-target readers for tools with their own argument syntax: sed/perl in-place edits,
-// git, curl, wget, patch, tar, unzip and find. Each returns the targets its arguments name.
+// curl, wget, patch, tar, unzip and find (git's are in git-targets.ts). Each returns the targets its arguments name.
 import type { Word } from './ast.js';
 import { hasOption, longMatches, optionValues, parseArgs } from './command-line.js';
-import { literalWord, target, type WriteTarget } from './write-target.js';
+import { gitTargets } from './git-targets.js';
+import { alsoJudged, literalWord, target, type FoundTarget } from './write-target.js';
 
-type Reader = (args: Word[]) => WriteTarget[];
+type Reader = (args: Word[]) => FoundTarget[];
 
 /** `sed -i[SUFFIX]` / `--in-place[=SUFFIX]`: the files after the script are rewritten. */
-function sedTargets(args: Word[]): WriteTarget[] {
+function sedTargets(args: Word[]): FoundTarget[] {
   let inPlace = false;
   let script = false;
   const positionals: Word[] = [];
@@ -48,7 +49,7 @@ function sedTargets(args: Word[]): WriteTarget[] {
 }
 
 /** `perl -i[EXT] -pe CODE FILE…`: the files are rewritten in place. */
-function perlTargets(args: Word[]): WriteTarget[] {
+function perlTargets(args: Word[]): FoundTarget[] {
   let inPlace = false;
   let code = false;
   let i = 0;
@@ -74,62 +75,12 @@ function perlTargets(args: Word[]): WriteTarget[] {
   return args.slice(code ? i : i + 1).map((w) => target(w, 'perl -i', 'write'));
 }
 
-/** git global options that take a value (`git -C dir status`). */
-const GIT_GLOBAL_WITH_VALUE = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path'];
-
-/** Splits `git [global options] SUBCOMMAND ARGS`; `dir` is the `-C` folder, if literal and given. */
-export function gitCommand(args: readonly Word[]): { sub: string | null; rest: Word[]; dir: Word | null; globals: string[] } {
-  let dir: Word | null = null;
-  const globals: string[] = [];
-  let i = 0;
-  for (; i < args.length; i++) {
-    const v = args[i]!.value;
-    if (!v.startsWith('-')) break;
-    globals.push(v.split('=')[0]!);
-    if (GIT_GLOBAL_WITH_VALUE.includes(v) && i + 1 < args.length) {
-      if (v === '-C') dir = dir === null ? args[i + 1]! : { ...args[i + 1]!, literal: false };
-      i++;
-    }
-  }
-  const sub = args[i];
-  return { sub: sub ? (sub.literal ? sub.value : sub.text) : null, rest: args.slice(i + 1), dir, globals };
-}
-
-function gitTargets(args: Word[]): WriteTarget[] {
-  const { sub, rest, dir } = gitCommand(args);
-  const at = (w: Word, via: string, kind: WriteTarget['kind'], recursive: boolean): WriteTarget => target(w, via, kind, recursive, dir);
-  const values = rest.map((w) => w.value);
-  const out: WriteTarget[] = [];
-  if (sub === 'checkout') {
-    const dash = values.indexOf('--');
-    if (dash !== -1) out.push(...rest.slice(dash + 1).map((w) => at(w, 'git checkout --', 'write', true)));
-  } else if (sub === 'restore') {
-    const parsed = parseArgs(rest, { shortWithValue: 's', longWithValue: ['--source', '--pathspec-from-file'] });
-    const worktree = !hasOption(parsed, '-S', '--staged') || hasOption(parsed, '-W', '--worktree');
-    if (worktree) out.push(...parsed.positionals.map((w) => at(w, 'git restore', 'write', true)));
-  } else if (sub === 'rm') {
-    const parsed = parseArgs(rest, { longWithValue: ['--pathspec-from-file'] });
-    if (!hasOption(parsed, '--cached')) out.push(...parsed.positionals.map((w) => at(w, 'git rm', 'delete', hasOption(parsed, '-r'))));
-  } else if (sub === 'mv') {
-    const files = parseArgs(rest, {}).positionals;
-    if (files.length >= 2) {
-      out.push(...files.slice(0, -1).map((w) => at(w, 'git mv', 'delete', true)));
-      out.push(at(files[files.length - 1]!, 'git mv', 'write', false));
-    }
-  }
-  if (sub !== null && ['diff', 'log', 'show', 'format-patch', 'range-diff'].includes(sub)) {
-    const parsed = parseArgs(rest, { longWithValue: ['--output'] });
-    out.push(...optionValues(parsed, '--output').map((w) => at(w, `git ${sub} --output`, 'write', false)));
-  }
-  return out;
-}
-
 /** curl's short options that take a value, so `-sSo out` and `-H x -o out` are read correctly. */
 const CURL_SHORT_WITH_VALUE = 'AbcCdDEeFHKmoPQrTtUuwXxYyz';
 
-function curlTargets(args: Word[]): WriteTarget[] {
+function curlTargets(args: Word[]): FoundTarget[] {
   const parsed = parseArgs(args, { shortWithValue: CURL_SHORT_WITH_VALUE, longWithValue: ['--output', '--dump-header', '--cookie-jar', '--trace', '--trace-ascii', '--stderr', '--etag-save'] });
-  const out: WriteTarget[] = [];
+  const out: FoundTarget[] = [];
   for (const o of parsed.options) {
     if (!o.value || o.value.value === '-') continue;
     if (o.name === '-o' || longMatches(o.name, '--output')) out.push(target(o.value, 'curl -o', 'write'));
@@ -140,9 +91,9 @@ function curlTargets(args: Word[]): WriteTarget[] {
   return out;
 }
 
-function wgetTargets(args: Word[]): WriteTarget[] {
+function wgetTargets(args: Word[]): FoundTarget[] {
   const parsed = parseArgs(args, { shortWithValue: 'aBeiOoPQtTUw', longWithValue: ['--output-document', '--output-file', '--append-output', '--directory-prefix'] });
-  const out: WriteTarget[] = [];
+  const out: FoundTarget[] = [];
   for (const o of parsed.options) {
     if (!o.value || o.value.value === '-') continue;
     if (o.name === '-O' || longMatches(o.name, '--output-document')) out.push(target(o.value, 'wget -O', 'write'));
@@ -152,7 +103,7 @@ function wgetTargets(args: Word[]): WriteTarget[] {
   return out;
 }
 
-function patchTargets(args: Word[]): WriteTarget[] {
+function patchTargets(args: Word[]): FoundTarget[] {
   const parsed = parseArgs(args, { shortWithValue: 'BDdFgioprVYz', longWithValue: ['--input', '--output', '--reject-file', '--directory', '--strip'] });
   const out = parsed.positionals.slice(0, 1).map((w) => target(w, 'patch', 'write'));
   for (const w of optionValues(parsed, '-o', '--output', '-r', '--reject-file')) if (w.value !== '-') out.push(target(w, 'patch -o', 'write'));
@@ -162,27 +113,47 @@ function patchTargets(args: Word[]): WriteTarget[] {
 /** tar's short options that take a value. */
 const TAR_SHORT_WITH_VALUE = 'bCfFgHKLNTVX';
 
-function tarTargets(args: Word[]): WriteTarget[] {
+function tarTargets(args: Word[]): FoundTarget[] {
   // Old style: `tar xzf a.tgz` is `tar -xzf a.tgz`.
   const first = args[0];
   const words = first && !first.value.startsWith('-') ? [{ ...first, value: `-${first.value}` }, ...args.slice(1)] : args;
   const parsed = parseArgs(words, { shortWithValue: TAR_SHORT_WITH_VALUE, longWithValue: ['--file', '--directory', '--files-from', '--exclude-from'] });
-  const out: WriteTarget[] = [];
+  const out: FoundTarget[] = [];
   if (hasOption(parsed, '-x', '--extract', '--get')) {
-    out.push(...optionValues(parsed, '-C', '--directory').map((w) => target(w, 'tar -x -C', 'write')));
+    // An archive holds any paths: extraction reaches everything below the folder it goes to.
+    const dirs = optionValues(parsed, '-C', '--directory');
+    out.push(...dirs.map((w) => target(w, 'tar -x -C', 'write', true)));
+    if (dirs.length === 0) out.push(alsoJudged(target(literalWord('.'), 'tar -x', 'write', true)));
   } else if (hasOption(parsed, '-c', '--create', '-r', '--append', '-u', '--update')) {
     out.push(...optionValues(parsed, '-f', '--file').filter((w) => w.value !== '-').map((w) => target(w, 'tar -f', 'write')));
   }
   return out;
 }
 
-function unzipTargets(args: Word[]): WriteTarget[] {
-  const out: WriteTarget[] = [];
+function unzipTargets(args: Word[]): FoundTarget[] {
+  const out: FoundTarget[] = [];
   args.forEach((w, i) => {
-    if (w.value === '-d' && args[i + 1]) out.push(target(args[i + 1]!, 'unzip -d', 'write'));
-    else if (w.value.startsWith('-d') && w.value.length > 2) out.push(target({ ...w, value: w.value.slice(2), text: w.text.slice(2) }, 'unzip -d', 'write'));
+    if (w.value === '-d' && args[i + 1]) out.push(target(args[i + 1]!, 'unzip -d', 'write', true));
+    else if (w.value.startsWith('-d') && w.value.length > 2) out.push(target({ ...w, value: w.value.slice(2), text: w.text.slice(2) }, 'unzip -d', 'write', true));
   });
+  // Listing and testing write nothing; otherwise the archive lands in the command's folder.
+  const reads = args.some((w) => /^-[a-zA-Z]*[lvtZ]/.test(w.value));
+  if (out.length === 0 && !reads) out.push(alsoJudged(target(literalWord('.'), 'unzip', 'write', true)));
   return out;
+}
+
+/** rsync/scp `SRC… DEST`: a local destination (no `host:`) receives the sources, whole trees. */
+function remoteCopyTargets(via: string, shortWithValue: string): (args: Word[]) => FoundTarget[] {
+  return (args) => {
+    const parsed = parseArgs(args, { shortWithValue, longWithValue: ['--rsh', '--filter', '--exclude', '--include', '--exclude-from', '--include-from', '--files-from', '--temp-dir', '--partial-dir', '--backup-dir', '--suffix', '--chmod', '--chown', '--rsync-path', '--password-file', '--log-file', '--compare-dest', '--copy-dest', '--link-dest', '--port'] });
+    const files = parsed.positionals;
+    const dest = files[files.length - 1];
+    const out = optionValues(parsed, '--log-file').map((w) => target(w, `${via} --log-file`, 'write'));
+    if (files.length < 2 || !dest || /^[^/]*:/.test(dest.value)) return out;
+    out.push(target(dest, via, 'write', true));
+    for (const s of files.slice(0, -1)) out.push(alsoJudged(target(s.literal ? { ...s, value: s.value.replace(/\/+$/, '').replace(/^.*\//, '') } : s, via, 'write', true, dest)));
+    return out;
+  };
 }
 
 /** find actions that write a file named by their first argument. */
@@ -191,11 +162,11 @@ const FIND_FILE_ACTIONS = new Set(['-fprint', '-fprint0', '-fprintf', '-fls']);
 /** find expression words that select nothing: with only these, `-delete` removes the whole tree. */
 const FIND_UNFILTERED = /^(-delete|-depth|-d|-maxdepth|-mindepth|-xdev|-mount|-print0?|-ignore_readdir_race|\d+)$/;
 
-function findTargets(args: Word[]): WriteTarget[] {
+function findTargets(args: Word[]): FoundTarget[] {
   const start = args.findIndex((w) => /^[-(!]/.test(w.value));
   const roots = start === -1 ? args : args.slice(0, start);
   const expression = start === -1 ? [] : args.slice(start);
-  const out: WriteTarget[] = [];
+  const out: FoundTarget[] = [];
   args.forEach((w, i) => {
     if (FIND_FILE_ACTIONS.has(w.value) && args[i + 1]) out.push(target(args[i + 1]!, `find ${w.value}`, 'write'));
     if (w.value === '-delete') {
@@ -218,4 +189,6 @@ export const TOOL_TARGETS: Record<string, Reader> = {
   tar: tarTargets,
   unzip: unzipTargets,
   find: findTargets,
+  rsync: remoteCopyTargets('rsync', 'efTBM'),
+  scp: remoteCopyTargets('scp', 'cFiJlPoS'),
 };

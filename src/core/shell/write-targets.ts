@@ -3,7 +3,7 @@
 import type { Redirect, Word } from './ast.js';
 import { commandName, hasOption, optionValues, parseArgs, type OptionSpec } from './command-line.js';
 import { baseName } from './paths.js';
-import { isStreamPath, literalWord, target, type WriteTarget } from './write-target.js';
+import { alsoJudged, isStreamPath, literalWord, target, type FoundTarget, type WriteTarget } from './write-target.js';
 import { TOOL_TARGETS } from './write-targets-tools.js';
 
 /** Redirection operators that write their target file. */
@@ -13,8 +13,8 @@ const WRITING_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
  * The files output redirections write. `>&2`, `2>&1`, `>&-` and stream paths are not files.
  * @example redirectTargets(parse('echo x > out 2>&1')) // [{path: 'out', via: 'redirect >'}]
  */
-export function redirectTargets(redirects: readonly Redirect[]): WriteTarget[] {
-  const out: WriteTarget[] = [];
+export function redirectTargets(redirects: readonly Redirect[]): FoundTarget[] {
+  const out: FoundTarget[] = [];
   for (const r of redirects) {
     // `>&word` writes a file unless the word is a descriptor number or `-`; `<&` only duplicates.
     if (r.op === '>&') {
@@ -26,7 +26,7 @@ export function redirectTargets(redirects: readonly Redirect[]): WriteTarget[] {
   return out;
 }
 
-type Reader = (args: Word[]) => WriteTarget[];
+type Reader = (args: Word[]) => FoundTarget[];
 
 /** Positional arguments of a command that takes only files, each as one kind of target. */
 function filesOf(via: string, kind: WriteTarget['kind'], spec: OptionSpec = {}, recursiveFlags: string[] = []): Reader {
@@ -54,17 +54,27 @@ function copyLike(via: string, kind: WriteTarget['kind'], spec: OptionSpec, move
       dest = sources.length === 1 ? literalWord('.') : sources[sources.length - 1]!;
       sources = sources.length === 1 ? sources : sources.slice(0, -1);
     }
+    // Names only known at run time (`xargs cp -t DIR`) can be anything inside the folder.
+    if (sources.length === 0) return [alsoJudged(target(dest, via, kind, true))];
     const intoFolder = dirs.length > 0 || sources.length > 1 || isFolderSyntax(dest) || (via === 'ln' && parsed.positionals.length === 1);
-    const out: WriteTarget[] = [];
+    const noFolder = hasOption(parsed, '-T', '--no-target-directory');
+    // A moved or recursively copied source is a whole tree where it lands.
+    const tree = moveSources || hasOption(parsed, '-r', '-R', '-a', '--recursive', '--archive');
+    const inside = (s: Word): FoundTarget => target(s.literal ? { ...s, value: baseName(s.value) } : s, via, kind, tree, dest);
+    const out: FoundTarget[] = [];
     if (moveSources) for (const s of sources) out.push(target(s, via, 'delete', true));
-    if (!intoFolder || hasOption(parsed, '-T', '--no-target-directory')) out.push(target(dest, via, kind));
-    else for (const s of sources) out.push(target(s.literal ? { ...s, value: baseName(s.value) } : s, via, kind, false, dest));
+    if (!intoFolder || noFolder) {
+      // Without -T a destination that exists as a folder is not replaced: the source goes inside it.
+      out.push(target(dest, via, kind, tree && noFolder));
+      // The destination may be an existing folder, which then receives the source inside it.
+      if (!noFolder) out.push(alsoJudged(inside(sources[0]!)));
+    } else for (const s of sources) out.push(inside(s));
     return out;
   };
 }
 
 /** chmod MODE FILE…: the mode may itself start with `-` (`chmod -w f`), so options are only `-c -f -v -R` and long ones. */
-function chmodTargets(args: Word[]): WriteTarget[] {
+function chmodTargets(args: Word[]): FoundTarget[] {
   let mode = false;
   let recursive = false;
   const files: Word[] = [];
@@ -93,7 +103,7 @@ function ownerTargets(via: string): Reader {
 }
 
 /** `dd of=FILE`. */
-function ddTargets(args: Word[]): WriteTarget[] {
+function ddTargets(args: Word[]): FoundTarget[] {
   return args.filter((w) => w.value.startsWith('of=')).map((w) => target({ ...w, text: w.text.replace(/^of=/, ''), value: w.value.slice(3) }, 'dd of=', 'write'));
 }
 
@@ -130,7 +140,7 @@ const READERS: Record<string, Reader> = {
  * `words` is the command after unwrapping (`words[0]` is the program).
  * @example commandTargets(words('cp a b/')) // [{path: 'b/a', via: 'cp', kind: 'write'}]
  */
-export function commandTargets(words: readonly Word[]): WriteTarget[] {
+export function commandTargets(words: readonly Word[]): FoundTarget[] {
   const name = commandName(words[0]);
   const reader = name === null ? undefined : READERS[name];
   if (!reader) return [];

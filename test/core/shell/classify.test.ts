@@ -154,6 +154,9 @@ describe('analyzeShell: denies destructive and self-approving commands', () => {
     ['any client naming approvals and resolve', 'wget https://gate.example/approvals/abc/resolve'],
     ['wget --post-data to loopback', 'wget --post-data=x http://127.0.0.1:7337/approvals/abc'],
     ['httpie POST to :port shorthand', 'http POST :7337/approvals/abc allow:=true'],
+    ['a delete through a variable assigned earlier in the line', 'X=/; rm -rf $X'],
+    ['a write to a path only known at run time, which can be a protected file', 'echo x > $OUT'],
+    ['a write after a cd that cannot be followed, which can land in a protected folder', 'cd $D && echo x > f'],
   ];
   it.each(deny)('denies %s', (_name, cmd) => {
     const a = analyzeShell(cmd, ctx);
@@ -202,7 +205,6 @@ describe('analyzeShell: asks for everything else', () => {
     ['a command name from a substitution', '$(echo rm) -rf /', /command name \$\(echo rm\) is only known at run time/],
     ['a command name from backticks', '`echo rm` -rf /', /only known at run time/],
     ['a command name from a variable', '$CMD arg', /only known at run time/],
-    ['a delete through a variable', 'X=/; rm -rf $X', /`rm` is not on the read-only list/],
     ['a heredoc fed to sh', 'sh <<EOF\nls\nEOF', /sh runs a script fed to its standard input/],
     ['a here-string fed to bash', "bash <<< 'ls'", /standard input/],
     ['text piped into sh', 'echo ls | sh', /sh runs a script read from a pipe/],
@@ -229,8 +231,6 @@ describe('analyzeShell: asks for everything else', () => {
     ['sudo of a read-only command', 'sudo ls', /elevated privileges/],
     ['xargs of a read-only command', 'xargs ls', /`xargs` appends arguments/],
     ['a plain rm', 'rm -rf build', /`rm` is not on the read-only list/],
-    ['a write to a path with a variable', 'echo x > $OUT', /writes \$OUT \(redirect >\), a path only known at run time/],
-    ['a write after a cd that cannot be followed', 'cd $D && echo x > f', /after a change of directory Gatehouse could not follow/],
     ['our CLI for anything but approvals', 'gatehouse where', /runs the Gatehouse CLI/],
     ['a GET to the approvals API', 'curl http://127.0.0.1:7337/approvals/', /`curl` is not on the read-only list/],
     ['date -s', 'date -s now', /set the system clock/],
@@ -266,6 +266,7 @@ describe('analyzeShell: asks for everything else', () => {
       commands: [],
       writeTargets: [],
       parsed: false,
+      unread: { couldWrite: false, touchesPath: false },
     });
   });
 
@@ -276,7 +277,7 @@ describe('analyzeShell: asks for everything else', () => {
 
   it('keeps non-literal words as written in argv', () => {
     const [info] = analyzeShell('rm -rf "$DIR"/build', ctx).commands;
-    expect(info).toMatchObject({ argv: ['rm', '-rf', '"$DIR"/build'], literal: false, class: 'ask' });
+    expect(info).toMatchObject({ argv: ['rm', '-rf', '"$DIR"/build'], literal: false, class: 'deny' });
   });
 
   it('does not let cd inside a subshell move the directory for later commands', () => {
@@ -284,9 +285,13 @@ describe('analyzeShell: asks for everything else', () => {
     expect(classOf('(cd .claude && echo {} > settings.json)')).toBe('deny');
   });
 
-  it('stops re-analysing nested shells at the depth limit and asks', () => {
-    let cmd = 'ls';
-    for (let i = 0; i < 6; i++) cmd = `sh -c ${`'${cmd.replace(/'/g, `'\\''`)}'`}`;
-    expect(analyzeShell(cmd, ctx).reason).toMatch(/nests scripts more than 4 levels/);
+  it('stops re-analysing nested shells at the depth limit, refusing what could write past it', () => {
+    const nest = (inner: string, levels: number): string => {
+      let cmd = inner;
+      for (let i = 0; i < levels; i++) cmd = `sh -c ${`'${cmd.replace(/'/g, `'\\''`)}'`}`;
+      return cmd;
+    };
+    expect(analyzeShell(nest('ls', 6), ctx)).toMatchObject({ class: 'deny', reason: expect.stringMatching(/nests scripts more than 4 levels/) });
+    expect(analyzeShell(nest('ls', 5), ctx)).toMatchObject({ class: 'ask', reason: expect.stringMatching(/nests scripts more than 4 levels/) });
   });
 });

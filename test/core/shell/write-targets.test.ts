@@ -96,6 +96,8 @@ describe('write targets: commands', () => {
     ['git restore a', [w('a', 'git restore')]],
     ['git restore --source HEAD -W a', [w('a', 'git restore')]],
     ['git -C sub checkout -- f', [w('sub/f', 'git checkout --')]],
+    // One word may be a branch or a path; git restores the path when no branch has that name.
+    ['git checkout main', [w('main', 'git checkout')]],
     ['git rm -r old', [del('old', 'git rm')]],
     ['git mv a b', [del('a', 'git mv'), w('b', 'git mv')]],
     ['git diff --output=patch.diff', [w('patch.diff', 'git diff --output')]],
@@ -129,7 +131,6 @@ describe('write targets: commands', () => {
     'cat a b',
     'grep -r x .',
     "sed 's/a/b/' f",
-    'git checkout main',
     'git restore --staged a',
     'git rm --cached a',
     'curl -o - https://x',
