@@ -8,10 +8,11 @@ import { checkFailureCount, checkMaxToolCalls, checkToolRun, extendToolRun } fro
 import type { VerifierOutcome } from '../core/verifier-chain.js';
 import { allow, block, type Verdict } from '../core/verdict.js';
 import { fail } from '../core/result.js';
-import { compileWriteScope, decideWrite, isInside, relativeInside } from '../core/write-gate.js';
+import { compileWriteScope, decideWrite, isInside, relativeInside, type ResolvedTarget } from '../core/write-gate.js';
 import { analyzeShell, type ShellAnalysis } from '../core/shell/index.js';
 import { resolveWriteTarget } from '../runtime/resolve-path.js';
 import { updateTurnState } from '../runtime/turn-state.js';
+import { loadSessionBaseline } from '../runtime/session-files.js';
 
 /** The thresholds of a policy as the core's robustness profile. */
 export function profileOf(policy: Policy): RobustnessProfile {
@@ -19,34 +20,76 @@ export function profileOf(policy: Policy): RobustnessProfile {
   return { repeat_threshold: t.repeat_threshold, halt_threshold: t.halt_threshold, max_tool_calls: t.max_tool_calls, failure_threshold: t.failure_threshold };
 }
 
+/**
+ * Tells whether a path already differs from the session's baseline: the way back may then write
+ * it (outside the allowlist, or a changed git control file), since the Stop check judges the end.
+ */
+export type DiffersFromBaseline = (abs: string) => boolean;
+
 /** The shell analysis of a Bash-like call (null for other tools). */
-export function analyzeCall(policy: Policy, event: PreToolEvent): ShellAnalysis | null {
+export function analyzeCall(policy: Policy, event: PreToolEvent, differs: DiffersFromBaseline | null = null): ShellAnalysis | null {
   if (event.toolKind !== 'shell') return null;
   const input = event.input as { command?: unknown } | null;
   if (typeof input?.command !== 'string') return null;
-  return analyzeShell(input.command, { cwd: event.cwd, protectedPaths: policy.protect });
+  return analyzeShell(input.command, {
+    cwd: event.cwd,
+    protectedPaths: policy.protect,
+    // The home the protected paths were computed with at start (older policies: unknown, so `~` can be anything).
+    home: policy.home ?? null,
+    confine: policy.allow.length > 0 ? policy.worktree : null,
+    ...(differs ? { restorable: (abs: string) => policy.restorable.some((r) => isInside(r, abs)) && differs(abs) } : {}),
+  });
 }
 
 /**
  * The write gate for one tool call: a write tool's targets, or the literal write targets the
  * shell analysis found in a command (an early warning; the scope check at Stop is the net).
+ * A restore, or a write to a path that already differs from the baseline, is the way back.
  */
-export function decideWriteCall(policy: Policy, event: PreToolEvent, shell: ShellAnalysis | null): Verdict {
-  let targets = event.targets;
+export function decideWriteCall(policy: Policy, event: PreToolEvent, shell: ShellAnalysis | null, differs: DiffersFromBaseline | null = null): Verdict {
+  let targets: { path: string; restore: boolean }[] = event.targets.map((path) => ({ path, restore: false }));
   if (event.toolKind === 'shell') {
     if (!shell && event.targets.length === 0 && event.unreadable === undefined) return allow('not_a_write');
-    // Only literal targets can be checked; an expanded one makes the classifier ask instead.
+    // Only literal targets can be checked; one that can expand anywhere is the classifier's to refuse.
     // Deletions are left to the scope check (which reports them): refusing them here would also
     // stop the agent from removing a file it wrongly created, the very fix the check asks for.
     // An adapter may add writes it knows a command makes (Codex's `apply_patch <<'EOF'`).
-    targets = [...(shell?.writeTargets ?? []).filter((t) => t.literal && t.kind !== 'delete').map((t) => t.path), ...event.targets];
+    const found = (shell?.writeTargets ?? []).filter((t) => t.literal && t.kind !== 'delete').map((t) => ({ path: t.path, restore: t.restore === true }));
+    targets = [...found, ...targets];
   } else if (event.toolKind !== 'write') {
     return allow('not_a_write');
   }
-  const resolved = targets.map((target) => ({ target, real: resolveWriteTarget(target, event.cwd) }));
+  const resolved: ResolvedTarget[] = targets.map((t) => {
+    const real = resolveWriteTarget(t.path, event.cwd);
+    const wayBack = t.restore || (differs !== null && real.ok && differs(real.value));
+    return { target: t.path, real, ...(wayBack ? { wayBack } : {}) };
+  });
   // Targets that cannot be read are refused like a path that cannot be resolved.
   if (event.unreadable !== undefined) resolved.unshift({ target: `${event.tool} input`, real: fail(event.unreadable) });
   return decideWrite(compileWriteScope(policy), event.tool, resolved);
+}
+
+/** Refusals the way back may lift: a path outside the allowlist, or a protected git control file. */
+function mayBeWayBack(policy: Policy, write: Verdict, shell: ShellAnalysis | null): boolean {
+  if (write.decision === 'block' && (write.rule === 'write.not_allowed' || write.rule === 'write.protected')) return true;
+  return shell?.class === 'deny' && policy.restorable.length > 0;
+}
+
+/**
+ * Loads what the way back needs, only on a refusal that it might lift: the verified baseline and
+ * the comparison (the scope code stays out of the allow path). Null when there is no baseline.
+ */
+async function loadDiffers(policy: Policy, sessionDir: string): Promise<DiffersFromBaseline | null> {
+  const baseline = loadSessionBaseline(policy, sessionDir);
+  if (!baseline.ok || baseline.value === null) return null;
+  const { differsFromBaseline } = await import('../runtime/scope-baseline.js');
+  const seen = new Map<string, boolean>();
+  const base = baseline.value;
+  return (abs) => {
+    let d = seen.get(abs);
+    if (d === undefined) seen.set(abs, (d = differsFromBaseline(policy.worktree, base, abs)));
+    return d;
+  };
 }
 
 /** Worktree-relative real paths of the call's write targets, for permission profiles and rules. */
@@ -69,6 +112,18 @@ export function callFlags(event: PreToolEvent, shell: ShellAnalysis | null): { m
   return { mutation, execution };
 }
 
+/**
+ * A command Gatehouse could not read whole that names a path, with nobody to ask: refused. (One
+ * that could write is refused by the classifier; with approvals on, a person sees it instead.)
+ */
+function blindPathCommand(policy: Policy, shell: ShellAnalysis | null): shell is ShellAnalysis {
+  return shell?.unread?.touchesPath === true && shell.class === 'ask' && !policy.approvals.interactive;
+}
+
+function unreadReason(shell: ShellAnalysis): string {
+  return `Gatehouse refused this command: it could not read all of it (${shell.reason.replace(/^Gatehouse[^:]*: /, '')}), and part of it names a path, so it cannot tell what it touches and no person is configured to review it. Run it as simpler commands, one per line, that Gatehouse can read (no deep nesting, no unbalanced quotes).`;
+}
+
 /** Whether the approval step can change the outcome: a profile, interactive review, or a classifier deny. */
 export function approvalsInForce(policy: Policy, shell: ShellAnalysis | null): boolean {
   return policy.permissions.profile !== null || policy.approvals.interactive || shell?.class === 'deny';
@@ -76,8 +131,17 @@ export function approvalsInForce(policy: Policy, shell: ShellAnalysis | null): b
 
 /** Decides one tool call end to end: write gate, watchdog, then permission profile, classifier and approvals. */
 export async function decideToolUse(policy: Policy, event: PreToolEvent, sessionDir: string): Promise<Verdict> {
-  const shell = analyzeCall(policy, event);
-  const gated = decidePreTool(policy, event, sessionDir, shell);
+  let shell = analyzeCall(policy, event);
+  let write = decideWriteCall(policy, event, shell);
+  if (mayBeWayBack(policy, write, shell)) {
+    const differs = await loadDiffers(policy, sessionDir);
+    if (differs !== null) {
+      shell = analyzeCall(policy, event, differs);
+      write = decideWriteCall(policy, event, shell, differs);
+    }
+  }
+  const gated = decidePreTool(policy, event, sessionDir, shell, write);
+  if (gated.decision === 'allow' && blindPathCommand(policy, shell)) return block('shell.unread', unreadReason(shell));
   if (gated.decision !== 'allow' || !approvalsInForce(policy, shell)) return gated;
   // The queue, profiles and recorder load only when this policy can need them.
   const { approvalStep } = await import('./approval-step.js');
@@ -93,8 +157,7 @@ function worst(outcomes: VerifierOutcome[]): VerifierOutcome {
  * (the most specific reason); then a watchdog block; otherwise allow. Every attempt is
  * recorded, refused ones included, so a loop keeps counting until it halts.
  */
-export function decidePreTool(policy: Policy, event: PreToolEvent, sessionDir: string, shell: ShellAnalysis | null = null): Verdict {
-  const write = decideWriteCall(policy, event, shell);
+export function decidePreTool(policy: Policy, event: PreToolEvent, sessionDir: string, shell: ShellAnalysis | null = null, write = decideWriteCall(policy, event, shell)): Verdict {
   if (!policy.turn.enabled || !policy.turn.watch_all_tools) return write;
   const profile = profileOf(policy);
   return updateTurnState(sessionDir, (s) => {

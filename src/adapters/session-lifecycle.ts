@@ -3,6 +3,7 @@
 import { mkdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
 import { splitCommand } from '../core/argv.js';
 import { POLICY_VERSION, type Policy, type ProducerSpec, type TurnPolicy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
@@ -190,6 +191,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       allow,
       protect,
       restorable,
+      home: opts.env.HOME || homedir(),
       producers: producerList,
       sequential: gate.sequential,
       max_stop_blocks: gate.max_stop_blocks,

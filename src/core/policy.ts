@@ -88,6 +88,8 @@ export interface Policy {
   protect: string[];
   /** Protected paths the way back may still write when they differ from the baseline (git control files). */
   restorable: string[];
+  /** The home folder the protected paths were computed with: the shell analysis expands `~` and `$HOME` to it (absent in older policies). */
+  home?: string;
   producers: ProducerSpec[];
   /** Run producers one after another instead of concurrently. */
   sequential: boolean;

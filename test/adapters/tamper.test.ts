@@ -4,10 +4,9 @@ import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, write
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/adapters/session-lifecycle.js';
-import { splitCommand } from '../../src/core/argv.js';
 import { shellJoin } from '../../src/core/shell-quote.js';
-import { gatehouse, HOOK, tempDir } from '../support/cli.js';
-import { spawnSync } from 'node:child_process';
+import { gatehouse, HOOK, tempDir, type Ran } from '../support/cli.js';
+import { runRenderedHook } from '../support/rendered-hook.js';
 
 let base: string;
 let root: string;
@@ -28,14 +27,8 @@ async function start(opts: { require?: string[]; posture?: 'fail-open' | 'fail-c
   return { id: r.value.policy.session_id, dir: r.value.store.dir };
 }
 
-/** Runs the hook exactly as rendered into .claude/settings.local.json for `event`. */
-function renderedHook(event: 'PreToolUse' | 'Stop', payload: unknown): { status: number | null; stderr: string; stdout: string } {
-  const settings = JSON.parse(readFileSync(join(root, '.claude', 'settings.local.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-  const command = settings.hooks[event]![0]!.hooks[0]!.command;
-  const argv = splitCommand(command);
-  if (!argv.ok) throw new Error(argv.reason);
-  const r = spawnSync(argv.value[0]!, argv.value.slice(1), { cwd: root, input: JSON.stringify(payload), encoding: 'utf8' });
-  return { status: r.status, stderr: r.stderr, stdout: r.stdout };
+function renderedHook(event: 'PreToolUse' | 'Stop', payload: unknown): Ran {
+  return runRenderedHook(root, event, payload);
 }
 
 const write = (file: string) => ({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: file, content: 'x' } });

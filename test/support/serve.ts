@@ -32,8 +32,8 @@ export async function startServe(root: string, state: string, port = 0): Promise
   return { child, url, stop };
 }
 
-/** How many hook calls the supervisor decided itself (warm), from its stats endpoint. */
+/** How many hook calls the supervisor decided itself (warm), from its stats endpoint (which needs the access token). */
 export async function warmCalls(url: URL): Promise<number> {
-  const r = await fetch(new URL('/api/hooks/stats', url));
+  const r = await fetch(new URL('/api/hooks/stats', url), { headers: { authorization: `Bearer ${url.searchParams.get('token') ?? ''}` } });
   return ((await r.json()) as { samples_us: number[] }).samples_us.length;
 }

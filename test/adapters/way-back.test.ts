@@ -1,0 +1,126 @@
+// The PreToolUse side of the way back and of the hardened shell analysis, through the real
+// rendered hook: undoing an out-of-scope change passes, everything else stays refused.
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startSession } from '../../src/adapters/session-lifecycle.js';
+import { HOOK, tempDir } from '../support/cli.js';
+import { runRenderedHook } from '../support/rendered-hook.js';
+
+let root: string;
+let state: string;
+
+beforeEach(() => {
+  const base = tempDir();
+  root = join(base, 'repo');
+  state = join(base, 'state');
+  mkdirSync(join(root, 'src'), { recursive: true });
+  writeFileSync(join(root, 'package.json'), '{}\n');
+  writeFileSync(join(root, 'src', 'a.ts'), 'export {};\n');
+  const git = (...args: string[]): void => void execFileSync('git', args, { cwd: root, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'base');
+});
+
+async function start(allow: string[] = ['src/**'], config?: string): Promise<void> {
+  if (config !== undefined) writeFileSync(join(root, 'gatehouse.yaml'), config);
+  const r = await startSession({ agent: 'claude', worktree: root, allow, require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  if (!r.ok) throw new Error(r.reason);
+}
+
+const bash = (command: string) => ({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Bash', tool_input: { command } });
+const writeTool = (file: string, content = 'x') => ({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: file, content } });
+const pre = (payload: unknown) => runRenderedHook(root, 'PreToolUse', payload);
+
+describe('the way back at PreToolUse', () => {
+  it('lets git checkout and git restore put back a file outside the allowlist', async () => {
+    await start();
+    for (const cmd of ['git checkout -- package.json', 'git checkout HEAD -- package.json', 'git restore package.json', 'git restore --worktree -- package.json']) {
+      expect(pre(bash(cmd)).status, cmd).toBe(0);
+    }
+    // Content from another commit is no restore: refused while the file is unchanged.
+    expect(pre(bash('git checkout other-branch -- package.json')).status).toBe(2);
+  });
+
+  it('refuses a write to an unchanged file outside the allowlist, and allows it once the file already differs', async () => {
+    await start();
+    expect(pre(bash('echo "{}" > package.json')).status).toBe(2);
+    expect(pre(writeTool(join(root, 'package.json'))).status).toBe(2);
+    appendFileSync(join(root, 'package.json'), 'oops');
+    expect(pre(bash('printf "{}\\n" > package.json')).status).toBe(0);
+    expect(pre(writeTool(join(root, 'package.json'), '{}\n')).status).toBe(0);
+    // A created file differs from a baseline that did not have it.
+    writeFileSync(join(root, 'notes.txt'), 'x');
+    expect(pre(writeTool(join(root, 'notes.txt'), 'y')).status).toBe(0);
+    // Never out of the worktree, whatever differs.
+    expect(pre(writeTool(join(tempDir(), 'elsewhere.txt'))).status).toBe(2);
+  });
+
+  it('lets a changed git config be written back, and refuses changing an unchanged one', async () => {
+    await start();
+    const config = join(root, '.git', 'config');
+    expect(pre(writeTool(config)).status).toBe(2);
+    expect(pre(bash('git config core.hooksPath .githooks')).status).toBe(2);
+    const original = readFileSync(config, 'utf8');
+    execFileSync('git', ['config', 'core.hooksPath', '.githooks'], { cwd: root });
+    expect(pre(bash('git config --unset core.hooksPath')).status).toBe(0);
+    expect(pre(writeTool(config, original)).status).toBe(0);
+  });
+
+  it('never lets the way back write the state folder or the agent settings', async () => {
+    await start();
+    const settings = join(root, '.claude', 'settings.local.json');
+    appendFileSync(settings, ' ');
+    expect(pre(writeTool(settings, '{}')).status).toBe(2);
+    expect(pre(bash(`echo '{}' > ${settings}`)).status).toBe(2);
+  });
+});
+
+describe('Bash that Gatehouse cannot read whole, or whose targets expand', () => {
+  it('refuses an unreadable command that could write, even after a harmless first line', async () => {
+    await start();
+    const r = pre(bash('rm -rf src/../package.json\n(((('));
+    expect(r.status).toBe(2);
+  });
+
+  it('refuses an unreadable command that names a path when no person can be asked, and allows one that names none', async () => {
+    await start();
+    const r = pre(bash('cat "src/a.ts'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('could not read all of it');
+    expect(pre(bash('echo "hello')).status).toBe(0);
+  });
+
+  it('refuses targets that expand to protected files or out of the worktree', async () => {
+    await start();
+    for (const cmd of ['echo \'{"disableAllHooks":true}\' > ~/.claude/settings.json', 'echo x >> "$HOME/.gitconfig"', 'cp x ${HOME}/.config/gatehouse/hooks.json', `echo x > ${state}/*/policy.json`, 'echo x > "$OUT"']) {
+      expect(pre(bash(cmd)).status, cmd).toBe(2);
+    }
+  });
+
+  it('refuses a link to the session policy, a spelling of our CLI, and planting git hooks', async () => {
+    await start();
+    for (const cmd of [`ln ${state}/sessions/*/policy.json src/p.json`, `ln -s ${join(homedir(), '.claude', 'settings.json')} src/s.json`, 'node dist/./cli.js approve --latest', 'echo "#!/bin/sh" > .git/hooks/pre-commit', 'cp evil .git/hooks/post-checkout']) {
+      expect(pre(bash(cmd)).status, cmd).toBe(2);
+    }
+  });
+
+  it('keeps ordinary work allowed', async () => {
+    await start();
+    for (const cmd of ['npm test', 'git status', 'git commit -qam wip', 'git stash', 'ls src', 'cat package.json | grep name', 'echo x > src/b.ts', 'mkdir -p src/x', 'git diff HEAD -- package.json']) {
+      expect(pre(bash(cmd)).status, cmd).toBe(0);
+    }
+  });
+});
+
+describe('a session without an allowlist still protects the gate', () => {
+  it('refuses the Write tool on the settings and the state folder', async () => {
+    await start([]);
+    expect(pre(writeTool(join(root, '.claude', 'settings.local.json'), '{}')).status).toBe(2);
+    expect(pre(writeTool(join(root, '.git', 'hooks', 'pre-commit'), '#!/bin/sh')).status).toBe(2);
+    expect(pre(writeTool(join(root, 'anything.txt'))).status).toBe(0);
+  });
+});
