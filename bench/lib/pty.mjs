@@ -57,7 +57,7 @@ async function child({ mb, keys, rounds, floodMb }) {
   const gateway = async () => {
     const manager = new lib.PtyManager({ projectRoot: root });
     const accessToken = 'b'.repeat(64);
-    const gw = await lib.startGateway({ projectState: join(root, '.state'), host: '127.0.0.1', port: 0, tokens: [], log: () => {}, websocket: { manager, accessToken } });
+    const gw = await lib.startGateway({ projectState: join(root, '.state'), host: '127.0.0.1', port: 0, accessToken, tokens: [], log: () => {}, websocket: { manager } });
     return { manager, gw, url: new URL(gw.url), accessToken, close: async () => { await gw.close(); await manager.dispose(); } };
   };
   const bytes = mb * 1048576;

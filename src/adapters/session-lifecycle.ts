@@ -10,7 +10,7 @@ import { fail, ok, type Result } from '../core/result.js';
 import { isInside, relativeInside } from '../core/write-gate.js';
 import { CONFIG_FILE_NAMES, loadConfig } from '../runtime/config.js';
 import { recordBaseline, type Baseline } from '../runtime/scope-baseline.js';
-import { protectedPaths } from '../runtime/protected-paths.js';
+import { protectedPaths, watchedOutside } from '../runtime/protected-paths.js';
 import { SessionStore, type SessionMeta, type TransportRecord } from '../runtime/session-store.js';
 import { createWarmSecret } from '../runtime/warm-secret.js';
 import { chooseTransport, type TransportChoice, type WarmTransport } from './hook-transport.js';
@@ -211,7 +211,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     // The baseline is taken before rendering, so the rendered settings are never "a change".
     // A state folder inside the worktree is Gatehouse's, never part of the agent's scope.
     const stateRel = isInside(worktree, projectState) && projectState !== worktree ? [relativeInside(worktree, projectState)] : [];
-    const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: [...scopeExclude, ...stateRel], allow }) : null;
+    const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: [...scopeExclude, ...stateRel], allow, watch: watchedOutside(opts.env) }) : null;
     if (baseline !== null) policy.baseline_sha256 = store.writeJson('baseline', baseline);
     // From here on the files are trusted only by these digests (the hook command carries the policy's).
     const policyDigest = store.writeJson('policy', policy);

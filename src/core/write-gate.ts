@@ -71,8 +71,14 @@ export function decideWrite(scope: WriteScope, tool: string, targets: readonly R
     }
     const real = t.real.value;
     const hit = scope.protect.find((p) => isInside(p, real));
-    if (hit !== undefined && !(t.wayBack && scope.restorable.some((r) => isInside(r, real)))) {
+    const restoring = t.wayBack === true && scope.restorable.some((r) => isInside(r, real));
+    if (hit !== undefined && !restoring) {
       return block('write.protected', `Gatehouse refused this ${tool}: ${shown} is one of the supervisor's own files (${hit}), which an agent may never change while a session is active. ${NEXT_STEP}`);
+    }
+    // Writing back a changed control file or user git config: the scope check compares it, wherever it lives.
+    if (restoring) {
+      wayBack = true;
+      continue;
     }
     // With no allowlist the task constrains only completion, not where files go.
     if (scope.allow.length === 0) continue;

@@ -40,6 +40,15 @@ function userGitFiles(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
+ * Paths outside the worktree whose change during a session the scope check reports: git's
+ * user-level config (hooksPath, fsmonitor, filters run code in every repository later) and
+ * Gatehouse's own user config. Agent settings are left out: agents rewrite them themselves.
+ */
+export function watchedOutside(env: NodeJS.ProcessEnv): string[] {
+  return [...userGitFiles(env), join(configHome(env), 'gatehouse')].map(realOrSelf);
+}
+
+/**
  * The repository's own control files: config (hooksPath, fsmonitor, filters, aliases), hooks,
  * info (exclude, attributes, sparse-checkout) and the submodules' git folders. Objects, refs
  * and the index are left alone: committing is ordinary work.
@@ -87,7 +96,8 @@ export function protectedPaths(inp: ProtectedInputs): { protect: string[]; resto
     ]),
   ];
   // Targets are compared as real paths, so these must be real too (a symlinked home, /tmp on macOS).
-  return { protect: [...new Set(protect.map(realOrSelf))], restorable: control.map(realOrSelf) };
+  // The way back may write back what the scope check compares: control files and the watched user config.
+  return { protect: [...new Set(protect.map(realOrSelf))], restorable: [...control.map(realOrSelf), ...watchedOutside(inp.env)] };
 }
 
 /** The real path of `p` (through its existing parents), or `p` when it cannot be resolved. */

@@ -7,6 +7,7 @@ import { compareTree, recordTree, type DotGit } from './scope-compare.js';
 import { gitFacts } from './scope-git-facts.js';
 import { checkDeadline } from './scope-hash.js';
 import { FrozenIgnore, type RuleSource } from './scope-ignore.js';
+import { compareWatch, recordWatch, type WatchBaseline } from './scope-watch.js';
 
 export { ScopeBudgetError } from './scope-hash.js';
 export { allowMatcher, controlChangeHint } from './scope-control.js';
@@ -63,6 +64,8 @@ export interface Baseline {
   dot_git: DotGit[];
   /** Null outside git. */
   git: GitBaseline | null;
+  /** Paths outside the worktree watched like control files (git's and Gatehouse's user config); absent when none were asked for. */
+  watch?: WatchBaseline;
 }
 
 /** The baseline format written by this version; an older one cannot be checked. */
@@ -74,6 +77,8 @@ export interface ScopeOptions {
   exclude?: string[];
   /** The allowlist's globs: files they match are compared by stat fields only, never hashed. */
   allow?: string[];
+  /** Absolute files or folders outside the worktree whose changes count as out of scope (see scope-watch.ts). */
+  watch?: string[];
 }
 
 /** Options for {@link changedSince}. */
@@ -101,7 +106,8 @@ export async function recordBaseline(worktree: string, opts: ScopeOptions = {}):
     const { control, text } = await recordControl(root, dirs);
     git = { ...dirs, prefix: facts.prefix, head: facts.head, ignore_case: facts.ignoreCase, rules: ruled ? [...facts.rules, ...tree.rules] : null, control, control_text: text };
   }
-  return { v: BASELINE_VERSION, root, files: tree.files, dot_git: tree.dotGit, git };
+  const watch = opts.watch && opts.watch.length > 0 ? { watch: await recordWatch(root, opts.watch) } : {};
+  return { v: BASELINE_VERSION, root, files: tree.files, dot_git: tree.dotGit, git, ...watch };
 }
 
 /**
@@ -119,6 +125,7 @@ export async function changedSince(worktree: string, baseline: Baseline, opts: C
   const rules = { skip: pathFilter(opts.exclude, root, git?.hooks_path ?? null), allowed: allowMatcher(opts.allow ?? []), ignore };
   const changes = await compareTree(root, baseline.files, baseline.dot_git, rules, opts.deadline);
   if (git !== null) changes.push(...(await compareControl(root, git, git.control, opts.deadline)));
+  if (baseline.watch) changes.push(...(await compareWatch(root, baseline.watch, opts.deadline)));
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 

@@ -24,7 +24,8 @@ const GENERATED_INFO = new Set(['info/refs']);
 /** Folders of a submodule's git dir that hold history, not settings: never walked. */
 const HISTORY_DIRS = new Set(['objects', 'refs', 'logs', 'lfs']);
 
-type Found = (rel: string, abs: FsPath, st: BigIntStats) => void | Promise<void>;
+/** Called with each file found: its path relative to the worktree, its path, its lstat. */
+export type Found = (rel: string, abs: FsPath, st: BigIntStats) => void | Promise<void>;
 
 /** Where the control files are: the git dir and the common dir of the worktree's repository. */
 export interface ControlDirs {
@@ -70,38 +71,47 @@ export async function eachControlFile(root: string, dirs: ControlDirs, found: Fo
   }
 }
 
-/** Records every control file, and the text of each small one. */
-export async function recordControl(root: string, dirs: ControlDirs): Promise<{ control: FileRecord[]; text: [string, string][] }> {
-  const control: FileRecord[] = [];
+/** Something that calls `found` for each file of a set (the control files, the watched paths). */
+export type EachFile = (found: Found) => Promise<void>;
+
+/** Records every file `each` finds, and the text of each small one. */
+export async function recordFound(each: EachFile): Promise<{ files: FileRecord[]; text: [string, string][] }> {
+  const files: FileRecord[] = [];
   const text: [string, string][] = [];
-  await eachControlFile(root, dirs, async (rel, abs, st) => {
-    control.push(await recordFile(rel, abs, st, { allowed: false, blobAlgo: null, indexValue: undefined }));
+  await each(async (rel, abs, st) => {
+    files.push(await recordFile(rel, abs, st, { allowed: false, blobAlgo: null, indexValue: undefined }));
     if (st.isFile() && st.size <= BigInt(CONTROL_TEXT_MAX_BYTES)) {
       const t = readText(abs);
       if (t !== null) text.push([rel, t]);
     }
   });
-  return { control: control.sort(byPath), text };
+  return { files: files.sort(byPath), text };
+}
+
+/** Every file `each` finds that was created or modified since `recorded`, and every recorded one now gone. */
+export async function compareFound(each: EachFile, recorded: FileRecord[], deadline?: number): Promise<Change[]> {
+  const byRel = new Map(recorded.map((r) => [r[0], r]));
+  const seen = new Set<string>();
+  const changes: Change[] = [];
+  await each(async (rel, abs, st) => {
+    seen.add(rel);
+    const rec = byRel.get(rel);
+    if (rec === undefined) changes.push({ path: rel, change: 'created', undo: 'delete' });
+    else if (await differs(rec, abs, st, false, deadline)) changes.push({ path: rel, change: 'modified', undo: 'rewrite' });
+  });
+  for (const [rel] of recorded) if (!seen.has(rel)) changes.push({ path: rel, change: 'deleted', undo: 'rewrite' });
+  return changes;
+}
+
+/** Records every control file, and the text of each small one. */
+export async function recordControl(root: string, dirs: ControlDirs): Promise<{ control: FileRecord[]; text: [string, string][] }> {
+  const { files, text } = await recordFound((found) => eachControlFile(root, dirs, found));
+  return { control: files, text };
 }
 
 /** Every control file created, modified or deleted since the baseline. */
-export async function compareControl(root: string, dirs: ControlDirs, control: FileRecord[], deadline?: number): Promise<Change[]> {
-  const byPath = new Map(control.map((r) => [r[0], r]));
-  const seen = new Set<string>();
-  const changes: Change[] = [];
-  await eachControlFile(
-    root,
-    dirs,
-    async (rel, abs, st) => {
-      seen.add(rel);
-      const rec = byPath.get(rel);
-      if (rec === undefined) changes.push({ path: rel, change: 'created', undo: 'delete' });
-      else if (await differs(rec, abs, st, false, deadline)) changes.push({ path: rel, change: 'modified', undo: 'rewrite' });
-    },
-    deadline,
-  );
-  for (const [rel] of control) if (!seen.has(rel)) changes.push({ path: rel, change: 'deleted', undo: 'rewrite' });
-  return changes;
+export function compareControl(root: string, dirs: ControlDirs, control: FileRecord[], deadline?: number): Promise<Change[]> {
+  return compareFound((found) => eachControlFile(root, dirs, found, deadline), control, deadline);
 }
 
 /**
@@ -125,8 +135,8 @@ export function allowMatcher(allow: string[]): (path: string) => boolean {
  * lines to put back, so the file can be written back as it was. Null otherwise.
  */
 export function controlChangeHint(baseline: Baseline, change: Change): string | null {
-  if (change.change === 'created' || baseline.git === null) return null;
-  const before = baseline.git.control_text.find(([rel]) => rel === change.path)?.[1];
+  if (change.change === 'created') return null;
+  const before = baseline.git?.control_text.find(([rel]) => rel === change.path)?.[1] ?? baseline.watch?.text.find(([rel]) => rel === change.path)?.[1];
   if (before === undefined) return null;
   if (change.change === 'deleted') return `It held, at the start:\n${listLines(lines(before))}`;
   const now = readText(resolve(baseline.root, change.path));
@@ -159,7 +169,7 @@ export function isControlPath(abs: string, dirs: ControlDirs): boolean {
   return name === 'config' || name === 'config.worktree' || parts.slice(1, -1).some((p) => p === 'hooks' || p === 'info');
 }
 
-async function walkAll(base: string, abs: string, found: Found, deadline?: number): Promise<void> {
+export async function walkAll(base: string, abs: string, found: Found, deadline?: number): Promise<void> {
   const name = abs.slice(abs.lastIndexOf('/') + 1);
   await walk(
     abs,

@@ -42,6 +42,7 @@ export function differsFromBaseline(worktree: string, baseline: Baseline, absPat
   const ctl = look.control.get(rel);
   if (ctl !== undefined) return st === null || differsSync(ctl, abs, st);
   if (baseline.git !== null && isControlPath(abs, baseline.git)) return st !== null && !st.isDirectory();
+  if (baseline.watch?.paths.some((w) => abs === w || abs.startsWith(`${w}/`))) return st !== null && !st.isDirectory();
   if (rel === '..' || rel.startsWith('../') || rel.split('/').includes('.git')) return false;
   if (!parentIsReal(root, abs, rel)) return false;
   const rec = look.files.get(rel);
@@ -70,7 +71,8 @@ function lookupOf(baseline: Baseline): Lookup {
     look = {
       files: new Map(baseline.files.map((r) => [r[0], r])),
       dirs: foldersOf(baseline.files.map((r) => r[0])),
-      control: new Map((git?.control ?? []).map((r) => [r[0], r])),
+      // Watched files outside the worktree are compared the same way as control files.
+      control: new Map([...(git?.control ?? []), ...(baseline.watch?.files ?? [])].map((r) => [r[0], r])),
       ignore: git?.rules ? new FrozenIgnore(git.rules, git.prefix, git.ignore_case) : null,
     };
     lookups.set(baseline, look);

@@ -1,5 +1,6 @@
 // The two built-in completion verifiers: the task's required checks (evidence
 // producers, fail-closed) and the scope check (every changed file inside the allowlist).
+import { resolve } from 'node:path';
 import type { Policy } from '../core/policy.js';
 import type { TurnVerifier, VerifierOutcome } from '../core/verifier-chain.js';
 import { failureTail, runProducers } from './producers.js';
@@ -75,7 +76,9 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
     if (outside.length === 0) return { kind: 'continue', detail: { changed: changes } };
     const listed = outside.slice(0, MAX_LISTED_PATHS).map((c) => {
       const hint = controlChangeHint(baseline, c);
-      return `  ${c.change}: ${c.path} (${undoText(c, baseline.git?.head ?? null)})${hint === null ? '' : `\n${indent(hint)}`}`;
+      // A path outside the worktree (`../…`: user config, a git dir elsewhere) is shown absolute.
+      const shown = c.path.startsWith('../') ? resolve(policy.worktree, c.path) : c.path;
+      return `  ${c.change}: ${shown} (${undoText(c, baseline.git?.head ?? null)})${hint === null ? '' : `\n${indent(hint)}`}`;
     });
     if (outside.length > MAX_LISTED_PATHS) listed.push(`  …and ${outside.length - MAX_LISTED_PATHS} more`);
     const one = outside.length === 1;

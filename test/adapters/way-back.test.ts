@@ -116,6 +116,24 @@ describe('Bash that Gatehouse cannot read whole, or whose targets expand', () =>
   });
 });
 
+describe("the user's git config, watched like the repository's control files", () => {
+  it('refuses the stop when code planted in ~/.gitconfig by a write no gate saw, names it, and lets it be written back', async () => {
+    const home = tempDir();
+    const gitconfig = join(home, '.gitconfig');
+    writeFileSync(gitconfig, '[user]\n\tname = me\n');
+    const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: { HOME: home }, nodePath: process.execPath, hookBundle: HOOK });
+    if (!r.ok) throw new Error(r.reason);
+    expect(pre(writeTool(gitconfig, '[core]\n\tfsmonitor = ./x\n')).status).toBe(2);
+    // As a `python -c` would: nothing at PreToolUse sees it.
+    appendFileSync(gitconfig, '[core]\n\tfsmonitor = ./src/x\n');
+    const stop = runRenderedHook(root, 'Stop', { hook_event_name: 'Stop', cwd: root, last_assistant_message: 'done', stop_hook_active: false });
+    expect(stop.status).toBe(2);
+    expect(stop.stderr).toContain(`modified: ${gitconfig}`);
+    expect(stop.stderr).toContain('fsmonitor = ./src/x');
+    expect(pre(writeTool(gitconfig, '[user]\n\tname = me\n')).status).toBe(0);
+  });
+});
+
 describe('a session without an allowlist still protects the gate', () => {
   it('refuses the Write tool on the settings and the state folder', async () => {
     await start([]);

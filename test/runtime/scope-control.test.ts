@@ -119,3 +119,27 @@ describe('git control files', () => {
     expect(await changes(linked, b)).toEqual(['modified .git rewrite']);
   });
 });
+
+describe('watched paths outside the worktree (the user git config)', () => {
+  it('reports a file changed, created or removed under a watched path, with the lines added, in git and plain folders alike', async () => {
+    for (const root of [repo(), tempDir()]) {
+      const home = tempDir();
+      const gitconfig = join(home, '.gitconfig');
+      writeFileSync(gitconfig, '[user]\n\tname = me\n');
+      write(home, '.config/git/ignore', '*.log\n');
+      const b = await recordBaseline(root, { allow: ALLOW, watch: [gitconfig, join(home, '.config/git'), join(home, '.config/gatehouse')] });
+      expect(await changes(root, b, { allow: ALLOW })).toEqual([]);
+      writeFileSync(gitconfig, '[user]\n\tname = me\n[core]\n\tfsmonitor = ./x\n');
+      write(home, '.config/git/attributes', '* filter=evil\n');
+      unlinkSync(join(home, '.config/git/ignore'));
+      write(home, '.config/gatehouse/hooks.json', '{}');
+      const rel = (p: string): string => relative(root, join(home, p));
+      const found = await changedSince(root, b, { allow: ALLOW });
+      expect(found.map((c) => `${c.change} ${c.path}`).sort()).toEqual([`created ${rel('.config/gatehouse/hooks.json')}`, `created ${rel('.config/git/attributes')}`, `deleted ${rel('.config/git/ignore')}`, `modified ${rel('.gitconfig')}`].sort());
+      // Never admitted by an allowlist, however wide.
+      expect(found.some((c) => allowMatcher(['**'])(c.path))).toBe(false);
+      expect(controlChangeHint(b, found.find((c) => c.change === 'modified')!)).toContain('fsmonitor = ./x');
+      expect(differsFromBaseline(root, b, gitconfig)).toBe(true);
+    }
+  });
+});
