@@ -13,6 +13,7 @@ import { analyzeShell, type ShellAnalysis } from '../core/shell/index.js';
 import { resolveWriteTarget } from '../runtime/resolve-path.js';
 import { updateTurnState } from '../runtime/turn-state.js';
 import { loadSessionBaseline } from '../runtime/session-files.js';
+import { expandPlainGlob } from '../runtime/glob-targets.js';
 
 /** The thresholds of a policy as the core's robustness profile. */
 export function profileOf(policy: Policy): RobustnessProfile {
@@ -54,7 +55,11 @@ export function decideWriteCall(policy: Policy, event: PreToolEvent, shell: Shel
     // Deletions are left to the scope check (which reports them): refusing them here would also
     // stop the agent from removing a file it wrongly created, the very fix the check asks for.
     // An adapter may add writes it knows a command makes (Codex's `apply_patch <<'EOF'`).
-    const found = (shell?.writeTargets ?? []).filter((t) => t.literal && t.kind !== 'delete').map((t) => ({ path: t.path, restore: t.restore === true }));
+    const found = (shell?.writeTargets ?? []).filter((t) => t.kind !== 'delete').flatMap((t) => {
+      if (t.literal) return [{ path: t.path, restore: t.restore === true }];
+      // A plain glob names the files it matches: each must pass like a literal path.
+      return (expandPlainGlob(t.path, event.cwd) ?? []).map((path) => ({ path, restore: t.restore === true }));
+    });
     targets = [...found, ...targets];
   } else if (event.toolKind !== 'write') {
     return allow('not_a_write');

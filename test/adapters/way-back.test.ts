@@ -101,6 +101,16 @@ describe('Bash that Gatehouse cannot read whole, or whose targets expand', () =>
     }
   });
 
+  it('holds each file a plain glob target matches to the allowlist', async () => {
+    await start();
+    writeFileSync(join(root, 'src', 'b.ts'), '');
+    expect(pre(bash('echo x > pack*.json')).status).toBe(2);
+    expect(pre(bash("sed -i 's/a/b/' src/*.ts")).status).toBe(0);
+    expect(pre(bash("sed -i 's/a/b/' *.json src/*.ts")).status).toBe(2);
+    // Nothing matches: bash writes the word as written, a new file in src/.
+    expect(pre(bash('echo x > src/new*.ts')).status).toBe(0);
+  });
+
   it('refuses a link to the session policy, a spelling of our CLI, and planting git hooks', async () => {
     await start();
     for (const cmd of [`ln ${state}/sessions/*/policy.json src/p.json`, `ln -s ${join(homedir(), '.claude', 'settings.json')} src/s.json`, 'node dist/./cli.js approve --latest', 'echo "#!/bin/sh" > .git/hooks/pre-commit', 'cp evil .git/hooks/post-checkout']) {
