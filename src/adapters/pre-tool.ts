@@ -9,7 +9,7 @@ import type { VerifierOutcome } from '../core/verifier-chain.js';
 import { allow, block, type Verdict } from '../core/verdict.js';
 import { fail } from '../core/result.js';
 import { compileWriteScope, decideWrite, isInside, relativeInside, type ResolvedTarget } from '../core/write-gate.js';
-import { analyzeShell, type ShellAnalysis } from '../core/shell/index.js';
+import type { ShellAnalysis } from '../core/shell/index.js';
 import { resolveWriteTarget } from '../runtime/resolve-path.js';
 import { updateTurnState } from '../runtime/turn-state.js';
 import { loadSessionBaseline } from '../runtime/session-files.js';
@@ -27,11 +27,15 @@ export function profileOf(policy: Policy): RobustnessProfile {
  */
 export type DiffersFromBaseline = (abs: string) => boolean;
 
-/** The shell analysis of a Bash-like call (null for other tools). */
-export function analyzeCall(policy: Policy, event: PreToolEvent, differs: DiffersFromBaseline | null = null): ShellAnalysis | null {
+/**
+ * The shell analysis of a Bash-like call (null for other tools). The analyser is loaded only for
+ * a shell call: it is most of the hook's code, and a Write or Read never needs it.
+ */
+export async function analyzeCall(policy: Policy, event: PreToolEvent, differs: DiffersFromBaseline | null = null): Promise<ShellAnalysis | null> {
   if (event.toolKind !== 'shell') return null;
   const input = event.input as { command?: unknown } | null;
   if (typeof input?.command !== 'string') return null;
+  const { analyzeShell } = await import('../core/shell/index.js');
   return analyzeShell(input.command, {
     cwd: event.cwd,
     protectedPaths: policy.protect,
@@ -87,7 +91,8 @@ function mayBeWayBack(policy: Policy, write: Verdict, shell: ShellAnalysis | nul
 async function loadDiffers(policy: Policy, sessionDir: string): Promise<DiffersFromBaseline | null> {
   const baseline = loadSessionBaseline(policy, sessionDir);
   if (!baseline.ok || baseline.value === null) return null;
-  const { differsFromBaseline } = await import('../runtime/scope-baseline.js');
+  // Through the Stop chain's module, which the hook bundle already splits off: one lazy chunk, not two.
+  const { differsFromBaseline } = await import('./stop-chain.js');
   const seen = new Map<string, boolean>();
   const base = baseline.value;
   return (abs) => {
@@ -136,12 +141,12 @@ export function approvalsInForce(policy: Policy, shell: ShellAnalysis | null): b
 
 /** Decides one tool call end to end: write gate, watchdog, then permission profile, classifier and approvals. */
 export async function decideToolUse(policy: Policy, event: PreToolEvent, sessionDir: string): Promise<Verdict> {
-  let shell = analyzeCall(policy, event);
+  let shell = await analyzeCall(policy, event);
   let write = decideWriteCall(policy, event, shell);
   if (mayBeWayBack(policy, write, shell)) {
     const differs = await loadDiffers(policy, sessionDir);
     if (differs !== null) {
-      shell = analyzeCall(policy, event, differs);
+      shell = await analyzeCall(policy, event, differs);
       write = decideWriteCall(policy, event, shell, differs);
     }
   }

@@ -53,9 +53,10 @@ describe('policy compile', () => {
     const git = join(root, '.git');
     const dist = dirname(dirname(HOOK));
     expect(protect).toEqual(expect.arrayContaining([join(git, 'config'), join(git, 'hooks'), join(git, 'info'), join(git, 'modules'), join(home, '.gitconfig'), join(home, 'cfg', 'git'), join(home, 'cfg', 'gatehouse'), dist]));
-    // The way back may rewrite the repository's control files, never the others.
-    expect(restorable).toEqual(expect.arrayContaining([join(git, 'config'), join(git, 'hooks')]));
-    expect(restorable).not.toContain(join(home, '.gitconfig'));
+    // The way back may write back what the scope check compares (control files, the user's git
+    // config), never Gatehouse's own files or the agent's settings.
+    expect(restorable).toEqual(expect.arrayContaining([join(git, 'config'), join(git, 'hooks'), join(home, '.gitconfig')]));
+    for (const never of [state, join(root, '.claude/settings.local.json'), join(home, '.claude/settings.json'), dist]) expect(restorable).not.toContain(never);
   });
 
   it('leaves a git control folder writable when an allow pattern names it explicitly', async () => {
