@@ -15,7 +15,8 @@ import { BASH_COMPATIBLE_SHELLS, codeSource, isDecoderOrDownloader, SHELLS } fro
 import { CD_BUILTINS, cloneScope, envOf, havoc, newScope, type Scope } from './scope.js';
 import { assignedValue, substituteTarget, substituteWords, valueWord } from './substitute.js';
 import { summarize, unreadSummary } from './summary.js';
-import { parsedPrefix, scanUnread, type Unread } from './unread.js';
+import { parsedPrefix } from './parsed-prefix.js';
+import { scanUnread, type Unread } from './unread.js';
 import { wordRuns } from './walk.js';
 import type { WriteTarget } from './write-target.js';
 import { commandTargets, redirectTargets } from './write-targets.js';

@@ -1,8 +1,8 @@
-// What can still be said about a command line that does not parse whole: the longest run of
-// complete lines that parses (bash runs those before it meets the error) and a lenient scan of the rest.
-import type { Script, Word } from './ast.js';
+// What can still be said of the part of a command line that does not parse: a lenient scan that
+// tells whether any of it could write or names a path (parsed-prefix.ts finds the part that parses).
+import type { Word } from './ast.js';
 import { commandName, unwrapCommand } from './command-line.js';
-import { MAX_COMMAND_LENGTH, parseShellAt } from './parser.js';
+import { MAX_COMMAND_LENGTH } from './parser.js';
 import { readOnlyReason } from './read-only.js';
 import { codeSource } from './runners.js';
 import { isStreamPath } from './write-target.js';
@@ -17,42 +17,10 @@ export interface Unread {
 }
 
 /**
- * Parses tried while looking for the longest prefix of whole lines that parses. Each try jumps
- * to the line before the new error, so real commands need one or two; past this, nothing is
- * taken as parsed and the whole command is scanned leniently (the safe side).
- */
-const MAX_PREFIX_TRIES = 8;
-
-/**
- * Characters the prefix search may parse in all, so that a long command cannot make it parse
- * near its whole length at every try: one command of the longest length parsed.
- */
-const MAX_PREFIX_CHARS = MAX_COMMAND_LENGTH;
-
-/**
  * Longest text the lenient scan reads, in characters; past it the command is taken to write and
  * to touch paths. Four times the parser's limit, so that a command just over that limit is still read.
  */
 export const MAX_UNREAD_SCAN = 4 * MAX_COMMAND_LENGTH;
-
-/**
- * The longest prefix of `src` made of whole lines, ending before `offset`, that parses; `end` is
- * where the unread rest begins.
- * @example parsedPrefix('rm -rf ~\necho "x', 14).end // 9
- */
-export function parsedPrefix(src: string, offset: number): { script: Script; end: number } {
-  let limit = Math.min(offset, MAX_COMMAND_LENGTH, src.length);
-  let budget = MAX_PREFIX_CHARS;
-  for (let i = 0; i < MAX_PREFIX_TRIES; i++) {
-    const end = src.lastIndexOf('\n', limit - 1) + 1;
-    if (end <= 0 || end > budget) break;
-    budget -= end;
-    const r = parseShellAt(src.slice(0, end));
-    if (r.ok) return { script: r.value, end };
-    limit = Math.min(r.offset, end - 1);
-  }
-  return { script: { type: 'script', items: [] }, end: 0 };
-}
 
 /**
  * Reads text the parser rejected, leniently: unterminated quotes run to the end, unbalanced

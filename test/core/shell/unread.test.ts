@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeShell, MAX_COMMAND_LENGTH, MAX_NESTING_DEPTH, MAX_WORD_LENGTH, type ShellContext } from '../../../src/core/shell/index.js';
 import { parseShell } from '../../../src/core/shell/parser.js';
-import { MAX_UNREAD_SCAN, parsedPrefix, scanUnread } from '../../../src/core/shell/unread.js';
+import { parsedPrefix } from '../../../src/core/shell/parsed-prefix.js';
+import { MAX_UNREAD_SCAN, scanUnread } from '../../../src/core/shell/unread.js';
 
 const ctx: ShellContext = { cwd: '/w', home: '/home/u', protectedPaths: ['/w/gatehouse.yaml', '/home/u/.gitconfig'] };
 
