@@ -111,7 +111,7 @@ async function tampered(req: HookRequest, what: string, output: (kind: 'pre_tool
   appendSessionLog(join(dir, SESSION_FILES.log), { kind: 'tamper', event: req.eventName, what });
   const { recordTamper } = await import('../runtime/recorder.js');
   recordTamper(req.stateDir, req.sessionId, { event: req.eventName, what });
-  const reason = `Gatehouse refused this: ${what}, so this session can no longer be checked and every action is refused. Nothing the agent does can fix this; stop and tell the operator, who must end this session (\`gatehouse session end ${req.sessionId}\`) and start a new one.`;
+  const reason = `Gatehouse refused this: ${what}, so this session can no longer be checked and every action is refused. Nothing the agent does can fix this; stop and tell the operator, who must end this session (\`gatehouse session end ${req.sessionId}\`, or, if its state folder is gone, remove the hooks that name \`--session ${req.sessionId}\` from the agent's settings) and start a new one.`;
   return output(STOP_EVENTS.has(req.eventName) ? 'stop' : 'pre_tool', block('tamper', reason));
 }
 

@@ -37,13 +37,13 @@ function digestsOf(store: SessionStore): Result<StartDigests> {
 }
 
 /**
- * The session's files as they were at start: read from its folder and accepted only if they
- * hash to the digests its `session_started` audit event recorded.
+ * The session's policy and baseline as they were at start: read from its folder and accepted only
+ * if they hash to the digests its `session_started` audit event recorded.
  */
 export function trustedCopies(store: SessionStore): Result<TrustedCopies> {
   const digests = digestsOf(store);
   if (!digests.ok) return digests;
-  const { policy: policyDigest, baseline: baselineDigest, render: renderDigest } = digests.value;
+  const { policy: policyDigest, baseline: baselineDigest } = digests.value;
   const what = `Gatehouse cannot trust session ${store.id}`;
   const policy = readVerifiedJson<Policy>(store.path('policy'), policyDigest, 'policy.json');
   if (!policy.ok) return fail(`${what}: ${policy.reason}. ${untrusted(store.id)}`);
@@ -53,32 +53,45 @@ export function trustedCopies(store: SessionStore): Result<TrustedCopies> {
     if (!b.ok) return fail(`${what}: ${b.reason}. ${untrusted(store.id)}`);
     baseline = b.value;
   }
-  let rendered: RenderedFile[] = [];
-  if (renderDigest !== null) {
-    const r = readVerifiedJson<RenderedFile[]>(store.path('render'), renderDigest, 'render.json');
-    if (!r.ok) {
-      return fail(`${what}: ${r.reason}, so Gatehouse will not edit any settings file from it. Remove the hook entries whose command contains \`--session ${store.id}\` from the agent's settings by hand.`);
-    }
-    rendered = r.value;
+  // The check needs no render record; `session end` verifies it on its own (renderToUndo).
+  return ok({ policy: policy.value, baseline, rendered: [] });
+}
+
+/**
+ * What `session end` may act on without in-memory copies: the render record and the agent, if the
+ * render record matches its digest in the audit log. Only these are needed to remove the hooks,
+ * so a session whose policy was tampered with can still be ended. A session started by an older
+ * Gatehouse recorded no digests: its files are used as they are, as that version did.
+ */
+function renderToUndo(store: SessionStore): Result<{ agent: string; rendered: RenderedFile[] }> {
+  const d = startDigests(store.projectState, store.id);
+  if (d === null || d.render === null) {
+    const policy = store.policy();
+    const rendered = store.readJson<RenderedFile[]>('render');
+    if (!policy.ok) return fail(policy.reason);
+    return ok({ agent: policy.value.agent, rendered: rendered.ok ? rendered.value : [] });
   }
-  return ok({ policy: policy.value, baseline, rendered });
+  const r = readVerifiedJson<RenderedFile[]>(store.path('render'), d.render, 'render.json');
+  if (!r.ok) {
+    return fail(`Gatehouse cannot trust session ${store.id}: ${r.reason}, so it will not edit any settings file from it. Remove the hook entries whose command contains \`--session ${store.id}\` from the agent's settings by hand.`);
+  }
+  return ok({ agent: d.agent, rendered: r.value });
 }
 
 /**
  * Removes exactly the hooks a session rendered and marks it ended. Idempotent. `trusted` are
- * the copies `run` kept in memory; without them the session's files must match their digests.
+ * the copies `run` kept in memory; without them the render record must match its digest.
  */
 export function endSession(store: SessionStore, exitCode: number | null = null, trusted?: TrustedCopies): Result<{ removed: number; alreadyEnded: boolean }> {
   const meta = store.meta();
   if (!meta.ok) return fail(meta.reason);
-  const copies = trusted ? ok(trusted) : trustedCopies(store);
-  if (!copies.ok) return copies;
-  const { policy, rendered } = copies.value;
+  const undo = trusted ? ok({ agent: trusted.policy.agent, rendered: trusted.rendered }) : renderToUndo(store);
+  if (!undo.ok) return undo;
   let removed = 0;
-  if (rendered.length > 0) {
-    const adapter = adapterFor(policy.agent);
+  if (undo.value.rendered.length > 0) {
+    const adapter = adapterFor(undo.value.agent);
     if (adapter) {
-      const r = adapter.unrender(rendered);
+      const r = adapter.unrender(undo.value.rendered);
       if (!r.ok) return fail(r.reason);
       removed = r.value.removed;
     }
@@ -86,8 +99,10 @@ export function endSession(store: SessionStore, exitCode: number | null = null, 
   const alreadyEnded = meta.value.status === 'ended';
   if (!alreadyEnded) {
     store.writeJson('meta', { ...meta.value, status: 'ended', ended_at: new Date().toISOString() });
-    recordEvent(policy, 'session_ended', osUserActor(), { reason: 'session end', exit_code: exitCode });
-    writeCheckpoint(policy);
+    // Only where the log and the session are: from the store itself, never from a policy that may be forged.
+    const ref = { state_dir: store.projectState, session_id: store.id };
+    recordEvent(ref, 'session_ended', osUserActor(), { reason: 'session end', exit_code: exitCode });
+    writeCheckpoint(ref);
   }
   return ok({ removed, alreadyEnded });
 }

@@ -45,7 +45,10 @@ export function auditLogFor(projectState: string): AuditLog {
   return new AuditLog(join(projectState, 'audit'));
 }
 
-function logFailure(policy: Policy, what: string, err: unknown): void {
+/** What names a session's audit log and session log: its project state folder and id. */
+export type SessionRef = Pick<Policy, 'state_dir' | 'session_id'>;
+
+function logFailure(policy: SessionRef, what: string, err: unknown): void {
   appendSessionLog(join(sessionDir(policy.state_dir, policy.session_id), SESSION_FILES.log), {
     kind: 'seal_error',
     what,
@@ -54,7 +57,7 @@ function logFailure(policy: Policy, what: string, err: unknown): void {
 }
 
 /** Runs `fn`, logging and swallowing any failure: sealing never changes a verdict. */
-function guarded<T>(policy: Policy, what: string, fn: () => T): T | null {
+function guarded<T>(policy: SessionRef, what: string, fn: () => T): T | null {
   try {
     return fn();
   } catch (err) {
@@ -64,7 +67,7 @@ function guarded<T>(policy: Policy, what: string, fn: () => T): T | null {
 }
 
 /** Appends one event to the project's audit log (guarded). */
-export function recordEvent<T extends AuditEventType>(policy: Policy, type: T, actor: string, data: AuditEventDataMap[T]): void {
+export function recordEvent<T extends AuditEventType>(policy: SessionRef, type: T, actor: string, data: AuditEventDataMap[T]): void {
   guarded(policy, type, () => auditLogFor(policy.state_dir).append({ type, actor, session_id: policy.session_id, data }));
 }
 
@@ -173,6 +176,6 @@ export function recordTamper(projectState: string, sessionId: string, data: Audi
 }
 
 /** Writes a signed checkpoint of the project's audit log now (guarded). */
-export function writeCheckpoint(policy: Policy): void {
+export function writeCheckpoint(policy: SessionRef): void {
   guarded(policy, 'checkpoint', () => auditLogFor(policy.state_dir).checkpoint(loadOrCreateKey(policy.state_dir)));
 }

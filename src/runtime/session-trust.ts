@@ -5,6 +5,8 @@ import { auditLogFor } from './recorder.js';
 
 /** SHA-256 of the session files as `session start` wrote them. */
 export interface StartDigests {
+  /** The agent the session was started for (whose adapter removes its hooks). */
+  agent: string;
   policy: string;
   baseline: string | null;
   render: string | null;
@@ -19,7 +21,7 @@ export function startDigests(projectState: string, sessionId: string): StartDige
   for (const e of auditLogFor(projectState).events()) {
     if (e.type !== 'session_started' || e.session_id !== sessionId) continue;
     const d = e.data as AuditEventDataMap['session_started'];
-    if (typeof d.policy_sha256 === 'string') found = { policy: d.policy_sha256, baseline: d.baseline_sha256 ?? null, render: d.render_sha256 ?? null };
+    if (typeof d.policy_sha256 === 'string') found = { agent: d.agent, policy: d.policy_sha256, baseline: d.baseline_sha256 ?? null, render: d.render_sha256 ?? null };
   }
   return found;
 }

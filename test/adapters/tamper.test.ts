@@ -109,6 +109,14 @@ describe('session check and session end trust only what the start recorded', () 
     expect(r.stderr).toContain('unverified');
   });
 
+  it('still removes the hooks with `session end` when only the policy was tampered with', async () => {
+    const { id, dir } = await start();
+    writeFileSync(join(dir, 'policy.json'), '{}');
+    const r = gatehouse(['session', 'end', id, '--worktree', root, '--state-dir', state]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(existsSync(join(root, '.claude', 'settings.local.json'))).toBe(false);
+  });
+
   it('refuses to edit settings from a rewritten render record, and says how to remove the hooks by hand', async () => {
     const { id, dir } = await start();
     const victim = join(base, 'victim.txt');
