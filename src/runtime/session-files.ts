@@ -52,6 +52,6 @@ export function readVerifiedJson<T>(file: string, expected: string, what: string
  */
 export function loadSessionBaseline(policy: Policy, sessionDir: string): Verified<Baseline | null> {
   if (policy.allow.length === 0) return { ok: true, value: null };
-  if (typeof policy.baseline_sha256 !== 'string') return { ok: false, tampered: true, actual: null, reason: 'the session policy names no baseline digest' };
+  if (typeof policy.baseline_sha256 !== 'string') return { ok: false, tampered: true, actual: null, reason: 'the session was started by an older Gatehouse, whose policy names no baseline digest' };
   return readVerifiedJson<Baseline>(join(sessionDir, SESSION_BASELINE_FILE), policy.baseline_sha256, 'the scope baseline (baseline.json)');
 }
