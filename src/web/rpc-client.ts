@@ -92,8 +92,8 @@ export class RpcClient {
     return this.#opts.token;
   }
 
-  /** Uses `token` from now on, and reconnects at once to sign in with it. */
-  signIn(token: string): void {
+  /** Uses `token` from now on (null: the cookie), and reconnects at once to sign in with it. */
+  signIn(token: string | null): void {
     this.#opts.token = token;
     this.#delayMs = RECONNECT_MIN_MS;
     if (this.#retry !== null) clearTimeout(this.#retry);
