@@ -4,6 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { agentPrograms } from '../adapters/agent-programs.js';
 import type { Reply } from './http-io.js';
 import { errorReply, readJsonBody } from './http-io.js';
 import type { RouteContext, Router } from './router.js';
@@ -125,7 +126,8 @@ async function signInPosted(ctx: RouteContext, expected: Buffer, token: string):
 
 /**
  * Adds the dashboard to `router`: `GET /` (index.html, or a sign-in when `?token=` is given),
- * `GET /login?token=`, `POST /login {token}`, and the bundle's assets, read from `webDir` on each request.
+ * `GET /login?token=`, `POST /login {token}`, `GET /api/agents` (the agents that can be gated and
+ * their programs), and the bundle's assets, read from `webDir` on each request.
  * @example addWebRoutes(router, { webDir: resolve('dist/web'), accessToken })
  */
 export function addWebRoutes(router: Router, opts: WebRoutesOptions): Router {
@@ -139,6 +141,8 @@ export function addWebRoutes(router: Router, opts: WebRoutesOptions): Router {
   });
   router.add({ method: 'GET', path: '/login', handle: (ctx) => signIn(ctx, expected, opts.accessToken) });
   router.add({ method: 'POST', path: '/login', handle: (ctx) => signInPosted(ctx, expected, opts.accessToken) });
+  // The agents this build can gate, for the new-session form; public like the page itself.
+  router.add({ method: 'GET', path: '/api/agents', handle: () => ({ status: 200, body: { agents: agentPrograms() } }) });
   for (const [path, asset] of Object.entries(ASSETS)) {
     router.add({ method: 'GET', path, handle: (ctx) => serveFile(ctx.res, opts.webDir, asset.file, asset.type) });
   }
