@@ -22,7 +22,7 @@ export async function exchangeToken(token: string): Promise<SignInOutcome> {
   if (res.status === 401) {
     const body = (await res.json().catch(() => null)) as { error?: { message?: unknown } } | null;
     const message = body?.error?.message;
-    return { kind: 'refused', reason: typeof message === 'string' ? `Not signed in: ${message}.` : REFUSED };
+    return { kind: 'refused', reason: typeof message === 'string' && message !== '' ? `${message[0]?.toUpperCase() ?? ''}${message.slice(1)}.` : REFUSED };
   }
   return { kind: 'unreachable' };
 }
