@@ -149,15 +149,22 @@ function main(): void {
     }
   }
 
+  /** Why the last pasted token was refused; shown instead of the generic text until a sign-in works. */
+  let refusal: string | null = null;
+
   function onState(state: ConnectionState, detail: string): void {
+    if (state === 'ready') refusal = null;
     const text: Record<ConnectionState, string> = {
       connecting: 'connecting…',
       ready: 'connected',
       offline: `offline (${detail}): reconnecting`,
-      unauthorized: detail,
+      unauthorized: refusal ?? detail,
     };
-    conn.textContent = text[state];
     conn.dataset.state = state;
+    // A refused connection retries every few seconds: keep the sign-in (and what it said) up
+    // through those retries, so a token being typed or pasted is not cut off.
+    if (state === 'connecting' && !signIn.hidden) return;
+    conn.textContent = text[state];
     signIn.hidden = state !== 'unauthorized';
   }
 
@@ -168,6 +175,7 @@ function main(): void {
   async function signInWith(token: string): Promise<void> {
     const outcome = await exchangeToken(token);
     if (outcome.kind === 'refused') {
+      refusal = outcome.reason;
       onState('unauthorized', outcome.reason);
       return;
     }

@@ -46,8 +46,18 @@ describe.skipIf(!existsSync(CHROMIUM))('sign-in, keys and close in Chromium', { 
     await page.waitForSelector('#conn[data-state="unauthorized"]', { timeout: WAIT_MS });
     await page.fill('#signin-token', 'not-the-token-0123456789');
     await page.press('#signin-token', 'Enter');
-    await expect.poll(() => page.textContent('#conn'), { timeout: WAIT_MS }).toMatch(/not this server.s access token.*gatehouse serve/);
+    await expect.poll(() => page.textContent('#conn'), { timeout: WAIT_MS }).toMatch(/^That is not this server.s access token.*gatehouse serve/);
     expect(await context.cookies(server.url)).toEqual([]);
+    // The page keeps retrying its socket (every 5 s once refused): the sign-in and its message stay up throughout.
+    await page.evaluate(() => {
+      const seen = globalThis as unknown as { signInHidden?: boolean };
+      seen.signInHidden = false;
+      const form = document.getElementById('signin');
+      if (form !== null) new MutationObserver(() => (seen.signInHidden ||= form.hidden)).observe(form, { attributeFilter: ['hidden'] });
+    });
+    await page.waitForTimeout(6_000);
+    expect(await page.evaluate(() => (globalThis as unknown as { signInHidden?: boolean }).signInHidden)).toBe(false);
+    expect(await page.textContent('#conn')).toMatch(/^That is not this server.s access token/);
   });
 
   it('keeps a pasted token across a reload as an HttpOnly strict cookie, never in a URL', async () => {
