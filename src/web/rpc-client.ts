@@ -178,7 +178,7 @@ export class RpcClient {
     this.#pending.clear();
     if (this.#stopped) return;
     if (ev.code === CLOSE_UNAUTHORIZED) {
-      this.#opts.onState('unauthorized', 'Not signed in: open the dashboard URL that `gatehouse serve` printed.');
+      this.#opts.onState('unauthorized', 'Not signed in: open the dashboard URL that `gatehouse serve` printed, or paste the token from it (after ?token=) here.');
       // A new server start brings a new token; keep trying slowly in case the cookie is renewed in another tab.
       this.#delayMs = RECONNECT_MAX_MS;
     } else {
