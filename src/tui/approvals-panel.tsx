@@ -93,8 +93,15 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
   const decide = (id: string, decision: ApprovalDecision, reason?: string) => {
     const result = queue.resolve(id, { decision, principal, ...(reason ? { reason } : {}) });
     const status = result.ok ? { ok: true, message: `${DONE[decision]} ${id}` } : { ok: false, message: result.error.message };
-    setUi({ ...getUi(), mode: { kind: 'browse' }, status });
-    refresh();
+    const state = getUi();
+    const where = latestItems.current.findIndex((item) => item.id === id);
+    const items = refresh();
+    latestItems.current = items;
+    // Whatever the outcome, the call is out of the list now because of this key, so the one
+    // that takes its place is selected on purpose: pin it, or the guard against calls that
+    // slide in unseen would refuse the user's next key on it.
+    const index = Math.max(0, Math.min(where >= 0 ? where : state.selection.index, items.length - 1));
+    setUi({ ...state, mode: { kind: 'browse' }, selection: { id: items[index]?.id, index }, status });
   };
 
   const onReasonKey = (mode: Extract<Mode, { kind: 'reason' }>, input: string, key: Key) => {
