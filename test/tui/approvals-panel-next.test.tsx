@@ -8,7 +8,7 @@ import type { Principal } from '../../src/core/approvals/principal.js';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 import type { PendingApproval } from '../../src/runtime/approvals/index.js';
 import { ApprovalsPanel } from '../../src/tui/approvals-panel.js';
-import { ENTER, ESC, frameWhere } from '../support/panel.js';
+import { ENTER, frameWhere } from '../support/panel.js';
 
 // What the panel does after an action: which call the next key acts on, and which
 // status line is still up.
