@@ -8,7 +8,9 @@ import type { Principal } from '../../src/core/approvals/principal.js';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 import type { PendingApproval } from '../../src/runtime/approvals/index.js';
 import { ApprovalsPanel } from '../../src/tui/approvals-panel.js';
-import { ENTER, frameWhere } from '../support/panel.js';
+import { formatTimeLeft } from '../../src/tui/format.js';
+import { ERROR_SHOW_MS, STATUS_SHOW_MS } from '../../src/tui/panel-lines.js';
+import { ENTER, ESC, frameWhere } from '../support/panel.js';
 
 // What the panel does after an action: which call the next key acts on, and which
 // status line is still up.
@@ -89,5 +91,59 @@ describe('ApprovalsPanel after an action', () => {
     const frame = await frameWhere(app, (f) => f.includes(`allowed ${first.id}`) || f.includes('resolved elsewhere'));
     expect(frame).toContain('Nothing is waiting');
     expect(queue.list()).toEqual([]);
+  });
+});
+
+/** The time left of `item` as its row shows it at the panel's clock now. */
+function leftNow(item: PendingApproval): string {
+  return `${formatTimeLeft(Date.parse(item.expires_at) - clockMs)} left`;
+}
+
+describe('ApprovalsPanel status line', () => {
+  // The panel re-reads its clock once a second; the row's time left shows which reading a frame is from.
+  it('takes the outcome of a key down once it has been up for a few seconds', async () => {
+    const [first, second] = enqueue(2) as [PendingApproval, PendingApproval];
+    const app = renderPanel();
+    await frameWhere(app, (f) => f.includes('› Bash job 0'));
+    app.stdin.write('a');
+    await frameWhere(app, (f) => f.includes(`allowed ${first.id}`));
+    clockMs += STATUS_SHOW_MS - 1000;
+    let frame = await frameWhere(app, (f) => f.includes(leftNow(second)));
+    expect(frame).toContain(`allowed ${first.id}`);
+    clockMs += 1000;
+    frame = await frameWhere(app, (f) => f.includes(leftNow(second)));
+    expect(frame).not.toContain('allowed');
+    expect(frame).toContain('› Bash job 1');
+  });
+
+  it('keeps an error up longer than a success, then takes it down too', async () => {
+    const [first, second] = enqueue(2) as [PendingApproval, PendingApproval];
+    const app = renderPanel();
+    await frameWhere(app, (f) => f.includes('› Bash job 0'));
+    expect(new ApprovalQueue(dir, clock).resolve(first.id, { decision: 'reject', principal: ana }).ok).toBe(true);
+    await frameWhere(app, (f) => !f.includes(first.id) && f.includes('› Bash job 1'));
+    app.stdin.write('a');
+    await frameWhere(app, (f) => f.includes(`${first.id} was resolved elsewhere`));
+    clockMs += STATUS_SHOW_MS;
+    let frame = await frameWhere(app, (f) => f.includes(leftNow(second)));
+    expect(frame).toContain(`${first.id} was resolved elsewhere`);
+    clockMs += ERROR_SHOW_MS - STATUS_SHOW_MS;
+    frame = await frameWhere(app, (f) => f.includes(leftNow(second)));
+    expect(frame).not.toContain('resolved elsewhere');
+    expect(queue.get(second.id).resolution).toBeNull();
+  });
+
+  it('takes down "kept … waiting" after Esc as well', async () => {
+    const [first, second] = enqueue(2) as [PendingApproval, PendingApproval];
+    const app = renderPanel();
+    await frameWhere(app, (f) => f.includes('› Bash job 0'));
+    app.stdin.write('r');
+    await frameWhere(app, (f) => f.includes(`Reason for rejecting ${first.id}`));
+    app.stdin.write(ESC);
+    await frameWhere(app, (f) => f.includes(`kept ${first.id} waiting`));
+    clockMs += STATUS_SHOW_MS;
+    const frame = await frameWhere(app, (f) => f.includes(leftNow(second)));
+    expect(frame).not.toContain('kept');
+    expect(frame).toContain('› Bash job 0');
   });
 });
