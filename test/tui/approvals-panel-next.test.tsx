@@ -92,6 +92,21 @@ describe('ApprovalsPanel after an action', () => {
     expect(frame).toContain('Nothing is waiting');
     expect(queue.list()).toEqual([]);
   });
+
+  it('acts on the selected call at once when another surface resolved a different one', async () => {
+    const [first, , third] = enqueue(3) as [PendingApproval, PendingApproval, PendingApproval];
+    const app = renderPanel();
+    await frameWhere(app, (f) => f.includes('› Bash job 0'));
+    app.stdin.write('j');
+    app.stdin.write('j');
+    await frameWhere(app, (f) => f.includes('› Bash job 2'));
+    expect(new ApprovalQueue(dir, clock).resolve(first.id, { decision: 'reject', principal: ana }).ok).toBe(true);
+    await frameWhere(app, (f) => !f.includes('job 0') && f.includes('› Bash job 2'));
+    app.stdin.write('a');
+    const frame = await frameWhere(app, (f) => f.includes(`allowed ${third.id}`) || f.includes('resolved elsewhere'));
+    expect(frame).not.toContain('resolved elsewhere');
+    expect(frame).toContain('› Bash job 1');
+  });
 });
 
 /** The time left of `item` as its row shows it at the panel's clock now. */
