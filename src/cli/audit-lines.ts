@@ -47,10 +47,18 @@ function fieldsLine(data: unknown): string {
   return out.join(' ');
 }
 
-/** The lines of `text` (made safe) wrapped under the header, at most {@link MAX_DETAIL_LINES}. */
-function block(text: string, columns: number): string[] {
+/**
+ * `text` made safe, wrapped at word boundaries to fit `columns` after `indent`, at most
+ * {@link MAX_DETAIL_LINES} lines (the last ending in ` …` when some was left out).
+ * @example wrapBlock('a long reason', '    ', 80) // ['    a long reason']
+ */
+export function wrapBlock(text: string, indent: string, columns: number): string[] {
   if (text === '') return [];
-  return clipWords(safeForDisplay(text), columns - INDENT.length, MAX_DETAIL_LINES).lines.map((l) => `${INDENT}${l}`);
+  return clipWords(safeForDisplay(text), columns - indent.length, MAX_DETAIL_LINES).lines.map((l) => `${indent}${l}`);
+}
+
+function block(text: string, columns: number): string[] {
+  return wrapBlock(text, INDENT, columns);
 }
 
 /**
