@@ -19,6 +19,11 @@ const REASON_INDENT = '      ';
 const OUTCOME_WORDS: Record<string, string> = { continue: 'passed', allow: 'allowed', block: 'refused', halt: 'halted', ask: 'asked a person' };
 const APPROVAL_WORDS: Record<string, string> = { allow: 'allowed', reject: 'rejected', always: 'always allowed' };
 
+/** Any value read back from a file, as display text. */
+function safe(value: unknown): string {
+  return safeForDisplay(String(value));
+}
+
 /** What one decision event says, in a line, and the reason it gave. */
 function describeDecision(e: AuditEvent, worktree: string | null): { what: string; reason: string } {
   const d = e.data as Record<string, unknown>;
@@ -87,11 +92,12 @@ export function showSession(store: SessionStore, flags: { json?: boolean; limit:
   const columns = outputColumns(process.stdout, process.env);
   process.stdout.write(
     [
-      `session ${m.id} (${safeForDisplay(m.agent)}) ${m.status}`,
-      `  worktree: ${safeForDisplay(m.worktree)}`,
-      `  started:  ${m.started_at}${m.ended_at ? `, ended ${m.ended_at}` : ''}`,
+      // meta.json is rewritten over the session's life, so no digest covers it: every field is made safe.
+      `session ${safe(m.id)} (${safe(m.agent)}) ${safe(m.status)}`,
+      `  worktree: ${safe(m.worktree)}`,
+      `  started:  ${safe(m.started_at)}${m.ended_at ? `, ended ${safe(m.ended_at)}` : ''}`,
       ...policyLines(policy, problem, columns),
-      `  verdict:  ${m.end_verdict ? `${m.end_verdict.passed ? 'passed' : 'failed'} — ${safeForDisplay(m.end_verdict.summary)}` : '(no end-of-session check yet)'}`,
+      `  verdict:  ${m.end_verdict ? `${m.end_verdict.passed === true ? 'passed' : 'failed'} — ${safe(m.end_verdict.summary)}` : '(no end-of-session check yet)'}`,
       `  log:      ${store.path('log')}`,
       ...decisionLines(found, policy?.worktree ?? m.worktree, columns),
       '',

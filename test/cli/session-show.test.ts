@@ -74,6 +74,16 @@ describe('gatehouse session show', () => {
     expect(out).toContain('notes�[2J�]0;owned�.txt');
   });
 
+  it('prints meta.json, which no digest covers, as inert text too', () => {
+    const copy = copyState();
+    const file = join(copy, 'sessions', id, 'meta.json');
+    const meta = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...meta, status: 'ended\u001b[2J', end_verdict: { passed: true, summary: 'fine\u009b1A', at: meta.started_at } }));
+    const out = show([], copy).stdout;
+    expect(out).not.toMatch(TERMINAL_CONTROLS);
+    expect(out).toContain('ended�[2J');
+  });
+
   it('shows only the newest with -n, saying how many there are', () => {
     const out = show(['-n', '1']).stdout;
     expect(out).toContain('last 1 of 3');
