@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/runtime/audit/index.js';
-import { gatehouse, tempDir } from '../support/cli.js';
+import { CLI, gatehouse, tempDir } from '../support/cli.js';
 
 // `gatehouse audit tail` as a person reads it: something to say at 0 events, and reasons
 // wrapped at word boundaries, with nothing an agent wrote able to drive the terminal.
@@ -86,5 +87,14 @@ describe('gatehouse audit tail', () => {
     appendRefusal(reason);
     const r = gatehouse(['audit', 'tail', '--json', ...at()]);
     expect(JSON.parse(r.stdout).data.reason).toBe(reason);
+  });
+});
+
+describe('gatehouse audit tail into a reader that stops early', () => {
+  it('stops quietly when the pipe closes, like `| head`', () => {
+    for (let i = 0; i < 300; i++) appendRefusal(`refusal ${i} `.repeat(40));
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${CLI}" audit tail -n 300 --worktree "${root}" --state-dir "${state}" | head -n 1`], { encoding: 'utf8' });
+    expect(r.stdout.split('\n')[0]).toMatch(/^\s+0 /);
+    expect(r.stderr).toBe('');
   });
 });

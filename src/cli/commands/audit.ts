@@ -60,6 +60,12 @@ export function auditCommand(): Command {
     .option('--follow', 'keep printing new events as they are appended')
     .action(async (flags: Flags & { n: string; follow?: boolean }) => {
       const log = auditLogFor(projectStateFor(flags.worktree, flags.stateDir));
+      // A reader that stops early (`audit tail -n 500 | head`) closes the pipe: nobody is left
+      // to tell, and nothing is left to do, so stop quietly instead of dying with a stack trace.
+      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EPIPE') throw err;
+        process.exit(EXIT.ok);
+      });
       const columns = outputColumns(process.stdout, process.env);
       const print = (e: AuditEvent): void => {
         if (flags.json) process.stdout.write(`${JSON.stringify(e)}\n`);
