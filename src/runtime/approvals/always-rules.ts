@@ -1,8 +1,8 @@
 // The always-allow rules that "always" answers made: stored beside the queue with a stable id,
 // their scope and who made them; added, listed and revoked under the audit log's lock, each step recorded.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { AlwaysAllowRule } from '../../core/approvals/always-allow.js';
 import { ALWAYS_SCOPES, type AlwaysScope } from '../../core/approvals/always-scope.js';
 import type { Principal } from '../../core/approvals/principal.js';
@@ -113,6 +113,7 @@ export function readStoredRules(projectState: string): Result<StoredRule[]> {
 }
 
 function writeStoredRules(projectState: string, rules: readonly StoredRule[]): void {
+  mkdirSync(dirname(alwaysRulesFile(projectState)), { recursive: true, mode: 0o700 });
   writeFileAtomic(alwaysRulesFile(projectState), `${JSON.stringify({ v: RULES_FILE_VERSION, rules }, null, 2)}\n`, { mode: 0o600 });
 }
 
