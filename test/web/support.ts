@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import type { AlwaysAllowRule } from '../../src/core/approvals/always-allow.js';
 import { isAllowedHost, isAllowedOrigin } from '../../src/gateway/host-origin.js';
 import type { HostPolicy } from '../../src/gateway/host-origin.js';
 import { errorReply, sendReply } from '../../src/gateway/http-io.js';
@@ -34,7 +35,7 @@ export interface DashboardServer {
  * Starts the gateway pieces the dashboard talks to. The Host and Origin checks are the
  * server's (see src/gateway/server.ts), applied here the same way before routing.
  */
-export async function startDashboardServer(opts: { webDir: string; project: string }): Promise<DashboardServer> {
+export async function startDashboardServer(opts: { webDir: string; project: string; configRules?: AlwaysAllowRule[] }): Promise<DashboardServer> {
   const accessToken = randomBytes(32).toString('hex');
   const state = join(opts.project, '.state');
   const hosts: HostPolicy = { port: 0, bindHost: '127.0.0.1', extra: [] };
@@ -61,7 +62,7 @@ export async function startDashboardServer(opts: { webDir: string; project: stri
   const manager = new PtyManager({ projectRoot: opts.project });
   const queue = new ApprovalQueue(state);
   const credentials = new Credentials(accessToken, { id: 'dashboard-operator:ana', auth: 'access-token' }, []);
-  const attach = (): WebSocketEndpoint => attachWebSocket(server, { manager, queue, credentials, hosts, log: () => {} });
+  const attach = (): WebSocketEndpoint => attachWebSocket(server, { manager, queue, projectState: state, configRules: opts.configRules ?? [], credentials, hosts, log: () => {} });
   let ws = attach();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const addr = server.address();
