@@ -1,14 +1,16 @@
 // Steps 1-6 of the decision order for one tool call (permission profile, classifier,
 // always-allow, human review) and the wait for a person through the one approval queue.
+import { join } from 'node:path';
 import { alwaysTargetFor, compileAlwaysAllow, rulesForAlways } from '../core/approvals/always-allow.js';
 import { alwaysScopeOf } from '../core/approvals/always-scope.js';
-import { decideToolCall } from '../core/approvals/decide.js';
+import { decideToolCall, type ToolDecision } from '../core/approvals/decide.js';
 import { compileProfile } from '../core/approvals/profiles.js';
 import type { PreToolEvent } from '../core/event.js';
 import type { Policy } from '../core/policy.js';
 import type { ShellAnalysis } from '../core/shell/index.js';
 import { allow, block, type Verdict } from '../core/verdict.js';
-import { addStoredRules, readStoredRules, rulesInForce } from '../runtime/approvals/always-rules.js';
+import { addStoredRules, isRuleRecorded, readStoredRules, rulesInForce, type StoredRule } from '../runtime/approvals/always-rules.js';
+import { AuditLog } from '../runtime/audit/log.js';
 import { ApprovalQueue } from '../runtime/approvals/index.js';
 
 /** What the approval step knows about the call beyond the event. */
@@ -25,12 +27,24 @@ export interface CallFacts {
  */
 export async function approvalStep(policy: Policy, event: PreToolEvent, facts: CallFacts): Promise<Verdict> {
   const profile = policy.permissions.profile !== null ? compileProfile(policy.permissions.profile, policy.permissions.custom) : null;
+  const call = { tool: event.tool, kind: event.toolKind, paths: facts.paths, input: event.input, ...(facts.shell ? { shell: facts.shell } : {}) };
   // An unreadable rules file adds nothing: its calls are asked about, never allowed unseen.
   const stored = readStoredRules(policy.state_dir);
-  const rules = compileAlwaysAllow([...policy.approvals.always_allow, ...(stored.ok ? rulesInForce(stored.value, policy.session_id) : [])]);
-  if (!rules.ok) return block('approvals.rules', `Gatehouse cannot read its always-allow rules (${rules.reason}); the call is refused until the operator fixes them.`);
-  const call = { tool: event.tool, kind: event.toolKind, paths: facts.paths, input: event.input, ...(facts.shell ? { shell: facts.shell } : {}) };
-  const decision = decideToolCall({ call, profile, alwaysAllow: rules.value, settings: policy.approvals });
+  const answered = stored.ok ? rulesInForce(stored.value, policy.session_id) : [];
+  const decideWith = (extra: readonly StoredRule[]): ToolDecision | string => {
+    const rules = compileAlwaysAllow([...policy.approvals.always_allow, ...extra.map((r) => ({ tool: r.tool, match: r.match }))]);
+    return rules.ok ? decideToolCall({ call, profile, alwaysAllow: rules.value, settings: policy.approvals }) : rules.reason;
+  };
+  let decision = decideWith(answered);
+  // A rule from the file allows only if the audit log records a person making it (and no
+  // revocation since): the file alone, written around Gatehouse, grants nothing. Checked only
+  // when an always-allow would decide, so other calls never read the log.
+  if (typeof decision !== 'string' && decision.kind === 'allow' && decision.by === 'always-allow' && answered.length > 0) {
+    const audit = new AuditLog(join(policy.state_dir, 'audit'));
+    const vouched = answered.filter((r) => isRuleRecorded(audit, r));
+    if (vouched.length < answered.length) decision = decideWith(vouched);
+  }
+  if (typeof decision === 'string') return block('approvals.rules', `Gatehouse cannot read its always-allow rules (${decision}); the call is refused until the operator fixes them.`);
   if (decision.kind === 'allow') return allow(`approvals.${decision.by}`);
   if (decision.kind === 'deny') return block(`approvals.${decision.by}`, decision.reason);
 

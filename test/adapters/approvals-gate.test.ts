@@ -158,6 +158,16 @@ describe('interactive approvals in the PreToolUse hook', () => {
     expect(verifyProjectAudit(state).ok).toBe(true);
   });
 
+  it('applies no rule that was written into the rules file around Gatehouse: the call is still asked about', async () => {
+    const id = await start('approvals:\n  interactive: true\n  timeout_seconds: 1\n');
+    const forged = { tool: 'Bash', match: { exact: 'make deploy' }, scope: 'project', session_id: null, created_by: 'os-user:someone', created_at: null, approval_id: null };
+    mkdirSync(join(state, 'approvals'), { recursive: true });
+    writeFileSync(join(state, 'approvals', 'always-allow.json'), JSON.stringify({ v: 1, rules: [forged] }));
+    const r = await hookAsync(id, bash('make deploy'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/nobody answered within 1 s/);
+  });
+
   it('lets an always-allow glob admit its one command, and asks about that command with anything appended', async () => {
     const id = await start('approvals:\n  interactive: true\n  timeout_seconds: 1\n  always_allow:\n    - { tool: Bash, glob: "npm run lint*" }\n');
     expect(hook(args(id), bash('npm run lint -- --fix')).status).toBe(0);

@@ -5,10 +5,11 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AlwaysAllowRule } from '../../core/approvals/always-allow.js';
 import { ALWAYS_SCOPES, type AlwaysScope } from '../../core/approvals/always-scope.js';
-import type { Principal } from '../../core/approvals/principal.js';
+import { SYSTEM_PREFIX, type Principal } from '../../core/approvals/principal.js';
 import { canonicalJson } from '../../core/crypto/canonical-json.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { AuditLog } from '../audit/log.js';
+import type { AuditEvent } from '../audit/record.js';
 import { writeFileAtomic } from '../fs-atomic.js';
 import { isSafeSessionId } from '../state-dir.js';
 
@@ -118,8 +119,36 @@ function writeStoredRules(projectState: string, rules: readonly StoredRule[]): v
 }
 
 /** The answered rules that apply in session `sessionId`: every project rule, and that session's own. */
-export function rulesInForce(stored: readonly StoredRule[], sessionId: string): AlwaysAllowRule[] {
-  return stored.filter((r) => r.scope === 'project' || r.session_id === sessionId).map((r) => ({ tool: r.tool, match: r.match }));
+export function rulesInForce(stored: readonly StoredRule[], sessionId: string): StoredRule[] {
+  return stored.filter((r) => r.scope === 'project' || r.session_id === sessionId);
+}
+
+/** Events read from the end of the log before a full scan: a rule is usually used soon after it is made. */
+const RECENT_EVENTS = 256;
+
+/**
+ * Whether the audit log vouches for `rule`: its newest add-or-revoke event is an
+ * `always_allow_added` for this rule id (or, for a rule from before ids, this tool and match)
+ * by a person, not a revocation. A rule written into the file some other way is not applied.
+ * An unreadable log vouches for nothing.
+ */
+export function isRuleRecorded(audit: AuditLog, rule: StoredRule): boolean {
+  const about = (e: AuditEvent): boolean => {
+    if (e.type !== 'always_allow_added' && e.type !== 'always_allow_revoked') return false;
+    const d = e.data as { rule_id?: unknown; tool?: unknown; rule?: unknown };
+    if (d.rule_id !== undefined) return d.rule_id === rule.id;
+    return e.type === 'always_allow_added' && rule.scope === 'project' && d.tool === rule.tool && d.rule === JSON.stringify(rule.match);
+  };
+  const vouches = (e: AuditEvent | undefined): boolean => e !== undefined && e.type === 'always_allow_added' && !e.actor.startsWith(SYSTEM_PREFIX);
+  try {
+    const recent = audit.tail(RECENT_EVENTS).filter(about);
+    if (recent.length > 0) return vouches(recent.at(-1));
+    let last: AuditEvent | undefined;
+    for (const e of audit.events()) if (about(e)) last = e;
+    return vouches(last);
+  } catch {
+    return false;
+  }
 }
 
 /** What an "always" answer adds. */
