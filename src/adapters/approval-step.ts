@@ -58,6 +58,15 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
     const why = resolution.expired ? `nobody answered within ${policy.approvals.timeout_seconds} s, so it is denied` : `${resolution.principal.id} rejected it${resolution.reason ? `: ${resolution.reason}` : ''}`;
     return block('approvals.human', `Gatehouse asked a person to review this ${event.tool} call and ${why}. Do not retry the same call; take another approach or finish and explain what you needed.`);
   }
+  // The person answered what the record on disk showed. If it no longer says what this hook
+  // filed (the summary, or what "always" covers), the answer may be about another call.
+  const shown = queue.get(pending.id).pending;
+  if (shown === null || shown.summary !== pending.summary || shown.tool !== pending.tool || JSON.stringify(shown.always ?? null) !== JSON.stringify(pending.always ?? null)) {
+    return block(
+      'approvals.changed-record',
+      `The approval request for this ${event.tool} call was changed on disk after it was filed, so the answer may be about something else; Gatehouse refuses the call. Do not retry the same call; finish and explain what you needed.`,
+    );
+  }
   const scope = alwaysScopeOf(resolution.decision);
   // Only what the request showed: no target filed (an older request), no rule.
   if (scope !== null && pending.always) {

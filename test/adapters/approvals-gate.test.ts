@@ -168,6 +168,21 @@ describe('interactive approvals in the PreToolUse hook', () => {
     expect(r.stderr).toMatch(/nobody answered within 1 s/);
   });
 
+  it('refuses the call when its request was changed on disk before the answer, so "always" never covers what was not shown', async () => {
+    const id = await start('approvals:\n  interactive: true\n');
+    const waiting = hookAsync(id, edit('src/secret.ts'));
+    const queue = new ApprovalQueue(state);
+    const approval = await waitForPending(queue);
+    const file = join(state, 'approvals', 'pending', `${approval}.json`);
+    const record = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...record, summary: 'Edit src/harmless.ts', always: { tool: 'Edit', on: 'paths', paths: ['src/harmless.ts'] } }));
+    expect(gatehouse(['approve', approval, '--always', '--worktree', root, '--state-dir', state]).status).toBe(0);
+    const r = await waiting;
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/changed on disk after it was filed/);
+    expect(JSON.parse(gatehouse(['approve', '--rules', '--json', '--worktree', root, '--state-dir', state]).stdout).rules).toEqual([]);
+  });
+
   it('lets an always-allow glob admit its one command, and asks about that command with anything appended', async () => {
     const id = await start('approvals:\n  interactive: true\n  timeout_seconds: 1\n  always_allow:\n    - { tool: Bash, glob: "npm run lint*" }\n');
     expect(hook(args(id), bash('npm run lint -- --fix')).status).toBe(0);
