@@ -58,6 +58,13 @@ describe('gatehouse approve --rules and --revoke', () => {
   it('keeps --always to this session unless --scope project, and refuses a scope without --always', () => {
     const queue = new ApprovalQueue(state);
     const p = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: make', always: { tool: 'Bash', on: 'command', paths: [] }, ttlSeconds: 60 });
+    const none = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Odd', summary: 'Odd (list input)', always: null, ttlSeconds: 60 });
+    const listed = gatehouse(['approve', '--list', ...at()]).stdout;
+    expect(listed).toContain(
+      '    --always: Always allows Bash running exactly the command shown, nothing else, in this session only (s1); --always --scope project: the same, in this and every later session of this project, until revoked\n',
+    );
+    expect(listed).toContain('    --always: Always adds no rule: this call cannot be matched again, so it is allowed once.\n');
+    expect(gatehouse(['approve', none.id, '--deny', ...at()]).status).toBe(0);
     expect(gatehouse(['approve', p.id, '--scope', 'project', ...at()]).status).toBe(2);
     expect(gatehouse(['approve', p.id, '--always', '--scope', 'forever', ...at()]).status).toBe(2);
     const r = gatehouse(['approve', p.id, '--always', ...at()]);

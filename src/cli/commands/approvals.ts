@@ -63,7 +63,8 @@ export function approveCommand(): Command {
         // The whole summary, never cut (the terminal wraps it); records are files, so make them safe to print.
         for (const p of pending) {
           process.stdout.write(`${p.id}  ${safeForDisplay(p.tool).padEnd(10)} ${secondsLeft(p.expires_at)}s left  session ${safeForDisplay(p.session_id)}  ${safeForDisplay(p.summary)}\n`);
-          process.stdout.write(`    --always: ${safeForDisplay(describeAlways(p.always, 'session', p.session_id))}; --always --scope project: ${describeLifetime('project')}\n`);
+          const wider = p.always ? `; --always --scope project: the same, ${describeLifetime('project')}` : '';
+          process.stdout.write(`    --always: ${safeForDisplay(describeAlways(p.always, 'session', p.session_id))}${wider}\n`);
         }
         return;
       }
