@@ -1,36 +1,17 @@
 // Steps 1-6 of the decision order for one tool call (permission profile, classifier,
 // always-allow, human review) and the wait for a person through the one approval queue.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileAlwaysAllow, rulesForAlways, type AlwaysAllowRule } from '../core/approvals/always-allow.js';
-import { decideToolCall } from '../core/approvals/decide.js';
+import { alwaysTargetFor, compileAlwaysAllow, rulesForAlways } from '../core/approvals/always-allow.js';
+import { alwaysScopeOf } from '../core/approvals/always-scope.js';
+import { decideToolCall, type ToolDecision } from '../core/approvals/decide.js';
 import { compileProfile } from '../core/approvals/profiles.js';
 import type { PreToolEvent } from '../core/event.js';
 import type { Policy } from '../core/policy.js';
 import type { ShellAnalysis } from '../core/shell/index.js';
 import { allow, block, type Verdict } from '../core/verdict.js';
+import { addStoredRules, isRuleRecorded, readStoredRules, rulesInForce, type StoredRule } from '../runtime/approvals/always-rules.js';
+import { AuditLog } from '../runtime/audit/log.js';
 import { ApprovalQueue } from '../runtime/approvals/index.js';
-import { writeFileAtomic } from '../runtime/fs-atomic.js';
-import { recordEvent } from '../runtime/recorder.js';
-
-/** Rules added by "always" resolutions, kept beside the queue for the whole project. */
-export function alwaysAllowFile(projectState: string): string {
-  return join(projectState, 'approvals', 'always-allow.json');
-}
-
-function readAddedRules(projectState: string): AlwaysAllowRule[] {
-  try {
-    const v = JSON.parse(readFileSync(alwaysAllowFile(projectState), 'utf8')) as unknown;
-    return Array.isArray(v) ? (v as AlwaysAllowRule[]) : [];
-  } catch {
-    return [];
-  }
-}
-
-function addRules(projectState: string, rules: AlwaysAllowRule[]): void {
-  const all = [...readAddedRules(projectState), ...rules];
-  writeFileAtomic(alwaysAllowFile(projectState), `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
-}
 
 /** What the approval step knows about the call beyond the event. */
 export interface CallFacts {
@@ -46,26 +27,51 @@ export interface CallFacts {
  */
 export async function approvalStep(policy: Policy, event: PreToolEvent, facts: CallFacts): Promise<Verdict> {
   const profile = policy.permissions.profile !== null ? compileProfile(policy.permissions.profile, policy.permissions.custom) : null;
-  const rules = compileAlwaysAllow([...policy.approvals.always_allow, ...readAddedRules(policy.state_dir)]);
-  if (!rules.ok) return block('approvals.rules', `Gatehouse cannot read its always-allow rules (${rules.reason}); the call is refused until the operator fixes them.`);
   const call = { tool: event.tool, kind: event.toolKind, paths: facts.paths, input: event.input, ...(facts.shell ? { shell: facts.shell } : {}) };
-  const decision = decideToolCall({ call, profile, alwaysAllow: rules.value, settings: policy.approvals });
+  // An unreadable rules file adds nothing: its calls are asked about, never allowed unseen.
+  const stored = readStoredRules(policy.state_dir);
+  const answered = stored.ok ? rulesInForce(stored.value, policy.session_id) : [];
+  const decideWith = (extra: readonly StoredRule[]): ToolDecision | string => {
+    const rules = compileAlwaysAllow([...policy.approvals.always_allow, ...extra.map((r) => ({ tool: r.tool, match: r.match }))]);
+    return rules.ok ? decideToolCall({ call, profile, alwaysAllow: rules.value, settings: policy.approvals }) : rules.reason;
+  };
+  let decision = decideWith(answered);
+  // A rule from the file allows only if the audit log records a person making it (and no
+  // revocation since): the file alone, written around Gatehouse, grants nothing. Checked only
+  // when an always-allow would decide, so other calls never read the log.
+  if (typeof decision !== 'string' && decision.kind === 'allow' && decision.by === 'always-allow' && answered.length > 0) {
+    const audit = new AuditLog(join(policy.state_dir, 'audit'));
+    const vouched = answered.filter((r) => isRuleRecorded(audit, r));
+    if (vouched.length < answered.length) decision = decideWith(vouched);
+  }
+  if (typeof decision === 'string') return block('approvals.rules', `Gatehouse cannot read its always-allow rules (${decision}); the call is refused until the operator fixes them.`);
   if (decision.kind === 'allow') return allow(`approvals.${decision.by}`);
   if (decision.kind === 'deny') return block(`approvals.${decision.by}`, decision.reason);
 
   const queue = new ApprovalQueue(policy.state_dir);
-  const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: decision.summary, ttlSeconds: policy.approvals.timeout_seconds });
+  // What "always" would add is filed with the request, so every surface shows it before anyone answers.
+  const always = alwaysTargetFor(call);
+  const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: decision.summary, always, ttlSeconds: policy.approvals.timeout_seconds });
   // Whoever wrote the answer (a person on any surface, or the queue at expiry) recorded it.
   const resolution = await queue.waitFor(pending.id);
   if (resolution.decision === 'reject') {
     const why = resolution.expired ? `nobody answered within ${policy.approvals.timeout_seconds} s, so it is denied` : `${resolution.principal.id} rejected it${resolution.reason ? `: ${resolution.reason}` : ''}`;
     return block('approvals.human', `Gatehouse asked a person to review this ${event.tool} call and ${why}. Do not retry the same call; take another approach or finish and explain what you needed.`);
   }
-  if (resolution.decision === 'always') {
-    const added = rulesForAlways(call);
+  // The person answered what the record on disk showed. If it no longer says what this hook
+  // filed (the summary, or what "always" covers), the answer may be about another call.
+  const shown = queue.get(pending.id).pending;
+  if (shown === null || shown.summary !== pending.summary || shown.tool !== pending.tool || JSON.stringify(shown.always ?? null) !== JSON.stringify(pending.always ?? null)) {
+    return block(
+      'approvals.changed-record',
+      `The approval request for this ${event.tool} call was changed on disk after it was filed, so the answer may be about something else; Gatehouse refuses the call. Do not retry the same call; finish and explain what you needed.`,
+    );
+  }
+  const scope = alwaysScopeOf(resolution.decision);
+  // Only what the request showed: no target filed (an older request), no rule.
+  if (scope !== null && pending.always) {
     try {
-      addRules(policy.state_dir, added);
-      for (const rule of added) recordEvent(policy, 'always_allow_added', resolution.principal.id, { approval_id: pending.id, tool: rule.tool, rule: JSON.stringify(rule.match) });
+      addStoredRules(policy.state_dir, { rules: rulesForAlways(call), scope, session_id: policy.session_id, principal: resolution.principal, approval_id: pending.id });
     } catch {
       // The call is still allowed; the rule is simply not remembered.
     }

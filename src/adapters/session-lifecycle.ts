@@ -23,6 +23,7 @@ import { loadExtensionHooks } from '../runtime/stop-hooks/extension.js';
 import { PROJECT_HOOKS_FILE } from '../runtime/stop-hooks/extension-config.js';
 import { clampProfile } from '../core/turn/context.js';
 import { compileAlwaysAllow, type AlwaysAllowRule } from '../core/approvals/always-allow.js';
+import { configAlwaysRules } from '../runtime/approvals/always-rules.js';
 import { compileProfileSpec, type ProfileSpec } from '../core/approvals/profiles.js';
 import { AGENT_NAME_RE, adapterFor, capabilitiesFor } from './registry.js';
 
@@ -124,10 +125,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
   const approvalsCfg = config.value.approvals;
   const permissionsCfg = config.value.permissions;
   // Rules and profiles are compiled here so a bad regex or profile fails the start, not a hook.
-  const alwaysAllow: AlwaysAllowRule[] = approvalsCfg.always_allow.map((r) => ({
-    tool: r.tool,
-    match: r.exact !== undefined ? { exact: r.exact } : r.glob !== undefined ? { glob: r.glob } : { regex: r.regex ?? '' },
-  }));
+  const alwaysAllow: AlwaysAllowRule[] = configAlwaysRules(approvalsCfg.always_allow);
   const compiledRules = compileAlwaysAllow(alwaysAllow);
   if (!compiledRules.ok) return fail(`approvals.always_allow: ${compiledRules.reason}`);
   for (const [name, spec] of Object.entries(permissionsCfg.custom)) {

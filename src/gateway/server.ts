@@ -166,7 +166,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => onRequest(req, res, served));
   const websocket =
-    opts.websocket === undefined ? null : attachWebSocket(server, { ...opts.websocket, queue, credentials, hosts: served.hosts, log: served.log });
+    opts.websocket === undefined ? null : attachWebSocket(server, { ...opts.websocket, queue, projectState: opts.projectState, credentials, hosts: served.hosts, log: served.log });
 
   let port: number;
   try {

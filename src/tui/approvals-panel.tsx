@@ -1,5 +1,5 @@
 // The `gatehouse tui` panel: pending tool-call approvals, live, with keys to allow,
-// reject (with a reason) or always allow the selected one as the local user, whose whole call it shows.
+// reject (with a reason) or always allow the selected one (this session, or the project) as the local user, whose whole call and always-scope it shows.
 import { useEffect, useRef } from 'react';
 import { Box, Text, useApp, useInput } from 'ink';
 import type { Key } from 'ink';
@@ -9,7 +9,7 @@ import { ApprovalRow } from './approval-row.js';
 import { CommandDetail, detailLayout } from './command-detail.js';
 import { stripControl } from './format.js';
 import { listWindow, useTerminalSize } from './list-window.js';
-import { EmptyState, KeyHelp, ReasonPrompt, StatusLine, statusShown } from './panel-lines.js';
+import { AlwaysScopeLine, EmptyState, KeyHelp, ReasonPrompt, StatusLine, statusShown } from './panel-lines.js';
 import type { PanelStatus } from './panel-lines.js';
 import { usePending } from './use-pending.js';
 import { useSyncedState } from './use-synced-state.js';
@@ -19,12 +19,12 @@ import { useSyncedState } from './use-synced-state.js';
  * rest; stopping the input there shows the user what will be kept.
  */
 export const MAX_REASON_INPUT_CHARS = 2000;
-/** Lines around the list: header, "more above", "more below", status or prompt (two when it wraps), key help, and one spare. */
-const CHROME_ROWS = 7;
+/** Lines around the list: header, "more above", "more below", what "always" allows (up to three when it wraps), status or prompt (two when it wraps), key help, and one spare. */
+const CHROME_ROWS = 10;
 /** Each approval takes two lines. */
 const ROWS_PER_ITEM = 2;
 
-const DONE: Record<ApprovalDecision, string> = { allow: 'allowed', reject: 'rejected', always: 'always allowed' };
+const DONE: Record<ApprovalDecision, string> = { allow: 'allowed', reject: 'rejected', always: 'always allowed (this session)', 'always-project': 'always allowed (this and later sessions)' };
 
 /** Browsing the list, or typing the reason for rejecting approval `id`. */
 type Mode = { kind: 'browse' } | { kind: 'reason'; id: string; text: string };
@@ -148,7 +148,7 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
       return;
     }
     const item = list[index];
-    if (!item || !'aAr'.includes(input)) return;
+    if (!item || !'aAPr'.includes(input)) return;
     const pinned = state.selection.id;
     if (pinned !== undefined && pinned !== item.id) {
       // The item the user picked is gone and another one took its place a moment ago:
@@ -159,6 +159,7 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
     }
     if (input === 'a') decide(item.id, 'allow');
     else if (input === 'A') decide(item.id, 'always');
+    else if (input === 'P') decide(item.id, 'always-project');
     else if (input === 'r') setUi({ ...state, mode: { kind: 'reason', id: item.id, text: '' }, status: undefined });
   });
 
@@ -178,6 +179,7 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
       ))}
       {end < items.length ? <Text dimColor>  … {items.length - end} more below</Text> : null}
       {detail !== null ? <CommandDetail lines={detail.lines} offset={offset} rows={detail.rows} /> : null}
+      {ui.mode.kind === 'browse' && items[selected] ? <AlwaysScopeLine target={items[selected].always} sessionId={items[selected].session_id} /> : null}
       {ui.mode.kind === 'reason' ? <ReasonPrompt id={ui.mode.id} text={ui.mode.text} /> : null}
       {ui.mode.kind === 'browse' && statusShown(ui.status, nowMs) ? <StatusLine status={ui.status} /> : null}
       {ui.mode.kind === 'browse' && items.length > 0 ? <KeyHelp scroll={detail !== null && detail.lines.length > detail.rows} /> : null}

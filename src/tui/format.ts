@@ -51,26 +51,55 @@ function columnsOf(ch: string): number {
 }
 
 /**
+ * A number joined to its unit by a no-break space (`120\u00a0bytes`): summaries write sizes
+ * so, and a wrapped line must not end between the digits and the unit.
+ */
+const KEEP_TOGETHER = /\d+\u00a0\p{L}+/u;
+
+/** For each code point of `chars`, the index where its keep-together run starts when it is inside one (not first), else -1. */
+function keepTogetherStarts(chars: readonly string[], max: number): number[] {
+  const starts = chars.map(() => -1);
+  const text = chars.join('');
+  // Code point index of each UTF-16 offset that starts a code point.
+  const cp = new Map<number, number>();
+  for (let i = 0, off = 0; i < chars.length; off += chars[i]!.length, i++) cp.set(off, i);
+  const re = new RegExp(KEEP_TOGETHER.source, 'gu');
+  for (const m of text.matchAll(re)) {
+    const first = cp.get(m.index);
+    if (first === undefined) continue;
+    const run = Array.from(m[0]);
+    // A run wider than a line is cut anyway; keeping it whole would loop.
+    if (run.reduce((n, c) => n + columnsOf(c), 0) > max) continue;
+    for (let k = 1; k < run.length; k++) starts[first + k] = first;
+  }
+  return starts;
+}
+
+/**
  * Splits `text` into lines of at most `width` columns, by code point, keeping every
- * character: joined again, the lines are `text`.
+ * character: joined again, the lines are `text`. A number and its unit joined by a no-break
+ * space move to the next line together rather than being split.
  * @example wrapColumns('abcdef', 4) // ['abcd', 'ef']
  */
 export function wrapColumns(text: string, width: number): string[] {
   const max = Math.max(2, Math.floor(width));
+  const chars = Array.from(text);
+  const runStart = text.includes('\u00a0') ? keepTogetherStarts(chars, max) : null;
   const lines: string[] = [];
-  let line = '';
+  let lineStart = 0;
   let used = 0;
-  for (const ch of text) {
-    const w = columnsOf(ch);
+  for (let i = 0; i < chars.length; i++) {
+    const w = columnsOf(chars[i]!);
     if (used + w > max) {
-      lines.push(line);
-      line = '';
-      used = 0;
+      const from = runStart?.[i] ?? -1;
+      const cut = from > lineStart ? from : i;
+      lines.push(chars.slice(lineStart, cut).join(''));
+      used = chars.slice(cut, i).reduce((n, c) => n + columnsOf(c), 0);
+      lineStart = cut;
     }
-    line += ch;
     used += w;
   }
-  if (line !== '' || lines.length === 0) lines.push(line);
+  if (lineStart < chars.length || lines.length === 0) lines.push(chars.slice(lineStart).join(''));
   return lines;
 }
 

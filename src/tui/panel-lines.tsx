@@ -1,6 +1,8 @@
 // The one-line pieces of the approvals panel around the list: the empty state, the
 // reject-reason prompt, the outcome of the last action and the key help.
 import { Text } from 'ink';
+import { describeAlways, describeLifetime, type AlwaysTarget } from '../core/approvals/always-scope.js';
+import { safeForDisplay } from '../core/approvals/summary.js';
 
 /**
  * How long the outcome of a key stays up: long enough to read a line, short enough that it is
@@ -50,7 +52,16 @@ export function StatusLine({ status }: { status: PanelStatus }) {
 export function KeyHelp({ scroll }: { scroll: boolean }) {
   return (
     <Text dimColor>
-      ↑/↓ or k/j select · a allow · r reject · A always allow · q quit{scroll ? ' · [ ] scroll' : ''}
+      ↑/↓ or k/j select · a allow · r reject · A always (this session) · P always (project) · q quit{scroll ? ' · [ ] scroll' : ''}
     </Text>
   );
+}
+
+/**
+ * What `A` and `P` would allow for the selected request, shown before either is pressed:
+ * the tool, exactly which paths, command or input, and how long the rule lasts.
+ */
+export function AlwaysScopeLine({ target, sessionId }: { target: AlwaysTarget | null | undefined; sessionId: string }) {
+  const project = target ? ` · P: the same, ${describeLifetime('project')}` : '';
+  return <Text color="magenta">A: {safeForDisplay(describeAlways(target, 'session', sessionId))}{project}</Text>;
 }

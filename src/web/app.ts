@@ -2,6 +2,7 @@
 // and routes the gateway's events to them. Bundled by scripts/build-web.mjs.
 import { adoptInlineStyles } from './adopt-styles.js';
 import { ApprovalsView } from './approvals-view.js';
+import { RulesView } from './rules-view.js';
 import { AuditStatusView } from './audit-status.js';
 import { byId, h } from './dom.js';
 import { formatExit, sessionTitle } from './format.js';
@@ -17,6 +18,8 @@ import { asEventParams, asPtyExit, asPtyInfo, asPtyOutput } from './wire.js';
 
 /** Everything the page shows live. */
 const TOPICS = ['pty.*', 'approvals.*', 'audit.*'];
+/** After a queue change, when the rules are listed again: the waiting hook adds an "always" rule within milliseconds of the answer. */
+const RULES_SETTLE_MS = 500;
 
 /** The `/ws` endpoint of the server that served this page. */
 function wsUrl(): string {
@@ -66,6 +69,9 @@ function main(): void {
     onLeave: () => sessions.focus(),
   });
   const approvals = new ApprovalsView(byId('approvals', HTMLUListElement), byId('approvals-count', HTMLElement), rpc);
+  const rules = new RulesView(byId('rules', HTMLUListElement), byId('rules-status', HTMLElement), rpc);
+  // Opening the list shows it as it is now, whoever changed it (the CLI, the TUI, another page).
+  byId('rules-panel', HTMLDetailsElement).addEventListener('toggle', () => void rules.refresh());
   const audit = new AuditStatusView(byId('audit', HTMLElement), () => rpc.token);
   const form = new NewSessionForm(spawn, () => terminal.geometry(), () => terminal.focus());
 
@@ -105,7 +111,7 @@ function main(): void {
 
   async function onReady(): Promise<void> {
     await rpc.call('events.subscribe', { topics: TOPICS });
-    const [list] = await Promise.all([rpc.call<unknown>('pty.list'), approvals.refresh()]);
+    const [list] = await Promise.all([rpc.call<unknown>('pty.list'), approvals.refresh(), rules.refresh()]);
     sessions.setAll(sessionList(list));
     // Resume where we were (after a reconnect, or a reload with #session=): the server's
     // screen replaces whatever the old connection missed.
@@ -144,6 +150,8 @@ function main(): void {
       if (info !== null) sessions.upsert(info);
     } else if (e.topic === 'approvals.changed') {
       if (Array.isArray(data?.pending)) approvals.setAll(data.pending as PendingApproval[], typeof data.omitted === 'number' ? data.omitted : 0);
+      // An "always" answer's rule is written by the waiting hook just after the answer.
+      setTimeout(() => void rules.refresh(), RULES_SETTLE_MS);
     } else if (e.topic.startsWith('audit.')) {
       audit.refreshSoon();
     }

@@ -1,5 +1,6 @@
-// The approvals queue: one card per pending request with allow / reject / always and a
-// reason; answering echoes the request's nonce, so a stale page cannot answer a newer one.
+// The approvals queue: one card per pending request with allow / reject / always (this session
+// or the project), what "always" would allow, and a reason; answers echo the request's nonce.
+import { describeAlways, describeLifetime } from '../core/approvals/always-scope.js';
 import { h } from './dom.js';
 import { formatAge, timeMs } from './format.js';
 import type { RpcClient } from './rpc-client.js';
@@ -12,7 +13,8 @@ const COUNTDOWN_MS = 1_000;
 const DECISIONS: readonly { decision: Decision; label: string; title: string }[] = [
   { decision: 'allow', label: 'Allow', title: 'Let the agent make this one call' },
   { decision: 'reject', label: 'Reject', title: 'Refuse the call; the agent sees your reason' },
-  { decision: 'always', label: 'Always', title: 'Allow, and add an always-allow rule for calls like it' },
+  { decision: 'always', label: 'Always (this session)', title: 'Allow, and allow exactly this again in this session only' },
+  { decision: 'always-project', label: 'Always (project)', title: 'Allow, and allow exactly this again in this and every later session, until revoked' },
 ];
 
 /**
@@ -79,6 +81,13 @@ export class ApprovalsView {
       h('div', { class: 'approval-head' }, h('strong', {}, p.tool), h('span', { class: 'who' }, `${p.agent} · ${p.session_id}`), h('span', { class: 'expires' })),
       // The whole call, wrapped and scrollable (also from the keyboard): never cut.
       h('pre', { class: 'summary', tabindex: '0', 'aria-label': `The whole ${p.tool} call` }, p.summary),
+      // What each "Always" would allow, before either is pressed.
+      h(
+        'p',
+        { class: 'always-scope' },
+        describeAlways(p.always, 'session', p.session_id),
+        p.always ? `. Always (project): the same, ${describeLifetime('project')}.` : '',
+      ),
       reason,
       h('div', { class: 'actions' }, ...buttons),
       error,

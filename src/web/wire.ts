@@ -1,5 +1,6 @@
 // The gateway's wire shapes as the dashboard sees them (JSON-RPC results and event
 // payloads), with the few checks a frame must pass before the page acts on it.
+import type { AlwaysScope, AlwaysTarget } from '../core/approvals/always-scope.js';
 
 /** How a PTY process ended. */
 export interface PtyExit {
@@ -47,10 +48,25 @@ export interface PendingApproval {
   summary: string;
   created_at: string;
   expires_at: string;
+  /** What "always" would add a rule for: null, no rule; absent, filed by an older Gatehouse. */
+  always?: AlwaysTarget | null;
 }
 
-/** The decisions a person can give. */
-export type Decision = 'allow' | 'reject' | 'always';
+/** The decisions a person can give: `always` lasts this session, `always-project` every later one too. */
+export type Decision = 'allow' | 'reject' | 'always' | 'always-project';
+
+/** An always-allow rule as `approvals.rules` lists it. */
+export interface ListedRule {
+  id: string;
+  tool: string;
+  match: { exact: string } | { glob: string } | { regex: string };
+  scope: AlwaysScope;
+  session_id: string | null;
+  created_by: string | null;
+  created_at: string | null;
+  origin: 'approval' | 'config';
+  revocable: boolean;
+}
 
 /** The `params` of an `event` notification. */
 export interface EventParams {

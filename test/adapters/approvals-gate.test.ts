@@ -19,6 +19,7 @@ async function start(config = '', allow: string[] = ['src/**'], profile?: string
 
 const args = (id: string): string[] => ['check', '--session', id, '--event', 'PreToolUse', '--state-dir', state];
 const bash = (command: string) => ({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Bash', tool_input: { command } });
+const edit = (path: string) => ({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Edit', tool_input: { file_path: join(root, path), old_string: 'a', new_string: 'b' } });
 
 /** Starts a hook process that may wait for a person; resolves with its result. `started` receives the child. */
 function hookAsync(id: string, payload: unknown, started?: (child: ReturnType<typeof spawn>) => void): Promise<Ran> {
@@ -111,6 +112,75 @@ describe('interactive approvals in the PreToolUse hook', () => {
     expect((await waiting).status).toBe(0);
     expect(hook(args(id), bash('make build')).status).toBe(0);
     expect(auditEvents().some((e) => e.type === 'always_allow_added')).toBe(true);
+  });
+
+  it('shows what "always" on an Edit covers, keeps it to this session unless the scope is project, and asks again once revoked', async () => {
+    const config = 'approvals:\n  interactive: true\n';
+    const at = ['--worktree', root, '--state-dir', state];
+    const queue = new ApprovalQueue(state);
+    /** Whether the call is asked about (then denied from the CLI) rather than allowed at once. */
+    const asks = async (session: string, path: string): Promise<boolean> => {
+      const ran = hookAsync(session, edit(path));
+      const pending = await Promise.race([waitForPending(queue), ran.then(() => null)]);
+      if (pending !== null) gatehouse(['approve', pending, '--deny', ...at]);
+      return pending !== null && (await ran).status === 2;
+    };
+    const first = await start(config);
+    const waiting = hookAsync(first, edit('src/a.ts'));
+    const approval = await waitForPending(queue);
+    expect(queue.get(approval).pending?.always).toEqual({ tool: 'Edit', on: 'paths', paths: ['src/a.ts'] });
+    expect(gatehouse(['approve', '--list', ...at]).stdout).toContain(`--always: Always allows every Edit of the file src/a.ts, whatever it writes, in this session only (${first})`);
+    const answered = gatehouse(['approve', approval, '--always', ...at]);
+    expect(answered.stdout).toContain('in this session only');
+    expect((await waiting).status).toBe(0);
+    expect(hook(args(first), edit('src/a.ts')).status).toBe(0);
+    expect(await asks(first, 'src/b.ts'), 'another file is asked about').toBe(true);
+
+    // A later session is asked again.
+    const second = await start(config);
+    expect(await asks(second, 'src/a.ts')).toBe(true);
+    const waiting2 = hookAsync(second, edit('src/a.ts'));
+    const approval2 = await waitForPending(queue);
+    expect(gatehouse(['approve', approval2, '--always', '--scope', 'project', ...at]).stdout).toContain('in this and every later session of this project, until revoked');
+    expect((await waiting2).status).toBe(0);
+    const third = await start(config);
+    expect(hook(args(third), edit('src/a.ts')).status).toBe(0);
+
+    const rules = JSON.parse(gatehouse(['approve', '--rules', '--json', ...at]).stdout).rules as { id: string; scope: string; session_id: string | null }[];
+    expect(rules.map((r) => [r.scope, r.session_id])).toEqual([
+      ['session', first],
+      ['project', null],
+    ]);
+    const revoked = gatehouse(['approve', '--revoke', rules[1]!.id, ...at]);
+    expect(revoked.status, revoked.stderr).toBe(0);
+    expect(await asks(third, 'src/a.ts')).toBe(true);
+    expect(auditEvents().filter((e) => e.type === 'always_allow_revoked').map((e) => e.actor)).toEqual([expect.stringMatching(/^os-user:/)]);
+    expect(verifyProjectAudit(state).ok).toBe(true);
+  });
+
+  it('applies no rule that was written into the rules file around Gatehouse: the call is still asked about', async () => {
+    const id = await start('approvals:\n  interactive: true\n  timeout_seconds: 1\n');
+    const forged = { tool: 'Bash', match: { exact: 'make deploy' }, scope: 'project', session_id: null, created_by: 'os-user:someone', created_at: null, approval_id: null };
+    mkdirSync(join(state, 'approvals'), { recursive: true });
+    writeFileSync(join(state, 'approvals', 'always-allow.json'), JSON.stringify({ v: 1, rules: [forged] }));
+    const r = await hookAsync(id, bash('make deploy'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/nobody answered within 1 s/);
+  });
+
+  it('refuses the call when its request was changed on disk before the answer, so "always" never covers what was not shown', async () => {
+    const id = await start('approvals:\n  interactive: true\n');
+    const waiting = hookAsync(id, edit('src/secret.ts'));
+    const queue = new ApprovalQueue(state);
+    const approval = await waitForPending(queue);
+    const file = join(state, 'approvals', 'pending', `${approval}.json`);
+    const record = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...record, summary: 'Edit src/harmless.ts', always: { tool: 'Edit', on: 'paths', paths: ['src/harmless.ts'] } }));
+    expect(gatehouse(['approve', approval, '--always', '--worktree', root, '--state-dir', state]).status).toBe(0);
+    const r = await waiting;
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/changed on disk after it was filed/);
+    expect(JSON.parse(gatehouse(['approve', '--rules', '--json', '--worktree', root, '--state-dir', state]).stdout).rules).toEqual([]);
   });
 
   it('lets an always-allow glob admit its one command, and asks about that command with anything appended', async () => {

@@ -84,7 +84,7 @@ describe('ApprovalsPanel after an action', () => {
     app.stdin.write('j');
     await frameWhere(app, (f) => f.includes('› Bash job 1'));
     app.stdin.write('A');
-    await frameWhere(app, (f) => f.includes(`always allowed ${second.id}`) && f.includes('› Bash job 2'));
+    await frameWhere(app, (f) => f.includes(`always allowed (this session) ${second.id}`) && f.includes('› Bash job 2'));
     app.stdin.write('a');
     await frameWhere(app, (f) => f.includes(`allowed ${third.id}`) && f.includes('› Bash job 0'));
     app.stdin.write('a');

@@ -155,12 +155,12 @@ describe('ApprovalsPanel', () => {
     expect(queue.list()).toHaveLength(2);
   });
 
-  it('resolves the selected call as always when A is pressed', async () => {
+  it('resolves the selected call as always, for this session, when A is pressed', async () => {
     const [first] = enqueueTwo();
     const app = renderPanel();
     await frameWhere(app, (f) => f.includes(first.id));
     app.stdin.write('A');
-    await frameWhere(app, (f) => f.includes(`always allowed ${first.id}`));
+    await frameWhere(app, (f) => f.includes(`always allowed (this session) ${first.id}`));
     expect(queue.get(first.id).resolution).toMatchObject({ decision: 'always', principal: { id: 'os-user:ana' } });
   });
 

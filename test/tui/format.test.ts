@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { displayText, formatTimeLeft, stripControl, textColumns, wrapColumns } from '../../src/tui/format.js';
 import { listWindow } from '../../src/tui/list-window.js';
+import { summarizeInput } from '../../src/core/approvals/summary.js';
 
 describe('displayText', () => {
   it('turns escape sequences and newlines from an agent into plain spaces on one line', () => {
@@ -52,5 +53,18 @@ describe('wrapColumns', () => {
     expect(lines.join('')).toBe('日本語のコマンド😀 abc');
     for (const line of lines) expect(textColumns(line)).toBeLessThanOrEqual(6);
     expect(lines[0]).toBe('日本語');
+  });
+
+  it('moves a number and its unit to the next line together, so an Edit summary never wraps mid-number', () => {
+    const summary = summarizeInput('Edit', { file_path: 'src/server/a-rather-long/path/to/routes.ts', old_string: 'x'.repeat(12_345), new_string: 'y\n'.repeat(678) });
+    const pairs = [...summary.matchAll(/\d+\u00a0[a-z]+/g)].map((m) => m[0]);
+    // From the widest pair up: a pair wider than a line is cut like any other text.
+    for (let width = 12; width <= 90; width++) {
+      const lines = wrapColumns(summary, width);
+      expect(lines.join('')).toBe(summary);
+      for (const line of lines) expect(textColumns(line)).toBeLessThanOrEqual(width);
+      const whole = lines.map((l) => l.match(/\d+\u00a0[a-z]+/g) ?? []).flat();
+      expect(whole, `width ${width}: ${lines.join(' | ')}`).toEqual(pairs);
+    }
   });
 });

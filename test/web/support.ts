@@ -8,6 +8,7 @@ import type { BrowserContext } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { addAuditRoutes } from '../../src/gateway/audit-routes.js';
 import { authenticate } from '../../src/gateway/auth.js';
+import type { AlwaysAllowRule } from '../../src/core/approvals/always-allow.js';
 import { isAllowedHost, isAllowedOrigin } from '../../src/gateway/host-origin.js';
 import type { HostPolicy } from '../../src/gateway/host-origin.js';
 import { errorReply, sendReply } from '../../src/gateway/http-io.js';
@@ -47,7 +48,7 @@ export interface DashboardServer {
  * credential check of scoped routes are the server's (see src/gateway/server.ts), applied
  * here the same way before routing.
  */
-export async function startDashboardServer(opts: { webDir: string; project: string }): Promise<DashboardServer> {
+export async function startDashboardServer(opts: { webDir: string; project: string; configRules?: AlwaysAllowRule[] }): Promise<DashboardServer> {
   const accessToken = randomBytes(32).toString('hex');
   const state = join(opts.project, '.state');
   const hosts: HostPolicy = { port: 0, bindHost: '127.0.0.1', extra: [] };
@@ -79,7 +80,7 @@ export async function startDashboardServer(opts: { webDir: string; project: stri
   });
   const manager = new PtyManager({ projectRoot: opts.project });
   const queue = new ApprovalQueue(state);
-  const attach = (): WebSocketEndpoint => attachWebSocket(server, { manager, queue, credentials, hosts, log: () => {} });
+  const attach = (): WebSocketEndpoint => attachWebSocket(server, { manager, queue, projectState: state, configRules: opts.configRules ?? [], credentials, hosts, log: () => {} });
   let ws = attach();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const addr = server.address();

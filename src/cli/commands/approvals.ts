@@ -1,12 +1,14 @@
 // `gatehouse approve`, `gatehouse serve` and `gatehouse tui`: the three surfaces that
 // resolve the one approval queue, each naming who decided.
 import { Command } from 'commander';
+import { ALWAYS_SCOPES, describeAlways, describeLifetime, type AlwaysScope } from '../../core/approvals/always-scope.js';
 import { osUserPrincipal, type Principal } from '../../core/approvals/principal.js';
 import { safeForDisplay } from '../../core/approvals/summary.js';
 import { ApprovalQueue, type ApprovalDecision } from '../../runtime/approvals/index.js';
 import { osUserName } from '../../runtime/recorder.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
+import { printRules, revokeRule } from './approve-rules.js';
 
 type Flags = { worktree?: string; stateDir?: string; json?: boolean };
 
@@ -28,15 +30,30 @@ export function approveCommand(): Command {
     .argument('[id]', 'approval id (ap-…); or use --latest')
     .option('--latest', 'the most recent pending approval')
     .option('--deny', 'reject instead of allowing')
-    .option('--always', 'allow and add an always-allow rule for this call')
+    .option('--always', 'allow, and allow exactly this call again (see --list for what the rule covers)')
+    .option('--scope <scope>', 'with --always: session (default: this session only) or project (every later session too, until revoked)', 'session')
     .option('--reason <text>', 'reason (the agent sees it on a rejection)')
-    .option('--list', 'list pending approvals instead')
+    .option('--list', 'list pending approvals instead, each with what --always would allow')
+    .option('--rules', 'list the always-allow rules in force (ids, scope, who made them)')
+    .option('--revoke <rule-id>', 'revoke an always-allow rule made by an answer (ar-…)')
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
     .option('--json', 'print as JSON')
-    .addHelpText('after', '\nExit status: 0 resolved (or listed), 1 not found / already resolved / nonce mismatch, 2 usage.')
-    .action((id: string | undefined, flags: Flags & { latest?: boolean; deny?: boolean; always?: boolean; reason?: string; list?: boolean }) => {
-      const queue = new ApprovalQueue(projectStateFor(flags.worktree, flags.stateDir));
+    .addHelpText(
+      'after',
+      '\n--always adds a rule for exactly this call: the same file paths (whatever is written to them), the same whole command, or the same input.' +
+        '\nIt lasts for this session only unless you pass --scope project.' +
+        '\n\nExit status: 0 resolved (or listed, or revoked), 1 not found / already resolved / nonce mismatch / unknown rule, 2 usage.',
+    )
+    .action((id: string | undefined, flags: Flags & { latest?: boolean; deny?: boolean; always?: boolean; scope: string; reason?: string; list?: boolean; rules?: boolean; revoke?: string }) => {
+      const worktree = flags.worktree ?? '.';
+      const state = projectStateFor(flags.worktree, flags.stateDir);
+      if (flags.rules) return printRules(state, worktree, flags.json === true);
+      if (flags.revoke !== undefined) return revokeRule(state, worktree, flags.revoke, localPrincipal(), flags.json === true);
+      if (!ALWAYS_SCOPES.includes(flags.scope as AlwaysScope)) throw new UserError(`--scope must be session or project, got ${JSON.stringify(flags.scope)}`, EXIT.usage);
+      const scope = flags.scope as AlwaysScope;
+      if (scope === 'project' && !flags.always) throw new UserError('--scope project widens an --always rule; add --always, or leave --scope out', EXIT.usage);
+      const queue = new ApprovalQueue(state);
       // Deny what dead hook processes left waiting, so the list shows only live requests.
       queue.sweep();
       if (flags.list) {
@@ -46,6 +63,8 @@ export function approveCommand(): Command {
         // The whole summary, never cut (the terminal wraps it); records are files, so make them safe to print.
         for (const p of pending) {
           process.stdout.write(`${p.id}  ${safeForDisplay(p.tool).padEnd(10)} ${secondsLeft(p.expires_at)}s left  session ${safeForDisplay(p.session_id)}  ${safeForDisplay(p.summary)}\n`);
+          const wider = p.always ? `; --always --scope project: the same, ${describeLifetime('project')}` : '';
+          process.stdout.write(`    --always: ${safeForDisplay(describeAlways(p.always, 'session', p.session_id))}${wider}\n`);
         }
         return;
       }
@@ -53,18 +72,20 @@ export function approveCommand(): Command {
       if ((id === undefined) === (flags.latest !== true)) throw new UserError('give an approval id or --latest (not both)', EXIT.usage);
       const target = id ?? queue.latest()?.id;
       if (target === undefined) throw new UserError('nothing is waiting for approval');
-      const decision: ApprovalDecision = flags.deny ? 'reject' : flags.always ? 'always' : 'allow';
+      const decision: ApprovalDecision = flags.deny ? 'reject' : flags.always ? (scope === 'project' ? 'always-project' : 'always') : 'allow';
+      const request = queue.get(target).pending;
       const r = queue.resolve(target, { decision, reason: flags.reason ?? null, principal: localPrincipal() });
       if (!r.ok) throw new UserError(r.error.message, r.error.code === 'bad_id' || r.error.code === 'bad_decision' ? EXIT.usage : EXIT.failure);
-      if (flags.json) printJson(r.value);
-      else process.stdout.write(`${target}: ${decision} by ${r.value.principal.id}\n`);
+      if (flags.json) return printJson(r.value);
+      process.stdout.write(`${target}: ${decision} by ${r.value.principal.id}\n`);
+      if (flags.always) process.stdout.write(`${safeForDisplay(describeAlways(request?.always, scope, request?.session_id))}; list or revoke with gatehouse approve --rules\n`);
     });
 }
 
 /** `gatehouse tui`. */
 export function tuiCommand(): Command {
   return new Command('tui')
-    .description('a live terminal panel of pending approvals: a allow, r reject, A always, q quit')
+    .description('a live terminal panel of pending approvals: a allow, r reject, A always (this session), P always (project), q quit')
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
     .action(async (flags: Flags) => {

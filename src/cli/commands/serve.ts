@@ -11,6 +11,7 @@ import { startGateway } from '../../gateway/index.js';
 import { PtyManager } from '../../gateway/pty/index.js';
 import { sessionLauncher } from '../../gateway/session-launcher.js';
 import { addWebRoutes } from '../../gateway/web-routes.js';
+import { configAlwaysRules } from '../../runtime/approvals/always-rules.js';
 import { loadConfig } from '../../runtime/config.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
@@ -55,7 +56,7 @@ export function serveCommand(): Command {
           tokens: config.value.approvals.tokens,
           env: process.env,
           log,
-          websocket: { manager, hooks: { onSpawnSession: sessionLauncher({ worktree, stateDir: state, env: process.env, nodePath: process.execPath, hookBundle: hookBundlePath(), log }) } },
+          websocket: { manager, configRules: configAlwaysRules(config.value.approvals.always_allow), hooks: { onSpawnSession: sessionLauncher({ worktree, stateDir: state, env: process.env, nodePath: process.execPath, hookBundle: hookBundlePath(), log }) } },
           routes: (router) => {
             addAuditRoutes(router, state);
             addHookRoutes(router, state);

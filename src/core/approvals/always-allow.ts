@@ -6,6 +6,7 @@ import type { ToolKind } from '../event.js';
 import { compileGlob } from '../glob.js';
 import { fail, ok, type Result } from '../result.js';
 import { shellJoin } from '../shell-quote.js';
+import type { AlwaysTarget } from './always-scope.js';
 import { KIND_KEY_PREFIX } from './profiles.js';
 import { isOneSimpleCommand } from './simple-command.js';
 import { compileStarGlob } from './star-glob.js';
@@ -162,4 +163,12 @@ export function rulesForAlways(call: AlwaysAllowCall): AlwaysAllowRule[] {
   const args = argumentKeys(call);
   if (args === null) return [];
   return args.keys.map((k) => ({ tool: call.tool, match: { exact: k } }));
+}
+
+/** What "always" would cover for this call, or null when its input cannot be matched again (no rule is added). */
+export function alwaysTargetFor(call: AlwaysAllowCall): AlwaysTarget | null {
+  const args = argumentKeys(call);
+  if (args === null) return null;
+  if (args.isPath) return { tool: call.tool, on: 'paths', paths: args.keys };
+  return { tool: call.tool, on: args.isCommand ? 'command' : 'input', paths: [] };
 }

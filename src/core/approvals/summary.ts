@@ -41,9 +41,11 @@ export function safeForDisplay(text: string): string {
 
 /**
  * The whole, redacted summary of a call's input for the pending record and the person asked:
- * never file contents. Write → path and byte count; Edit/MultiEdit/NotebookEdit → path and
- * sizes; Bash → the whole command with secret-looking values masked; anything else → its keys only.
- * @example summarizeInput('Write', { file_path: 'a.ts', content: 'secret' }) // 'Write a.ts (6 bytes)'
+ * never file contents. Write → path, lines and bytes; Edit/MultiEdit/NotebookEdit → path and
+ * the sizes of what is replaced; Bash → the whole command with secret-looking values masked;
+ * anything else → its keys only. A number and its unit are joined by a no-break space, so a
+ * view that wraps at spaces never leaves a number at the end of one line and its unit on the next.
+ * @example summarizeInput('Write', { file_path: 'a.ts', content: 'secret' }) // 'Write a.ts: 1 line (6 bytes)'
  */
 export function summarizeInput(tool: string, input: unknown): string {
   const rec = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : null;
@@ -51,17 +53,17 @@ export function summarizeInput(tool: string, input: unknown): string {
   if (rec === null) {
     text = `${tool} (${input === null || input === undefined ? 'no' : Array.isArray(input) ? 'list' : typeof input} input)`;
   } else if (tool === 'Write') {
-    text = `Write ${pathOf(rec.file_path)} (${bytes(rec.content)} bytes)`;
+    text = `Write ${pathOf(rec.file_path)}: ${size(rec.content)}`;
   } else if (tool === 'Edit') {
     const all = rec.replace_all === true ? ', every occurrence' : '';
-    text = `Edit ${pathOf(rec.file_path)} (replace ${bytes(rec.old_string)} bytes with ${bytes(rec.new_string)} bytes${all})`;
+    text = `Edit ${pathOf(rec.file_path)}: replace ${size(rec.old_string)} with ${size(rec.new_string)}${all}`;
   } else if (tool === 'MultiEdit') {
-    const edits = Array.isArray(rec.edits) ? rec.edits : [];
-    const sum = (key: string): number => edits.reduce<number>((n, e) => n + (typeof e === 'object' && e !== null ? bytes((e as Record<string, unknown>)[key]) : 0), 0);
-    text = `MultiEdit ${pathOf(rec.file_path)} (${edits.length} edits, ${sum('old_string')} → ${sum('new_string')} bytes)`;
+    const edits = (Array.isArray(rec.edits) ? rec.edits : []).map((e) => (typeof e === 'object' && e !== null ? (e as Record<string, unknown>) : {}));
+    const joined = (key: string): string[] => edits.map((e) => (typeof e[key] === 'string' ? e[key] : ''));
+    text = `MultiEdit ${pathOf(rec.file_path)}: ${count(edits.length, 'edit')}, replacing ${size(joined('old_string'))} with ${size(joined('new_string'))} in all`;
   } else if (tool === 'NotebookEdit') {
     const mode = typeof rec.edit_mode === 'string' ? rec.edit_mode : 'replace';
-    text = `NotebookEdit ${pathOf(rec.notebook_path)} (${mode}, ${bytes(rec.new_source)} bytes)`;
+    text = mode === 'delete' ? `NotebookEdit ${pathOf(rec.notebook_path)}: delete a cell` : `NotebookEdit ${pathOf(rec.notebook_path)}: ${mode} a cell of ${size(rec.new_source)}`;
   } else if (tool === 'Bash' && typeof rec.command === 'string') {
     text = `Bash: ${SECRET_PATTERNS.reduce((s, [re, to]) => s.replace(re, to), rec.command)}`;
   } else {
@@ -87,6 +89,30 @@ function pathOf(v: unknown): string {
 
 const ENCODER = new TextEncoder();
 
+/** Joins a number to its unit: a view that wraps at spaces keeps `120 bytes` on one line. */
+const NO_BREAK_SPACE = '\u00a0';
+
 function bytes(v: unknown): number {
   return typeof v === 'string' ? ENCODER.encode(v).length : 0;
+}
+
+/** Lines of a text: a final line break ends the last line rather than starting another. */
+function lineCount(v: unknown): number {
+  if (typeof v !== 'string' || v === '') return 0;
+  let n = 1;
+  for (let i = v.indexOf('\n'); i !== -1; i = v.indexOf('\n', i + 1)) n++;
+  return v.endsWith('\n') ? n - 1 : n;
+}
+
+/** `3 lines`, `1 edit`: the count and its unit kept together. */
+function count(n: number, unit: string): string {
+  return `${n}${NO_BREAK_SPACE}${unit}${n === 1 ? '' : 's'}`;
+}
+
+/** The size of a text, or of several texts together, as a person reads it: `3 lines (120 bytes)`. */
+function size(v: unknown): string {
+  const parts = Array.isArray(v) ? v : [v];
+  const lines = parts.reduce<number>((n, p) => n + lineCount(p), 0);
+  const total = parts.reduce<number>((n, p) => n + bytes(p), 0);
+  return `${count(lines, 'line')} (${count(total, 'byte')})`;
 }

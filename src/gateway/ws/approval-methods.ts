@@ -1,6 +1,7 @@
-// `approvals.list` and `approvals.resolve` over the WebSocket: the same queue and rules as
-// the HTTP API, with the connection's principal (never the client's word) as the resolver.
+// `approvals.list`, `approvals.resolve`, `approvals.rules` and `approvals.revoke_rule` over the
+// WebSocket: the same queue and rules as the CLI, with the connection's principal (never the client's word).
 import { z } from 'zod';
+import { listRules, revokeStoredRule } from '../../runtime/approvals/always-rules.js';
 import type { PendingApproval } from '../../runtime/approvals/index.js';
 import { APPROVAL_DECISIONS } from '../../runtime/approvals/index.js';
 import { isSafeSessionId } from '../../runtime/state-dir.js';
@@ -20,6 +21,8 @@ const ResolveParams = z.strictObject({
   reason: z.string().nullable().optional(),
   nonce: z.string().min(1),
 });
+
+const RevokeParams = z.strictObject({ id: z.string().min(1) });
 
 /** Room for the pending list in one frame: the frame minus the envelope of a response or event. */
 const PENDING_BUDGET_BYTES = MAX_FRAME_BYTES - 1024;
@@ -49,5 +52,17 @@ export const APPROVAL_METHODS: Readonly<Record<string, Method>> = {
     const result = ctx.queue.resolve(p.id, { decision: p.decision, nonce: p.nonce, reason: p.reason ?? null, principal });
     if (!result.ok) return new RpcError('approval_refused', result.error.message, result.error.code);
     return { resolution: result.value };
+  }),
+  'approvals.rules': defineMethod('approvals:read', z.strictObject({}), (ctx) => {
+    const rules = listRules(ctx.rules.projectState, ctx.rules.config);
+    if (!rules.ok) return new RpcError('rules_unreadable', rules.reason);
+    return { rules: rules.value };
+  }),
+  'approvals.revoke_rule': defineMethod('approvals:resolve', RevokeParams, (ctx, p) => {
+    const principal = ctx.conn.grant?.principal;
+    if (principal === undefined) throw new Error('approvals.revoke_rule reached without a principal');
+    const result = revokeStoredRule(ctx.rules.projectState, p.id, principal, ctx.rules.config);
+    if (!result.ok) return new RpcError('revoke_refused', result.reason);
+    return { revoked: result.value, revoked_by: principal.id };
   }),
 };

@@ -4,6 +4,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
+import type { AlwaysAllowRule } from '../../core/approvals/always-allow.js';
 import type { ApprovalQueue } from '../../runtime/approvals/index.js';
 import type { HostPolicy } from '../host-origin.js';
 import { fitPending } from './approval-methods.js';
@@ -31,11 +32,15 @@ export interface WebSocketOptions {
   /** The one PTY manager of this server (a `PtyManager`). */
   manager: PtyHost;
   hooks?: WebSocketHooks;
+  /** The config's always-allow rules, listed beside the answered ones (default none). */
+  configRules?: readonly AlwaysAllowRule[];
 }
 
-/** Everything {@link attachWebSocket} needs; the gateway fills in the last three. */
+/** Everything {@link attachWebSocket} needs; the gateway fills in the last five. */
 export interface AttachOptions extends WebSocketOptions {
   queue: ApprovalQueue;
+  /** The project state folder the queue and the answered always-allow rules live in. */
+  projectState: string;
   /** The gateway's access token and scoped tokens, shared with its HTTP routes. */
   credentials: Credentials;
   /** The gateway's Host rule; its `port` is read on every upgrade, so it may be filled in after listen. */
@@ -94,6 +99,7 @@ export function attachWebSocket(server: Server, opts: AttachOptions): WebSocketE
     hub,
     manager: opts.manager,
     queue: opts.queue,
+    rules: { projectState: opts.projectState, config: opts.configRules ?? [] },
     hooks: opts.hooks ?? {},
     credentials,
     log,

@@ -23,6 +23,8 @@ export const RPC_ERRORS = {
   approval_refused: { code: -32008, meaning: 'the approval queue refused the resolution; data.reason holds its code' },
   session_failed: { code: -32009, meaning: 'starting the Gatehouse session for pty.spawn {session} failed' },
   unavailable: { code: -32010, meaning: 'the feature is not configured on this gateway' },
+  rules_unreadable: { code: -32011, meaning: 'the always-allow rules file cannot be read; the message says how to recover' },
+  revoke_refused: { code: -32012, meaning: 'the rule cannot be revoked: unknown id, or a config rule (edit the config)' },
 } as const;
 
 /** The stable name of an error, e.g. `no_such_session`. */

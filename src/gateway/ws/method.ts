@@ -1,6 +1,7 @@
 // How a JSON-RPC method is declared: the capability it needs, the schema of its params
 // (validated at the edge, so handlers get plain typed values) and its handler.
 import type { z } from 'zod';
+import type { AlwaysAllowRule } from '../../core/approvals/always-allow.js';
 import type { ApprovalQueue } from '../../runtime/approvals/index.js';
 import type { Connection } from './connection.js';
 import type { Capability } from '../credentials.js';
@@ -8,12 +9,20 @@ import { RpcError } from './errors.js';
 import type { PtyHost, WebSocketHooks } from './pty-host.js';
 import type { SessionHub } from './session-hub.js';
 
+/** The project whose always-allow rules `approvals.rules` lists and `approvals.revoke_rule` revokes. */
+export interface AlwaysRulesSource {
+  projectState: string;
+  config: readonly AlwaysAllowRule[];
+}
+
 /** What a handler can reach. */
 export interface MethodContext {
   conn: Connection;
   hub: SessionHub;
   manager: PtyHost;
   queue: ApprovalQueue;
+  /** Where the always-allow rules live, and the config's own (listed, never revoked here). */
+  rules: AlwaysRulesSource;
   hooks: WebSocketHooks;
   /** Call after a connection's subscriptions changed (starts or stops the approvals watch). */
   subscriptionsChanged(): void;

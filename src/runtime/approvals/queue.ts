@@ -3,6 +3,7 @@
 // log by whoever wrote it), and the waiting hook sees it.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AlwaysTarget } from '../../core/approvals/always-scope.js';
 import { checkPrincipal, type Principal } from '../../core/approvals/principal.js';
 import { AuditLog } from '../audit/log.js';
 import { watchDirs } from './dir-watch.js';
@@ -16,6 +17,7 @@ import {
   APPROVAL_DECISIONS,
   clip,
   isApprovalId,
+  MAX_ALWAYS_PATHS,
   MAX_LABEL_CHARS,
   MAX_REASON_CHARS,
   MAX_SUMMARY_CHARS,
@@ -58,6 +60,12 @@ export interface ApprovalQueueOptions {
 }
 
 type ReadResult<T> = { value: T | null; problem: string | null };
+
+/** A target too large to store is stored as null: "always" then adds no rule, and every surface says so. */
+function boundedTarget(t: AlwaysTarget | null): AlwaysTarget | null {
+  if (t === null || t.paths.length > MAX_ALWAYS_PATHS || t.paths.some((p) => p.length > MAX_SUMMARY_CHARS)) return null;
+  return { tool: clip(t.tool, MAX_LABEL_CHARS), on: t.on, paths: [...t.paths] };
+}
 
 function refuse(code: ResolveError['code'], message: string): ResolveResult {
   return { ok: false, error: { code, message } };
@@ -104,6 +112,7 @@ export class ApprovalQueue {
         created_at: created.toISOString(),
         expires_at: new Date(created.getTime() + Math.round(ttl * 1000)).toISOString(),
         pid: process.pid,
+        ...(input.always === undefined ? {} : { always: boundedTarget(input.always) }),
       };
       if (createExclusive(recordFile(this.paths.pending, record.id), `${JSON.stringify(record, null, 2)}\n`)) return record;
     }

@@ -1,6 +1,7 @@
 // The two approval records (a pending request and its one resolution), their ids, and
 // the checks that every record read back from disk must pass before anyone trusts it.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AlwaysTarget } from '../../core/approvals/always-scope.js';
 import type { Principal } from '../../core/approvals/principal.js';
 import { MAX_REVIEW_CHARS } from '../../core/approvals/summary.js';
 import { fail, ok, type Result } from '../../core/result.js';
@@ -21,10 +22,18 @@ export interface PendingApproval {
   expires_at: string;
   /** The hook process waiting for the answer; when it is gone the request is swept. */
   pid: number;
+  /**
+   * What an "always" answer would add a rule for (null: nothing, the input cannot be matched
+   * again), shown with the request. Absent on requests filed by an older Gatehouse.
+   */
+  always?: AlwaysTarget | null;
 }
 
-/** What a human (or the queue itself) answered; `always` also asks the caller to add an always-allow rule. */
-export type ApprovalDecision = 'allow' | 'reject' | 'always';
+/**
+ * What a human (or the queue itself) answered. `always` also asks the caller to add an
+ * always-allow rule for this session only; `always-project` one for every later session too.
+ */
+export type ApprovalDecision = 'allow' | 'reject' | 'always' | 'always-project';
 
 /** The one answer to an approval; created exclusively, never rewritten. */
 export interface Resolution {
@@ -63,7 +72,7 @@ export interface ApprovalState {
 export type ResolveResult = { ok: true; value: Resolution } | { ok: false; error: ResolveError };
 
 /** The decisions a resolver may give. */
-export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ['allow', 'reject', 'always'];
+export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ['allow', 'reject', 'always', 'always-project'];
 
 /**
  * Approval ids. Anchored and made of [0-9a-z-] only, so an id can never name a path
@@ -161,10 +170,27 @@ export function parsePending(json: string, expectedId: string): Result<PendingAp
     time(d, 'created_at'),
     time(d, 'expires_at'),
     Number.isSafeInteger(d.pid) && (d.pid as number) > 0 ? null : 'pid must be a positive integer',
+    d.always === undefined || d.always === null || isAlwaysTarget(d.always) ? null : 'always must be null or {tool, on, paths}',
   );
   if (problem !== null) return fail(`pending approval ${expectedId} is corrupt: ${problem}`);
-  const { id, nonce, session_id, agent, tool, summary, created_at, expires_at, pid } = d as unknown as PendingApproval;
-  return ok({ id, nonce, session_id, agent, tool, summary, created_at, expires_at, pid });
+  const { id, nonce, session_id, agent, tool, summary, created_at, expires_at, pid, always } = d as unknown as PendingApproval;
+  return ok({ id, nonce, session_id, agent, tool, summary, created_at, expires_at, pid, ...(always === undefined ? {} : { always }) });
+}
+
+/** Most paths an `always` target lists: a write names a handful; more is a record not written by the queue. */
+export const MAX_ALWAYS_PATHS = 256;
+
+function isAlwaysTarget(v: unknown): v is AlwaysTarget {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const t = v as Fields;
+  return (
+    typeof t.tool === 'string' &&
+    t.tool.length <= MAX_LABEL_CHARS &&
+    (t.on === 'paths' || t.on === 'command' || t.on === 'input') &&
+    Array.isArray(t.paths) &&
+    t.paths.length <= MAX_ALWAYS_PATHS &&
+    t.paths.every((p) => typeof p === 'string' && p.length <= MAX_SUMMARY_CHARS)
+  );
 }
 
 /** Parses and checks a resolution record read from the file named after `expectedId`. */

@@ -44,8 +44,13 @@ export interface AuditEventDataMap {
    */
   checkpoint_written: { tree_size: number; root: string; key_id: string };
   human_approval_decision: { approval_id: string; tool: string; decision: string; decided_by: string; reason?: string; auth?: string };
-  /** An "always" resolution added this always-allow rule (recorded apart from the decision). */
-  always_allow_added: { approval_id: string; tool: string; rule: string };
+  /**
+   * An "always" resolution added this always-allow rule (recorded apart from the decision).
+   * `rule_id` and `scope` (`session` or `project`) are absent in events written before rules had ids.
+   */
+  always_allow_added: { approval_id: string; tool: string; rule: string; rule_id?: string; scope?: string };
+  /** A person revoked an always-allow rule made by an answer; the actor is who revoked it. */
+  always_allow_revoked: { rule_id: string; tool: string; rule: string; scope: string; auth?: string };
   /** Written by the log itself when it cut off a line a killed writer left half-written. */
   audit_repaired: { dropped_bytes: number; dropped_sha256: string };
 }
@@ -123,7 +128,8 @@ export const AUDIT_EVENT_TYPES: { readonly [T in AuditEventType]: Check } = {
   checkpoint_written: (d) => first(count(d, 'tree_size'), hex64(d, 'root'), hex64(d, 'key_id')),
   human_approval_decision: (d) => first(str(d, 'approval_id'), str(d, 'tool'), str(d, 'decision'), str(d, 'decided_by'), optStr(d, 'reason')),
   audit_repaired: (d) => first(count(d, 'dropped_bytes'), hex64(d, 'dropped_sha256')),
-  always_allow_added: (d) => first(str(d, 'approval_id'), str(d, 'tool'), str(d, 'rule')),
+  always_allow_added: (d) => first(str(d, 'approval_id'), str(d, 'tool'), str(d, 'rule'), optStr(d, 'rule_id'), optStr(d, 'scope')),
+  always_allow_revoked: (d) => first(str(d, 'rule_id'), str(d, 'tool'), str(d, 'rule'), str(d, 'scope'), optStr(d, 'auth')),
 };
 
 /** Whether `type` names a registered event type. */

@@ -73,7 +73,7 @@ describe('decideToolCall: the decision order', () => {
     const d = decideToolCall({ call, profile: null, alwaysAllow: NO_ALWAYS_ALLOW, settings: { ...DEFAULT_APPROVALS, interactive: true } });
     expect(d.kind).toBe('ask');
     if (d.kind === 'ask') {
-      expect(d.reason).toContain('Write src/a.ts (10 bytes)');
+      expect(d.reason).toContain('Write src/a.ts: 1\u00a0line (10\u00a0bytes)');
       expect(d.reason).toContain('600 s');
       expect(d.reason).not.toContain('TOP SECRET');
     }
@@ -104,24 +104,36 @@ describe('decideToolCall: the decision order', () => {
   });
 });
 
+/** Writes a no-break space as `~`, as the summaries join each number to its unit. */
+const nb = (s: string): string => s.replaceAll('~', '\u00a0');
+
 describe('summarizeInput', () => {
-  it('never includes what Write would write: path and byte count only', () => {
+  it('never includes what Write would write: path, lines and bytes only', () => {
     const s = summarizeInput('Write', { file_path: 'src/a.ts', content: 'const password = "hunter2";\n'.repeat(50) });
-    expect(s).toBe('Write src/a.ts (1400 bytes)');
+    expect(s).toBe(nb('Write src/a.ts: 50~lines (1400~bytes)'));
   });
 
-  it('counts bytes, not characters', () => {
-    expect(summarizeInput('Write', { file_path: 'a', content: 'é日' })).toBe('Write a (5 bytes)');
+  it('counts bytes, not characters, and a last line without a line break', () => {
+    expect(summarizeInput('Write', { file_path: 'a', content: 'é日' })).toBe(nb('Write a: 1~line (5~bytes)'));
+    expect(summarizeInput('Write', { file_path: 'a', content: 'a\nb' })).toBe(nb('Write a: 2~lines (3~bytes)'));
+    expect(summarizeInput('Write', { file_path: 'a', content: '' })).toBe(nb('Write a: 0~lines (0~bytes)'));
   });
 
-  it('summarises edits by path and sizes', () => {
-    expect(summarizeInput('Edit', { file_path: 'a.ts', old_string: 'abc', new_string: 'secret!', replace_all: true })).toBe(
-      'Edit a.ts (replace 3 bytes with 7 bytes, every occurrence)',
+  it('summarises edits by path and the sizes of what they replace, in words', () => {
+    expect(summarizeInput('Edit', { file_path: 'a.ts', old_string: 'abc', new_string: 'secret!\nmore\n', replace_all: true })).toBe(
+      nb('Edit a.ts: replace 1~line (3~bytes) with 2~lines (13~bytes), every occurrence'),
     );
     expect(summarizeInput('MultiEdit', { file_path: 'a.ts', edits: [{ old_string: 'a', new_string: 'bb' }, { old_string: 'c', new_string: 'dd' }] })).toBe(
-      'MultiEdit a.ts (2 edits, 2 → 4 bytes)',
+      nb('MultiEdit a.ts: 2~edits, replacing 2~lines (2~bytes) with 2~lines (4~bytes) in all'),
     );
-    expect(summarizeInput('NotebookEdit', { notebook_path: 'n.ipynb', new_source: 'print(1)', edit_mode: 'insert' })).toBe('NotebookEdit n.ipynb (insert, 8 bytes)');
+    expect(summarizeInput('NotebookEdit', { notebook_path: 'n.ipynb', new_source: 'print(1)', edit_mode: 'insert' })).toBe(nb('NotebookEdit n.ipynb: insert a cell of 1~line (8~bytes)'));
+    expect(summarizeInput('NotebookEdit', { notebook_path: 'n.ipynb', new_source: '', edit_mode: 'delete' })).toBe('NotebookEdit n.ipynb: delete a cell');
+  });
+
+  it('keeps every number beside its unit, so a view that wraps at spaces never splits them', () => {
+    const s = summarizeInput('Edit', { file_path: 'src/server/routes.ts', old_string: 'x'.repeat(12_345), new_string: 'y\n'.repeat(678) });
+    for (const m of s.matchAll(/\d+(.)/g)) expect(m[1], s).not.toBe(' ');
+    expect(s).toMatch(/^Edit src\/server\/routes\.ts: replace /);
   });
 
   it('shows a Bash command whole, however long', () => {

@@ -1,5 +1,6 @@
 // Shared setup for the WebSocket tests: a real gateway with `/ws` and a real PtyManager
 // over a temp project, and a small JSON-RPC client on a real `ws` socket.
+import type { AlwaysAllowRule } from '../../../src/core/approvals/always-allow.js';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,14 +36,14 @@ export interface WsHarness {
 }
 
 /** Starts a gateway on 127.0.0.1:0 with a real PtyManager over a fresh project folder. */
-export async function startWsHarness(opts: Partial<GatewayOptions> & { hooks?: WebSocketHooks } = {}): Promise<WsHarness> {
+export async function startWsHarness(opts: Partial<GatewayOptions> & { hooks?: WebSocketHooks; configRules?: AlwaysAllowRule[] } = {}): Promise<WsHarness> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'gatehouse-ws-')));
   const project = join(base, 'project');
   const state = join(base, 'state');
   mkdirSync(project);
   mkdirSync(state);
   const manager = new PtyManager({ projectRoot: project });
-  const { hooks, ...rest } = opts;
+  const { hooks, configRules, ...rest } = opts;
   const gw = await startGateway({
     projectState: state,
     host: '127.0.0.1',
@@ -51,7 +52,7 @@ export async function startWsHarness(opts: Partial<GatewayOptions> & { hooks?: W
     operator: 'ana',
     tokens: [],
     log: () => {},
-    websocket: { manager, ...(hooks === undefined ? {} : { hooks }) },
+    websocket: { manager, ...(hooks === undefined ? {} : { hooks }), ...(configRules === undefined ? {} : { configRules }) },
     ...rest,
   });
   return {
