@@ -158,7 +158,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
   const stateDirRaw = resolveProjectState(worktree, opts.env, opts.stateDir);
   mkdirSync(stateDirRaw, { recursive: true, mode: 0o700 });
   const projectState = realpathSync(stateDirRaw);
-  const transport = await chooseTransport(opts.transport ?? 'auto', projectState, opts.hookBundle, opts.env);
+  const transport = await chooseTransport(opts.transport ?? 'auto', projectState, opts.hookBundle, opts.env, { worktree, stateDir: opts.stateDir ? projectState : undefined });
   if (!transport.ok) return fail(transport.reason);
   const id = opts.id ?? newSessionId();
   const created = SessionStore.create(projectState, id);
