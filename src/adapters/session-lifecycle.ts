@@ -13,6 +13,7 @@ import { recordBaseline, type Baseline } from '../runtime/scope-baseline.js';
 import { protectedPaths, watchedOutside } from '../runtime/protected-paths.js';
 import { SessionStore, type SessionMeta, type TransportRecord } from '../runtime/session-store.js';
 import { createWarmSecret } from '../runtime/warm-secret.js';
+import { recordSessionPointer } from '../runtime/session-index.js';
 import { chooseTransport, type TransportChoice, type WarmTransport } from './hook-transport.js';
 import { hookBudgets } from './hook-budget.js';
 import { projectStateDir, stateBase } from '../runtime/state-dir.js';
@@ -257,6 +258,8 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       session_id: id,
       data: { agent: policy.agent, worktree, policy_digest: digestOf(canonicalJson(policy)), policy_sha256: policyDigest, baseline_sha256: policy.baseline_sha256, render_sha256: renderDigest, sandboxed: policy.sandboxed },
     });
+    // So `session end ID`, `evidence export` and the rest find this session from any folder.
+    recordSessionPointer(stateBase(opts.env), { id, state_dir: projectState, worktree, started_at: policy.created_at });
     return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(opts.agent), rendered: rendered.map((f) => f.file), transport: transport.value.record });
   } catch (err) {
     // Nothing half-made stays behind: the session folder goes, and hooks already rendered come out.
