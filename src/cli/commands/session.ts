@@ -5,6 +5,7 @@ import { checkSession, endSession } from '../../adapters/session-end.js';
 import { TRANSPORT_CHOICES, type TransportChoice } from '../../adapters/hook-transport.js';
 import { SessionStore } from '../../runtime/session-store.js';
 import type { Capabilities } from '../../adapters/adapter.js';
+import { knownAgents } from '../../adapters/registry.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { hookBundlePath, openSession, printJson, projectStateFor } from '../context.js';
 
@@ -29,7 +30,7 @@ export interface StartFlags {
 /** Adds the session-start flags to a command. */
 export function withStartFlags(cmd: Command): Command {
   return cmd
-    .requiredOption('--agent <name>', 'agent CLI to gate (claude; any other name renders nothing)')
+    .requiredOption('--agent <name>', `agent to gate: ${knownAgents().join(', ')} (see \`gatehouse agents\`), or none to render no hooks (nothing gated in-session; only the end-of-session check)`)
     .option('--worktree <dir>', 'project folder the agent works in', '.')
     .option('--id <id>', 'session id (default: generated)')
     .option('--allow <glob>', 'path the agent may write, relative to the worktree (repeatable)', collect, [])
