@@ -16,7 +16,7 @@ import { createWarmSecret } from '../runtime/warm-secret.js';
 import { recordSessionPointer } from '../runtime/session-index.js';
 import { chooseTransport, type TransportChoice, type WarmTransport } from './hook-transport.js';
 import { hookBudgets } from './hook-budget.js';
-import { projectStateDir, stateBase } from '../runtime/state-dir.js';
+import { projectStateDir, stateBase } from '../runtime/state-base.js';
 import type { Capabilities, RenderedFile } from './adapter.js';
 import { auditLogFor, digestOf, osUserActor } from '../runtime/recorder.js';
 import { canonicalJson } from '../core/crypto/canonical-json.js';

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { EVIDENCE_ID_RE } from '../runtime/evidence/seal.js';
 import { defaultProjectStates, findSessionOnMachine, indexedProjectStates, sessionIndexDir } from '../runtime/session-index.js';
 import { SessionStore } from '../runtime/session-store.js';
-import { isSafeSessionId, stateBase } from '../runtime/state-dir.js';
+import { stateBase } from '../runtime/state-base.js';
+import { isSafeSessionId } from '../runtime/state-dir.js';
 import { UserError } from './exit-codes.js';
 
 /** Where the user pointed: `--worktree` (default the current folder) and `--state-dir`. */

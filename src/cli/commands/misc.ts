@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { findSessionOnMachine } from '../../runtime/session-index.js';
-import { sessionDir, stateBase } from '../../runtime/state-dir.js';
+import { stateBase } from '../../runtime/state-base.js';
+import { sessionDir } from '../../runtime/state-dir.js';
 import { capabilitiesFor, knownAgents } from '../../adapters/registry.js';
 import { hookMain } from '../hook-command.js';
 import { printJson, projectStateFor } from '../context.js';
