@@ -1,5 +1,6 @@
 // Help texts and docs that state facts about the code, checked against the code: the agents
-// `--agent` lists, the matcher the README names, and which Bash targets approvals.md says are checked.
+// `--agent` lists, `npm start -- --project`, the matcher the README names, and which Bash
+// targets approvals.md says are checked.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +26,16 @@ describe('help texts', () => {
       expect(agentHelp).toContain('none');
       expect(agentHelp).not.toContain('any other name');
     }
+  });
+});
+
+describe('npm start', () => {
+  it('passes what follows `--` to gatehouse serve, so `npm start -- --project DIR` supervises DIR', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+    // npm appends the extra arguments to the end of the script: it must end with the serve command.
+    expect(pkg.scripts.start).toMatch(/node dist\/cli\.js serve$/);
+    expect(readFileSync('README.md', 'utf8')).toContain('npm start -- --project /path/to/app');
+    expect(gatehouse(['serve', '--help']).stdout).toContain('--project <dir>');
   });
 });
 
