@@ -1,7 +1,7 @@
 // The machine-wide session index: one pointer file per session in the state base, so a command
 // given only a session id finds its project from any folder. A pointer is a hint, never trusted.
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { isRecord } from '../core/is-record.js';
 import { writeFileAtomic } from './fs-atomic.js';
@@ -138,14 +138,15 @@ export interface RejectedSession {
 export function bindSession(stateDir: string, id: string): { ok: true; value: BoundSession } | { ok: false; rejected: RejectedSession } | null {
   if (!isSafeSessionId(id)) return null;
   let real: string;
+  let st: Stats;
   try {
     real = realpathSync(stateDir);
-    if (!statSync(sessionDir(real, id)).isDirectory()) return null;
+    st = statSync(sessionDir(real, id));
+    if (!st.isDirectory()) return null;
   } catch {
     return null;
   }
   const reject = (reason: string): { ok: false; rejected: RejectedSession } => ({ ok: false, rejected: { projectState: real, reason } });
-  const st = statSync(sessionDir(real, id));
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return reject('its session folder belongs to another user');
   const meta = readJsonSmall(join(sessionDir(real, id), 'meta.json'), MAX_BIND_FILE_BYTES);
   const policy = readJsonSmall(join(sessionDir(real, id), 'policy.json'), MAX_BIND_FILE_BYTES);

@@ -34,7 +34,7 @@ function bindFailure(err: NodeJS.ErrnoException, host: string, port: number, sta
   if (err.code === 'EACCES') return `port ${port} on ${host} needs privileges this user lacks: use --port ${DEFAULT_PORT}, another port above 1023, or --port 0 for any free port`;
   if (err.code !== 'EADDRINUSE') return err.message;
   const holder = portHolder(port);
-  const own = holder?.pid != null && readSupervisorRecord(state)?.pid === holder.pid;
+  const own = holder !== null && holder.pid !== null && readSupervisorRecord(state)?.pid === holder.pid;
   const hint = `stop it, or start on another port with --port ${port === 65535 ? port - 1 : port + 1} (or --port 0 for any free port)`;
   if (own) return `port ${port} on ${host} is in use by this project's supervisor (${describePortHolder(holder)}), already running: open the dashboard URL it printed, or ${hint}`;
   return `port ${port} on ${host} is in use by ${describePortHolder(holder)}: ${hint}`;
