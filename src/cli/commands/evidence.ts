@@ -34,7 +34,7 @@ export function evidenceCommand(): Command {
 
   withProject(evidence.command('show'))
     .description('print one bundle: the statement it signs')
-    .argument('<id>', 'receipt id (ev-…)')
+    .argument('<id>', 'receipt id (ev-…), found from any folder')
     .action((id: string, flags: Flags) => {
       const r = loadEvidence(evidenceState(id, flags), id);
       if (!r.ok) throw new UserError(r.reason);
@@ -43,7 +43,7 @@ export function evidenceCommand(): Command {
 
   withProject(evidence.command('verify'))
     .description('verify a bundle (by id, or an exported file) against a trusted public key')
-    .argument('<id-or-file>', 'receipt id or path to a bundle / export file')
+    .argument('<id-or-file>', 'receipt id (found from any folder) or path to a bundle / export file')
     .requiredOption('--key <pub.pem>', 'trusted public key (from `gatehouse keys show`, obtained separately)')
     .addHelpText('after', '\nExit status: 0 verified, 1 no such bundle, 2 mismatch (signature, subjects or anchoring).')
     .action((target: string, flags: Flags & { key: string }) => {
@@ -67,7 +67,7 @@ export function evidenceCommand(): Command {
 
   withProject(evidence.command('export'))
     .description('write a self-contained bundle file (envelope, blobs, proof) that `evidence verify FILE` checks anywhere')
-    .argument('<id>', 'receipt id')
+    .argument('<id>', 'receipt id (ev-…), found from any folder')
     .option('--out <file>', 'output file (default: <id>.evidence.json in the current folder)')
     .action((id: string, flags: Flags & { out?: string }) => {
       const out = resolve(flags.out ?? `${id}.evidence.json`);
