@@ -108,7 +108,7 @@ export function sessionCommand(): Command {
   session
     .command('end')
     .description('remove exactly the hooks the session rendered (idempotent)')
-    .argument('<id>', 'session id (found from any folder: docs/session-index.md)')
+    .argument('<id>', 'session id (found from any folder)')
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
     .option('--json', 'print the result as JSON')
@@ -123,7 +123,7 @@ export function sessionCommand(): Command {
   session
     .command('check')
     .description('run the end-of-session check (required checks + scope) now')
-    .argument('<id>', 'session id (found from any folder: docs/session-index.md)')
+    .argument('<id>', 'session id (found from any folder)')
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
     .option('--json', 'print the result as JSON')
@@ -159,7 +159,7 @@ export function sessionCommand(): Command {
   session
     .command('show')
     .description('show one session: status, policy and recent gate decisions')
-    .argument('<id>', 'session id (found from any folder: docs/session-index.md)')
+    .argument('<id>', 'session id (found from any folder)')
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
     .option('--json', 'print as JSON')
