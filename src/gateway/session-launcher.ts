@@ -3,6 +3,7 @@
 import { startSession } from '../adapters/session-lifecycle.js';
 import { checkSession, endSession } from '../adapters/session-end.js';
 import { splitCommand } from '../core/argv.js';
+import { redactText } from '../core/redact-argv.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { SessionLaunch, SessionRequest, SpawnParams } from './ws/pty-host.js';
 
@@ -37,7 +38,7 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
     let args = params.args ?? [];
     if (params.command !== undefined && params.args === undefined && /\s/.test(params.command)) {
       const argv = splitCommand(params.command);
-      if (!argv.ok) return fail(argv.reason);
+      if (!argv.ok) return fail(redactText(argv.reason));
       [command, ...args] = argv.value as [string, ...string[]];
     }
     return ok({

@@ -1,9 +1,12 @@
 // The dashboard's static files, served from the built `dist/web` under a strict CSP, and
-// the sign-in link that trades `?token=` for an HttpOnly cookie and drops it from the URL.
+// the sign-ins that trade the access token (`?token=` link, or pasted) for an HttpOnly cookie.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { agentPrograms } from '../adapters/agent-programs.js';
+import type { Reply } from './http-io.js';
+import { errorReply, readJsonBody } from './http-io.js';
 import type { RouteContext, Router } from './router.js';
 
 /** Where the dashboard's built files are and which token signs a browser in. */
@@ -87,20 +90,44 @@ function sameSecret(presented: string, expected: Buffer): boolean {
   return timingSafeEqual(createHash('sha256').update(presented, 'utf8').digest(), expected);
 }
 
+/** A sign-in body is `{"token": "<64 hex>"}`; anything much bigger is not one. */
+const SIGN_IN_BODY_LIMIT = 1024;
+
+/** Strict same-site: a page on another site can neither send it nor make us set it. */
+function tokenCookie(token: string): string {
+  return `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+}
+
 function signIn(ctx: RouteContext, expected: Buffer, token: string): null {
   const presented = ctx.query.get('token') ?? '';
   if (!sameSecret(presented, expected)) {
     const text = 'That link does not carry this server\u2019s access token. Open the dashboard URL that `gatehouse serve` printed when it started.';
     return send(ctx.res, 401, 'text/html; charset=utf-8', page('Not signed in', text));
   }
-  // Strict same-site: a page on another site can neither send it nor make us set it.
-  const cookie = `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
-  return send(ctx.res, 303, 'text/plain; charset=utf-8', 'Signed in: continue to /\n', { location: '/', 'set-cookie': cookie });
+  return send(ctx.res, 303, 'text/plain; charset=utf-8', 'Signed in: continue to /\n', { location: '/', 'set-cookie': tokenCookie(token) });
+}
+
+/**
+ * `POST /login {"token"}`: the token the user pasted into the page, in the body (never in a
+ * URL, so no log or history holds it), traded for the same cookie, so a reload stays signed in.
+ * JSON only: a cross-site form cannot send it, and the server refuses cross-site requests anyway.
+ */
+async function signInPosted(ctx: RouteContext, expected: Buffer, token: string): Promise<Reply | null> {
+  const body = await readJsonBody(ctx.req, SIGN_IN_BODY_LIMIT);
+  if (!body.ok) return body.reply;
+  const presented = typeof body.value === 'object' && body.value !== null ? (body.value as { token?: unknown }).token : undefined;
+  if (typeof presented !== 'string' || !sameSecret(presented, expected)) {
+    return errorReply(401, 'unauthorized', 'that is not this server\u2019s access token: copy it from the dashboard URL `gatehouse serve` printed (after `?token=`), or open that URL');
+  }
+  ctx.res.writeHead(204, { 'cache-control': 'no-store', 'set-cookie': tokenCookie(token) });
+  ctx.res.end();
+  return null;
 }
 
 /**
  * Adds the dashboard to `router`: `GET /` (index.html, or a sign-in when `?token=` is given),
- * `GET /login?token=`, and the bundle's assets, read from `webDir` on each request.
+ * `GET /login?token=`, `POST /login {token}`, `GET /api/agents` (the agents that can be gated and
+ * their programs), and the bundle's assets, read from `webDir` on each request.
  * @example addWebRoutes(router, { webDir: resolve('dist/web'), accessToken })
  */
 export function addWebRoutes(router: Router, opts: WebRoutesOptions): Router {
@@ -113,6 +140,9 @@ export function addWebRoutes(router: Router, opts: WebRoutesOptions): Router {
       ctx.query.has('token') ? signIn(ctx, expected, opts.accessToken) : serveFile(ctx.res, opts.webDir, 'index.html', 'text/html; charset=utf-8'),
   });
   router.add({ method: 'GET', path: '/login', handle: (ctx) => signIn(ctx, expected, opts.accessToken) });
+  router.add({ method: 'POST', path: '/login', handle: (ctx) => signInPosted(ctx, expected, opts.accessToken) });
+  // The agents this build can gate, for the new-session form; public like the page itself.
+  router.add({ method: 'GET', path: '/api/agents', handle: () => ({ status: 200, body: { agents: agentPrograms() } }) });
   for (const [path, asset] of Object.entries(ASSETS)) {
     router.add({ method: 'GET', path, handle: (ctx) => serveFile(ctx.res, opts.webDir, asset.file, asset.type) });
   }

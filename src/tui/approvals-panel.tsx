@@ -9,7 +9,7 @@ import { ApprovalRow } from './approval-row.js';
 import { CommandDetail, detailLayout } from './command-detail.js';
 import { stripControl } from './format.js';
 import { listWindow, useTerminalSize } from './list-window.js';
-import { EmptyState, KeyHelp, ReasonPrompt, StatusLine } from './panel-lines.js';
+import { EmptyState, KeyHelp, ReasonPrompt, StatusLine, statusShown } from './panel-lines.js';
 import type { PanelStatus } from './panel-lines.js';
 import { usePending } from './use-pending.js';
 import { useSyncedState } from './use-synced-state.js';
@@ -92,15 +92,23 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
 
   const decide = (id: string, decision: ApprovalDecision, reason?: string) => {
     const result = queue.resolve(id, { decision, principal, ...(reason ? { reason } : {}) });
-    const status = result.ok ? { ok: true, message: `${DONE[decision]} ${id}` } : { ok: false, message: result.error.message };
-    setUi({ ...getUi(), mode: { kind: 'browse' }, status });
-    refresh();
+    const atMs = now().getTime();
+    const status = result.ok ? { ok: true, message: `${DONE[decision]} ${id}`, atMs } : { ok: false, message: result.error.message, atMs };
+    const state = getUi();
+    const where = latestItems.current.findIndex((item) => item.id === id);
+    const items = refresh();
+    latestItems.current = items;
+    // Whatever the outcome, the call is out of the list now because of this key, so the one
+    // that takes its place is selected on purpose: pin it, or the guard against calls that
+    // slide in unseen would refuse the user's next key on it.
+    const index = Math.max(0, Math.min(where >= 0 ? where : state.selection.index, items.length - 1));
+    setUi({ ...state, mode: { kind: 'browse' }, selection: { id: items[index]?.id, index }, status });
   };
 
   const onReasonKey = (mode: Extract<Mode, { kind: 'reason' }>, input: string, key: Key) => {
     const state = getUi();
     if (key.escape) {
-      setUi({ ...state, mode: { kind: 'browse' }, status: { ok: true, message: `kept ${mode.id} waiting` } });
+      setUi({ ...state, mode: { kind: 'browse' }, status: { ok: true, message: `kept ${mode.id} waiting`, atMs: now().getTime() } });
     } else if (key.return) {
       decide(mode.id, 'reject', mode.text.trim());
     } else if (key.backspace || key.delete) {
@@ -146,7 +154,7 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
       // The item the user picked is gone and another one took its place a moment ago:
       // a key meant for the old one must not approve the new one.
       const message = `${pinned} was resolved elsewhere; press ${input} again to act on ${item.id}, now selected`;
-      setUi({ ...state, selection: { id: item.id, index }, status: { ok: false, message } });
+      setUi({ ...state, selection: { id: item.id, index }, status: { ok: false, message, atMs: now().getTime() } });
       return;
     }
     if (input === 'a') decide(item.id, 'allow');
@@ -171,7 +179,7 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
       {end < items.length ? <Text dimColor>  … {items.length - end} more below</Text> : null}
       {detail !== null ? <CommandDetail lines={detail.lines} offset={offset} rows={detail.rows} /> : null}
       {ui.mode.kind === 'reason' ? <ReasonPrompt id={ui.mode.id} text={ui.mode.text} /> : null}
-      {ui.mode.kind === 'browse' && ui.status ? <StatusLine status={ui.status} /> : null}
+      {ui.mode.kind === 'browse' && statusShown(ui.status, nowMs) ? <StatusLine status={ui.status} /> : null}
       {ui.mode.kind === 'browse' && items.length > 0 ? <KeyHelp scroll={detail !== null && detail.lines.length > detail.rows} /> : null}
     </Box>
   );

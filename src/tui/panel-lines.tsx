@@ -2,8 +2,26 @@
 // reject-reason prompt, the outcome of the last action and the key help.
 import { Text } from 'ink';
 
-/** The outcome of the last key action, shown on one line until the next one. */
-export type PanelStatus = { ok: boolean; message: string };
+/**
+ * How long the outcome of a key stays up: long enough to read a line, short enough that it is
+ * not taken, minutes later, for the outcome of a newer key or news about the list as it is now.
+ */
+export const STATUS_SHOW_MS = 5000;
+/** An error stays up longer: it can run to two lines, and its end says what to do next. */
+export const ERROR_SHOW_MS = 10_000;
+
+/** The outcome of the last key action, shown until the next one or until it expires. */
+export type PanelStatus = {
+  ok: boolean;
+  message: string;
+  /** When it was set, in epoch ms by the panel's clock. */
+  atMs: number;
+};
+
+/** Whether `status` is still up at `nowMs`. */
+export function statusShown(status: PanelStatus | undefined, nowMs: number): status is PanelStatus {
+  return status !== undefined && nowMs - status.atMs < (status.ok ? STATUS_SHOW_MS : ERROR_SHOW_MS);
+}
 
 /** Shown when nothing is waiting; the panel keeps watching for new requests. */
 export function EmptyState() {

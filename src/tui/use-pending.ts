@@ -11,8 +11,8 @@ export interface PendingView {
   items: PendingApproval[];
   /** The time the view was taken, in epoch milliseconds. */
   nowMs: number;
-  /** Re-reads the queue now (after this process resolved something). */
-  refresh: () => void;
+  /** Re-reads the queue now (after this process resolved something); returns the list it read. */
+  refresh: () => PendingApproval[];
 }
 
 /**
@@ -24,12 +24,18 @@ export function usePending(queue: ApprovalQueue, now: () => Date): PendingView {
   const clock = useRef(now);
   clock.current = now;
   const [view, setView] = useState(() => ({ items: queue.list(), nowMs: now().getTime() }));
-  const refresh = useCallback(() => setView({ items: queue.list(), nowMs: clock.current().getTime() }), [queue]);
+  const refresh = useCallback(() => {
+    const items = queue.list();
+    setView({ items, nowMs: clock.current().getTime() });
+    return items;
+  }, [queue]);
 
   useEffect(() => {
-    refresh();
-    const watcher = queue.watch(refresh);
-    const timer = setInterval(refresh, TICK_MS);
+    // Handlers that must return nothing: the list is for callers of `refresh` only.
+    const reread = (): void => void refresh();
+    reread();
+    const watcher = queue.watch(reread);
+    const timer = setInterval(reread, TICK_MS);
     return () => {
       clearInterval(timer);
       watcher.close();

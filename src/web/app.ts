@@ -9,6 +9,7 @@ import { NewSessionForm } from './new-session-form.js';
 import type { ConnectionState } from './rpc-client.js';
 import { RpcClient } from './rpc-client.js';
 import { SessionsView } from './sessions-view.js';
+import { exchangeToken } from './sign-in.js';
 import { installShortcuts, SHORTCUTS } from './shortcuts.js';
 import { TerminalView } from './terminal-view.js';
 import type { PendingApproval, PtyExit, PtyInfo, SpawnParams } from './wire.js';
@@ -54,9 +55,11 @@ function main(): void {
   const termStatus = byId('term-status', HTMLElement);
   const closeButton = byId('close-session', HTMLButtonElement);
   const help = byId('help-dialog', HTMLDialogElement);
+  const closeDialog = byId('close-dialog', HTMLDialogElement);
 
   const fragment = readFragment();
-  const rpc = new RpcClient({ url: wsUrl(), token: fragment.token, onReady, onNotification, onState });
+  // A `#token=` is traded for the cookie before the first connection (see signInWith).
+  const rpc = new RpcClient({ url: wsUrl(), token: null, onReady, onNotification, onState });
   const sessions = new SessionsView(byId('sessions', HTMLUListElement), (id) => void open(id));
   const terminal = new TerminalView(byId('terminal', HTMLDivElement), rpc, {
     onStatus: (text) => (termStatus.textContent = text),
@@ -146,26 +149,63 @@ function main(): void {
     }
   }
 
+  /** Why the last pasted token was refused; shown instead of the generic text until a sign-in works. */
+  let refusal: string | null = null;
+
   function onState(state: ConnectionState, detail: string): void {
+    if (state === 'ready') refusal = null;
     const text: Record<ConnectionState, string> = {
       connecting: 'connecting…',
       ready: 'connected',
       offline: `offline (${detail}): reconnecting`,
-      unauthorized: detail,
+      unauthorized: refusal ?? detail,
     };
-    conn.textContent = text[state];
     conn.dataset.state = state;
+    // A refused connection retries every few seconds: keep the sign-in (and what it said) up
+    // through those retries, so a token being typed or pasted is not cut off.
+    if (state === 'connecting' && !signIn.hidden) return;
+    conn.textContent = text[state];
     signIn.hidden = state !== 'unauthorized';
+  }
+
+  /**
+   * Trades a token for the HttpOnly cookie, then (re)connects with the cookie alone, so a
+   * reload stays signed in. Unreachable server: use the token for this page only.
+   */
+  async function signInWith(token: string): Promise<void> {
+    const outcome = await exchangeToken(token);
+    if (outcome.kind === 'refused') {
+      refusal = outcome.reason;
+      onState('unauthorized', outcome.reason);
+      return;
+    }
+    rpc.signIn(outcome.kind === 'signed_in' ? null : token);
   }
 
   signIn.addEventListener('submit', (ev) => {
     ev.preventDefault();
     const input = signIn.elements.namedItem('token');
-    if (input instanceof HTMLInputElement && input.value.trim() !== '') rpc.signIn(input.value.trim());
+    if (!(input instanceof HTMLInputElement) || input.value.trim() === '') return;
+    const token = input.value.trim();
+    input.value = '';
+    void signInWith(token);
   });
+  // Closing ends a running program (an agent mid-task included): ask first, with "keep" as the default.
   closeButton.addEventListener('click', () => {
     const id = terminal.sessionId;
-    if (id !== null) rpc.call('pty.close', { session_id: id }).catch((err: Error) => (termStatus.textContent = err.message));
+    const info = id === null ? undefined : sessions.get(id);
+    if (id === null || info === undefined) return;
+    closeDialog.dataset.session = id;
+    byId('close-text', HTMLElement).textContent =
+      `${sessionTitle(info)} (pid ${info.pid}) is still running. Closing hangs up its terminal and ends it, and whatever it is doing stops; an agent under a gate then gets its end-of-session check.`;
+    closeDialog.returnValue = '';
+    closeDialog.showModal();
+  });
+  closeDialog.addEventListener('close', () => {
+    const id = closeDialog.dataset.session;
+    delete closeDialog.dataset.session;
+    if (closeDialog.returnValue !== 'close' || id === undefined) return;
+    rpc.call('pty.close', { session_id: id }).catch((err: Error) => (termStatus.textContent = err.message));
   });
   byId('new-session', HTMLButtonElement).addEventListener('click', () => form.open());
   byId('help-button', HTMLButtonElement).addEventListener('click', () => help.showModal());
@@ -182,6 +222,8 @@ function main(): void {
     newSession: () => form.open(),
     move: (delta) => sessions.move(delta),
     openSelected: () => {
+      // Nothing selected yet (a fresh page): Enter takes the attached or newest session.
+      if (sessions.selected === null) sessions.selectDefault();
       const id = sessions.selected;
       if (id !== null) void open(id);
     },
@@ -194,7 +236,8 @@ function main(): void {
   });
 
   showTitle();
-  rpc.start();
+  if (fragment.token === null) rpc.start();
+  else void signInWith(fragment.token);
   sessions.focus();
 }
 

@@ -1,7 +1,11 @@
 // The "new session" dialog: a command line, or an agent with its allowlist and required
-// checks, turned into `pty.spawn` params; the spawn itself is the page's job.
-import { byId } from './dom.js';
+// checks, turned into `pty.spawn` params; remembered across reloads, and it asks before a
+// known agent starts without its gate. The spawn itself is the page's job.
+import type { AgentPrograms, UngatedWarning } from './agent-guard.js';
+import { fetchAgentPrograms, ungatedWarning } from './agent-guard.js';
+import { byId, h } from './dom.js';
 import { lines, splitCommandLine } from './format.js';
+import { recallFields, rememberFields } from './session-form-memory.js';
 import type { SpawnParams } from './wire.js';
 
 /** What the form holds, as plain text. */
@@ -13,9 +17,6 @@ export interface SessionFields {
   allow: string;
   require: string;
 }
-
-/** Agent names as the gateway knows them (see src/adapters/); the field also takes others. */
-export const KNOWN_AGENTS = ['claude', 'codex', 'gemini', 'copilot', 'qwen', 'opencode', 'cursor'] as const;
 
 /**
  * Turns the form into `pty.spawn` params sized to `geometry`, or says what to fix.
@@ -34,11 +35,15 @@ export function buildSpawnParams(f: SessionFields, geometry: { cols: number; row
   if (f.cwd.trim() !== '') params.cwd = f.cwd.trim();
   if (f.mode === 'agent') {
     const agent = f.agent.trim();
-    if (agent === '') return { ok: false, reason: `Name the agent to run (e.g. ${KNOWN_AGENTS.slice(0, 3).join(', ')}).` };
+    if (agent === '') return { ok: false, reason: 'Name the agent to run (e.g. claude): the field lists the agents this server can gate.' };
     params.session = { agent, allow: lines(f.allow), require: lines(f.require) };
   }
   return { ok: true, params };
 }
+
+/** The submit button's label, and its label once a warning asks for confirmation. */
+const START = 'Start';
+const START_UNGATED = 'Start ungated';
 
 /**
  * Drives the `<dialog id="new-dialog">` of index.html.
@@ -48,10 +53,15 @@ export class NewSessionForm {
   readonly #dialog = byId('new-dialog', HTMLDialogElement);
   readonly #form = byId('new-form', HTMLFormElement);
   readonly #error = byId('new-error', HTMLElement);
+  readonly #warning = byId('new-warning', HTMLElement);
+  readonly #gate = byId('new-gate', HTMLButtonElement);
   readonly #submit = byId('new-submit', HTMLButtonElement);
   readonly #spawn: (p: SpawnParams) => Promise<void>;
   readonly #geometry: () => { cols: number; rows: number };
   readonly #started: () => void;
+  #agents: AgentPrograms[] = [];
+  /** The warning shown for the form as it is now; a second Start confirms it. Any edit clears it. */
+  #shown: UngatedWarning | null = null;
 
   /** `started` runs after the dialog closed (closing moves focus back), e.g. to focus the terminal. */
   constructor(spawn: (p: SpawnParams) => Promise<void>, geometry: () => { cols: number; rows: number }, started: () => void) {
@@ -63,13 +73,23 @@ export class NewSessionForm {
       void this.#submitForm();
     });
     this.#form.addEventListener('change', () => this.#syncMode());
+    this.#form.addEventListener('input', () => this.#edited());
+    this.#form.addEventListener('change', () => this.#edited());
     byId('new-cancel', HTMLButtonElement).addEventListener('click', () => this.#dialog.close());
+    this.#gate.addEventListener('click', () => this.#gateIt());
+    const saved = recallFields(localStorage);
+    if (saved !== null) this.#setFields(saved);
     this.#syncMode();
+    void fetchAgentPrograms().then((agents) => {
+      this.#agents = agents;
+      byId('known-agents', HTMLDataListElement).replaceChildren(...agents.map((a) => h('option', { value: a.agent })));
+    });
   }
 
   /** Opens the dialog with the command line focused and selected, so typing replaces the last one. */
   open(): void {
     this.#error.textContent = '';
+    this.#clearWarning();
     this.#dialog.showModal();
     const command = byId('new-command', HTMLInputElement);
     command.focus();
@@ -92,22 +112,68 @@ export class NewSessionForm {
     };
   }
 
+  #setFields(f: SessionFields): void {
+    for (const radio of this.#form.querySelectorAll<HTMLInputElement>('input[name="mode"]')) radio.checked = radio.value === f.mode;
+    byId('new-command', HTMLInputElement).value = f.commandLine;
+    byId('new-cwd', HTMLInputElement).value = f.cwd;
+    byId('new-agent', HTMLInputElement).value = f.agent;
+    byId('new-allow', HTMLTextAreaElement).value = f.allow;
+    byId('new-require', HTMLTextAreaElement).value = f.require;
+  }
+
   #syncMode(): void {
     const agent = this.#fields().mode === 'agent';
     for (const el of this.#form.querySelectorAll<HTMLElement>('.when-agent')) el.hidden = !agent;
     byId('new-command', HTMLInputElement).placeholder = agent ? "empty: the agent's own CLI" : 'empty: your login shell';
   }
 
+  /** Remembers the form as it is now (secrets left out) and withdraws a confirmation given for how it was. */
+  #edited(): void {
+    rememberFields(localStorage, this.#fields());
+    this.#clearWarning();
+  }
+
+  #clearWarning(): void {
+    this.#shown = null;
+    this.#warning.textContent = '';
+    this.#warning.hidden = true;
+    this.#gate.hidden = true;
+    this.#submit.textContent = START;
+  }
+
+  /** "Gate it": the same command line, as an agent session of the agent it starts. */
+  #gateIt(): void {
+    const agent = this.#shown?.agent;
+    if (agent === undefined) return;
+    this.#setFields({ ...this.#fields(), mode: 'agent', agent });
+    this.#syncMode();
+    this.#edited();
+    byId('new-allow', HTMLTextAreaElement).focus();
+  }
+
   async #submitForm(): Promise<void> {
-    const built = buildSpawnParams(this.#fields(), this.#geometry());
+    const fields = this.#fields();
+    const built = buildSpawnParams(fields, this.#geometry());
     if (!built.ok) {
       this.#error.textContent = built.reason;
+      return;
+    }
+    const warning = ungatedWarning(fields, this.#agents);
+    if (warning !== null && this.#shown === null) {
+      this.#shown = warning;
+      this.#warning.textContent = warning.text;
+      this.#warning.hidden = false;
+      this.#gate.textContent = `Gate it as ${warning.agent}`;
+      this.#gate.hidden = false;
+      this.#submit.textContent = START_UNGATED;
+      this.#gate.focus();
       return;
     }
     this.#submit.disabled = true;
     this.#error.textContent = '';
     try {
       await this.#spawn(built.params);
+      rememberFields(localStorage, fields);
       this.#dialog.close();
       this.#started();
     } catch (err) {

@@ -92,8 +92,8 @@ export class RpcClient {
     return this.#opts.token;
   }
 
-  /** Uses `token` from now on, and reconnects at once to sign in with it. */
-  signIn(token: string): void {
+  /** Uses `token` from now on (null: the cookie), and reconnects at once to sign in with it. */
+  signIn(token: string | null): void {
     this.#opts.token = token;
     this.#delayMs = RECONNECT_MIN_MS;
     if (this.#retry !== null) clearTimeout(this.#retry);
@@ -178,7 +178,7 @@ export class RpcClient {
     this.#pending.clear();
     if (this.#stopped) return;
     if (ev.code === CLOSE_UNAUTHORIZED) {
-      this.#opts.onState('unauthorized', 'Not signed in: open the dashboard URL that `gatehouse serve` printed.');
+      this.#opts.onState('unauthorized', 'Not signed in: open the dashboard URL that `gatehouse serve` printed, or paste the token from it (after ?token=) here.');
       // A new server start brings a new token; keep trying slowly in case the cookie is renewed in another tab.
       this.#delayMs = RECONNECT_MAX_MS;
     } else {

@@ -85,9 +85,19 @@ export class SessionsView {
     if (id !== undefined) this.select(id);
   }
 
-  /** Gives the list keyboard focus. */
+  /**
+   * Gives the list keyboard focus with a session selected (the attached one, else the
+   * newest), so Enter right after `s` attaches something instead of doing nothing.
+   */
   focus(): void {
     this.#list.focus();
+    if (this.#selected === null) this.selectDefault();
+  }
+
+  /** Selects the attached session, else the newest; nothing when the list is empty. */
+  selectDefault(): void {
+    const id = this.#attached ?? this.#ordered()[0]?.id;
+    if (id !== undefined) this.select(id);
   }
 
   #ordered(): PtyInfo[] {

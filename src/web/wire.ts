@@ -76,6 +76,12 @@ export interface PtyExitEvent {
   verdict?: string;
 }
 
+/** The first problem the audit verifier found: the event's seq (null when only a checkpoint is wrong) and why. */
+export interface AuditProblem {
+  seq: number | null;
+  reason: string;
+}
+
 /** `GET /api/audit/status`. */
 export interface AuditStatus {
   ok: boolean;
@@ -83,7 +89,7 @@ export interface AuditStatus {
   checkpoints: number;
   root: string;
   last_checkpoint: { tree_size: number; time: string } | null;
-  first_bad: number | null;
+  first_bad: AuditProblem | null;
 }
 
 /** What `new session` sends as `pty.spawn`'s params. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { agentPrograms } from '../../src/adapters/agent-programs.js';
 import { Router } from '../../src/gateway/router.js';
 import { addWebRoutes, DASHBOARD_CSP, TOKEN_COOKIE } from '../../src/gateway/web-routes.js';
 import type { DashboardServer } from '../web/support.js';
@@ -118,6 +119,16 @@ describe('sign-in link', () => {
     });
     socket.close();
     expect(reply).toMatchObject({ id: 1, result: { sessions: [] } });
+  });
+});
+
+describe('GET /api/agents', () => {
+  it('lists the agents of the adapter registry and their programs, without a credential', async () => {
+    const res = await get('/api/agents');
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(res.body)).toEqual({ agents: agentPrograms() });
+    expect(agentPrograms().length).toBeGreaterThan(5);
   });
 });
 

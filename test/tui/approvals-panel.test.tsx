@@ -10,15 +10,7 @@ import type { PendingApproval } from '../../src/runtime/approvals/index.js';
 import { ApprovalsPanel } from '../../src/tui/approvals-panel.js';
 import { decisionsFor, verifyProjectAudit } from '../support/audit.js';
 import { DEFAULT_ROWS } from '../../src/tui/list-window.js';
-
-/** How long a frame may take to show a change: the queue's watch polls every 250 ms. */
-// Generous: a loaded 2-core CI machine can stall a render for seconds; the poll returns as soon as it is met.
-const FRAME_WAIT_MS = 20_000;
-const FRAME_POLL_MS = 10;
-const DOWN = '\u001B[B';
-const PAGE_DOWN = '\u001B[6~';
-const PAGE_UP = '\u001B[5~';
-const ENTER = '\r';
+import { DOWN, ENTER, frameWhere, PAGE_DOWN, PAGE_UP } from '../support/panel.js';
 
 let dir: string;
 let clockMs: number;
@@ -40,19 +32,6 @@ afterEach(() => {
   cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
-
-type Frames = { lastFrame: () => string | undefined };
-
-/** Polls the last frame until `predicate` holds; fails with the frame it last saw. */
-async function frameWhere(app: Frames, predicate: (frame: string) => boolean): Promise<string> {
-  const deadline = Date.now() + FRAME_WAIT_MS;
-  for (;;) {
-    const frame = app.lastFrame() ?? '';
-    if (predicate(frame)) return frame;
-    if (Date.now() > deadline) throw new Error(`frame never matched; last frame:\n${frame}`);
-    await new Promise((done) => setTimeout(done, FRAME_POLL_MS));
-  }
-}
 
 /** Files two requests a second apart: a Bash call (5 min to answer), then a Write (10 min). */
 function enqueueTwo(): [PendingApproval, PendingApproval] {

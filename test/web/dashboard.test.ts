@@ -159,6 +159,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', { timeout: 90_00
     await page.keyboard.press('Enter');
     await page.waitForSelector(`#sessions li.attached[data-id="${second}"]`, { timeout: WAIT_MS });
     await page.click('#close-session');
+    await page.click('#close-dialog[open] #close-confirm');
     await page.waitForSelector(`#sessions li[data-id="${second}"] .state-exited`, { timeout: WAIT_MS });
     await expect.poll(async () => (await terminalRows(page)).some((r) => r.startsWith('[process ended: closed')), { timeout: WAIT_MS }).toBe(true);
     await page.click(`#sessions li[data-id="${first}"]`);

@@ -1,9 +1,13 @@
-// A real gateway for the browser test: the HTTP router with the dashboard routes, the
-// `/ws` endpoint and a PTY manager over a temp project, on 127.0.0.1 port 0.
+// A real gateway for the browser test: the HTTP router with the dashboard and audit routes,
+// the `/ws` endpoint and a PTY manager over a temp project, on 127.0.0.1 port 0.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import type { BrowserContext } from 'playwright-core';
+import { chromium } from 'playwright-core';
+import { addAuditRoutes } from '../../src/gateway/audit-routes.js';
+import { authenticate } from '../../src/gateway/auth.js';
 import { isAllowedHost, isAllowedOrigin } from '../../src/gateway/host-origin.js';
 import type { HostPolicy } from '../../src/gateway/host-origin.js';
 import { errorReply, sendReply } from '../../src/gateway/http-io.js';
@@ -18,6 +22,14 @@ import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 /** Debian's Chromium, as `.ci/run` installs it. */
 export const CHROMIUM = '/usr/bin/chromium';
 
+/** Chromium flags for a quiet, headless run in a container. */
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Opens Chromium with its own profile folder (cookies and localStorage live there, across reloads). */
+export function launchChromium(profile: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 760 }, args: CHROMIUM_ARGS });
+}
+
 /** A running dashboard server. */
 export interface DashboardServer {
   url: string;
@@ -31,14 +43,16 @@ export interface DashboardServer {
 }
 
 /**
- * Starts the gateway pieces the dashboard talks to. The Host and Origin checks are the
- * server's (see src/gateway/server.ts), applied here the same way before routing.
+ * Starts the gateway pieces the dashboard talks to. The Host and Origin checks and the
+ * credential check of scoped routes are the server's (see src/gateway/server.ts), applied
+ * here the same way before routing.
  */
 export async function startDashboardServer(opts: { webDir: string; project: string }): Promise<DashboardServer> {
   const accessToken = randomBytes(32).toString('hex');
   const state = join(opts.project, '.state');
   const hosts: HostPolicy = { port: 0, bindHost: '127.0.0.1', extra: [] };
-  const router = addWebRoutes(new Router(), { webDir: opts.webDir, accessToken });
+  const router = addAuditRoutes(addWebRoutes(new Router(), { webDir: opts.webDir, accessToken }), state);
+  const credentials = new Credentials(accessToken, { id: 'dashboard-operator:ana', auth: 'access-token' }, []);
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const { host, origin } = req.headers;
     if (!isAllowedHost(host, hosts) || !isAllowedOrigin(origin, host, hosts.port)) {
@@ -51,7 +65,12 @@ export async function startDashboardServer(opts: { webDir: string; project: stri
       sendReply(res, errorReply(404, 'not_found', 'no such endpoint'));
       return;
     }
-    Promise.resolve(match.route.handle({ req, res, params: match.params, query: target.query, principal: null })).then(
+    const who = match.route.scope === undefined ? null : authenticate(req, match.route.scope, credentials);
+    if (who !== null && !who.ok) {
+      sendReply(res, errorReply(who.refusal.status, who.refusal.code, who.refusal.message));
+      return;
+    }
+    Promise.resolve(match.route.handle({ req, res, params: match.params, query: target.query, principal: who?.principal ?? null })).then(
       (reply) => {
         if (reply !== null) sendReply(res, reply);
       },
@@ -60,7 +79,6 @@ export async function startDashboardServer(opts: { webDir: string; project: stri
   });
   const manager = new PtyManager({ projectRoot: opts.project });
   const queue = new ApprovalQueue(state);
-  const credentials = new Credentials(accessToken, { id: 'dashboard-operator:ana', auth: 'access-token' }, []);
   const attach = (): WebSocketEndpoint => attachWebSocket(server, { manager, queue, credentials, hosts, log: () => {} });
   let ws = attach();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { verifyAudit } from '../../runtime/audit/verify.js';
 import { knownPublicKeys, loadOrCreateKey, publicKeyFromPem } from '../../runtime/keys.js';
+import type { AuditEvent } from '../../runtime/audit/index.js';
 import { auditLogFor } from '../../runtime/recorder.js';
+import { formatEvent, noEventsMessage, outputColumns } from '../audit-lines.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
 
@@ -53,17 +55,29 @@ export function auditCommand(): Command {
     });
 
   withProject(audit.command('tail'))
-    .description('print the last events')
+    .description('print the last events: each with its fields and reason, wrapped to the terminal (--json: whole, one per line)')
     .option('-n <count>', 'how many', '10')
     .option('--follow', 'keep printing new events as they are appended')
     .action(async (flags: Flags & { n: string; follow?: boolean }) => {
       const log = auditLogFor(projectStateFor(flags.worktree, flags.stateDir));
-      const print = (e: { seq: number; time: string; type: string; actor: string; session_id: string | null; data: unknown }): void => {
+      // A reader that stops early (`audit tail -n 500 | head`) closes the pipe: nobody is left
+      // to tell, and nothing is left to do, so stop quietly instead of dying with a stack trace.
+      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EPIPE') throw err;
+        process.exit(EXIT.ok);
+      });
+      const columns = outputColumns(process.stdout, process.env);
+      const print = (e: AuditEvent): void => {
         if (flags.json) process.stdout.write(`${JSON.stringify(e)}\n`);
-        else process.stdout.write(`${String(e.seq).padStart(6)} ${e.time} ${e.type.padEnd(24)} ${e.actor.padEnd(24)} ${e.session_id ?? '-'} ${JSON.stringify(e.data).slice(0, 160)}\n`);
+        else process.stdout.write(`${formatEvent(e, columns).join('\n')}\n`);
       };
       const events = log.tail(parseCount(flags.n, '-n'));
       events.forEach(print);
+      if (log.size() === 0) {
+        // On stderr with --json, so stdout stays one event per line.
+        (flags.json ? process.stderr : process.stdout).write(`${noEventsMessage(log.auditDir)}\n`);
+        if (flags.follow) process.stderr.write('Waiting for the first event (Ctrl-C to stop).\n');
+      }
       if (!flags.follow) return;
       let next = log.size();
       await new Promise<never>(() => {

@@ -8,6 +8,7 @@ import type { Capabilities } from '../../adapters/adapter.js';
 import { knownAgents } from '../../adapters/registry.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { hookBundlePath, openSession, printJson, projectStateFor } from '../context.js';
+import { RECENT_DECISIONS, showSession } from '../session-show.js';
 
 const collect = (value: string, prev: string[]): string[] => [...prev, value];
 
@@ -158,33 +159,15 @@ export function sessionCommand(): Command {
 
   session
     .command('show')
-    .description('show one session: status, policy and recent gate decisions')
+    .description('show one session: status, policy (as start recorded it) and recent gate decisions from the audit log')
     .argument('<id>', 'session id (found from any folder)')
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
+    .option('-n <count>', 'how many recent gate decisions to show', String(RECENT_DECISIONS))
     .option('--json', 'print as JSON')
-    .action((id: string, flags: { worktree?: string; stateDir?: string; json?: boolean }) => {
-      const store = openSession(id, flags.worktree, flags.stateDir);
-      const meta = store.meta();
-      const policy = store.policy();
-      if (!meta.ok) throw new UserError(meta.reason);
-      if (!policy.ok) throw new UserError(policy.reason);
-      if (flags.json) return printJson({ meta: meta.value, policy: policy.value, dir: store.dir });
-      const m = meta.value;
-      const p = policy.value;
-      process.stdout.write(
-        [
-          `session ${m.id} (${m.agent}) ${m.status}`,
-          `  worktree: ${m.worktree}`,
-          `  started:  ${m.started_at}${m.ended_at ? `, ended ${m.ended_at}` : ''}`,
-          `  allow:    ${p.allow.join(', ') || '(none)'}`,
-          `  requires: ${p.producers.map((x) => `${x.name} (${x.command.join(' ')})`).join(', ') || '(none)'}`,
-          `  posture:  ${p.posture}`,
-          `  verdict:  ${m.end_verdict ? `${m.end_verdict.passed ? 'passed' : 'failed'} — ${m.end_verdict.summary}` : '(no end-of-session check yet)'}`,
-          `  log:      ${store.path('log')}`,
-          '',
-        ].join('\n'),
-      );
+    .action((id: string, flags: { worktree?: string; stateDir?: string; json?: boolean; n: string }) => {
+      if (!/^\d+$/.test(flags.n)) throw new UserError(`-n must be a whole number, got ${JSON.stringify(flags.n)}`, EXIT.usage);
+      showSession(openSession(id, flags.worktree, flags.stateDir), { limit: Number(flags.n), ...(flags.json ? { json: true } : {}) });
     });
 
   return session;

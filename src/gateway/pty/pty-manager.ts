@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
+import { redactText } from '../../core/redact-argv.js';
 import { checkGeometry, prepareLaunch } from './launch.js';
 import { Listeners } from './listeners.js';
 import { type SessionEvents, PtySession } from './pty-session.js';
@@ -68,10 +69,11 @@ export class PtyManager {
    */
   spawn(spec: SpawnSpec, label?: string): Result<PtyInfo> {
     if (this.disposing !== null) return fail('the PTY manager is shutting down: no new sessions');
+    // A refusal quotes the command, which may carry `KEY=value` words: only their names go back.
     const launch = prepareLaunch(spec, this.root);
-    if (!launch.ok) return launch;
+    if (!launch.ok) return fail(redactText(launch.reason));
     const started = PtySession.start(`pty-${randomUUID()}`, launch.value, this.scrollback, this.events, this.now, label);
-    if (!started.ok) return started;
+    if (!started.ok) return fail(redactText(started.reason));
     // Synchronous from the count to the insert, so concurrent callers can never overshoot the cap.
     this.evictDownTo(this.maxSessions - 1);
     this.sessions.set(started.value.id, started.value);

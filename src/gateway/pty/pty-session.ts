@@ -4,6 +4,7 @@ import { constants as osConstants } from 'node:os';
 import * as nodePty from '@lydell/node-pty';
 import type { IPty } from '@lydell/node-pty';
 import { fail, ok, type Result } from '../../core/result.js';
+import { redactArgv } from '../../core/redact-argv.js';
 import { drainOnEof } from './eof-drain.js';
 import type { Launch } from './launch.js';
 import { Screen } from './screen.js';
@@ -111,12 +112,13 @@ export class PtySession {
     return this.reason !== null || this.childGone || this.exit !== null;
   }
 
-  /** A copy of what a caller may know about this session. */
+  /** A copy of what a caller may know about this session: environment and secret option values hidden. */
   info(): PtyInfo {
+    const [command = this.launch.command, ...args] = redactArgv([this.launch.command, ...this.launch.args]);
     const info: PtyInfo = {
       id: this.id,
-      command: this.launch.command,
-      args: [...this.launch.args],
+      command,
+      args,
       cwd: this.launch.cwd,
       pid: this.pty.pid,
       rows: this.rows,

@@ -30,6 +30,7 @@ export interface ExitInfo {
 /** What a caller may know about one session. */
 export interface PtyInfo {
   id: string;
+  /** The command line as shown: values of `KEY=value` words and secret-named options read `***` (core/redact-argv.ts). */
   command: string;
   args: string[];
   cwd: string;

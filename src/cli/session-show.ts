@@ -1,0 +1,106 @@
+// `gatehouse session show`: one session's status, its policy as start recorded it, and its
+// recent gate decisions from the audit log, each read only through a path that is verified.
+import { trustedCopies } from '../adapters/session-end.js';
+import { safeForDisplay } from '../core/approvals/summary.js';
+import type { Policy } from '../core/policy.js';
+import type { AuditEvent } from '../runtime/audit/index.js';
+import { sessionDecisions, type SessionDecisions } from '../runtime/session-decisions.js';
+import type { SessionMeta, SessionStore } from '../runtime/session-store.js';
+import { outputColumns, wrapBlock } from './audit-lines.js';
+import { UserError } from './exit-codes.js';
+import { printJson } from './context.js';
+
+/** Decisions shown when `-n` is not given: a screenful that still shows how the session went. */
+export const RECENT_DECISIONS = 10;
+/** Decision lines start here; their reasons one step further in. */
+const ITEM_INDENT = '    ';
+const REASON_INDENT = '      ';
+
+const OUTCOME_WORDS: Record<string, string> = { continue: 'passed', allow: 'allowed', block: 'refused', halt: 'halted', ask: 'asked a person' };
+const APPROVAL_WORDS: Record<string, string> = { allow: 'allowed', reject: 'rejected', always: 'always allowed' };
+
+/** Any value read back from a file, as display text. */
+function safe(value: unknown): string {
+  return safeForDisplay(String(value));
+}
+
+/** What one decision event says, in a line, and the reason it gave. */
+function describeDecision(e: AuditEvent, worktree: string | null): { what: string; reason: string } {
+  const d = e.data as Record<string, unknown>;
+  const text = (key: string): string => (typeof d[key] === 'string' ? (d[key] as string) : '');
+  const word = (words: Record<string, string>, value: string): string => words[value] ?? value;
+  const reason = text('reason');
+  if (e.type === 'gate_decision') {
+    const inside = (t: string): string => (worktree !== null && t.startsWith(`${worktree}/`) ? t.slice(worktree.length + 1) : t);
+    const targets = Array.isArray(d.targets) ? d.targets.filter((t): t is string => typeof t === 'string').map(inside) : [];
+    return { what: `${word(OUTCOME_WORDS, text('decision'))} ${text('tool')}${targets.length > 0 ? ` ${targets.join(', ')}` : ''} (rule ${text('rule')})`, reason };
+  }
+  if (e.type === 'completion_verdict') {
+    const where = text('where') === 'end_of_session' ? 'end-of-session check' : 'stop';
+    const by = text('decided_by');
+    return { what: `${where} ${word(OUTCOME_WORDS, text('outcome'))}${by !== '' ? ` by ${by}` : ''}`, reason };
+  }
+  if (e.type === 'human_approval_decision') {
+    return { what: `approval ${word(APPROVAL_WORDS, text('decision'))} for ${text('tool')} by ${text('decided_by')}`, reason };
+  }
+  return { what: `tampering detected at ${text('event')}: ${text('what')}`, reason };
+}
+
+/** The decision lines: each event's time and what it decided, then its reason, wrapped. */
+function decisionLines(found: SessionDecisions, worktree: string | null, columns: number): string[] {
+  if (found.total === 0) {
+    return wrapBlock('recent gate decisions: none recorded yet (refused writes, stop verdicts, approvals and the end-of-session check appear here)', '  ', columns);
+  }
+  const shown = found.events.length;
+  const lines = wrapBlock(`recent gate decisions (${shown === found.total ? `all ${found.total}` : `last ${shown} of ${found.total}`}, oldest first; \`gatehouse audit tail\` prints every event):`, '  ', columns);
+  if (!found.audit.verified) {
+    lines.push(...wrapBlock(`WARNING: the audit log does not verify (${found.audit.problem ?? 'unknown problem'}); these records may have been edited. Run \`gatehouse audit verify --key\` with a key you hold.`, ITEM_INDENT, columns));
+  }
+  for (const e of found.events) {
+    const { what, reason } = describeDecision(e, worktree);
+    lines.push(...wrapBlock(`${String(e.time)} ${what}`, ITEM_INDENT, columns), ...wrapBlock(reason, REASON_INDENT, columns));
+  }
+  return lines;
+}
+
+/** The policy lines, from the verified copy only. */
+function policyLines(policy: Policy | null, problem: string | null, columns: number): string[] {
+  if (policy === null) return wrapBlock(`policy:   not shown: ${problem ?? 'unknown problem'}`, '  ', columns);
+  return [
+    `  allow:    ${safeForDisplay(policy.allow.join(', ')) || '(none)'}`,
+    `  requires: ${safeForDisplay(policy.producers.map((x) => `${x.name} (${x.command.join(' ')})`).join(', ')) || '(none)'}`,
+    `  posture:  ${policy.posture}`,
+  ];
+}
+
+/**
+ * Prints one session, as text or (with `json`) as `{meta, policy, policy_problem, dir, decisions}`.
+ * `limit` is how many recent decisions to include.
+ */
+export function showSession(store: SessionStore, flags: { json?: boolean; limit: number }): void {
+  const meta = store.meta();
+  if (!meta.ok) throw new UserError(meta.reason);
+  const copies = trustedCopies(store);
+  const policy = copies.ok ? copies.value.policy : null;
+  const problem = copies.ok ? null : copies.reason;
+  const found = sessionDecisions(store.projectState, store.id, flags.limit);
+  if (flags.json) {
+    printJson({ meta: meta.value, policy, policy_problem: problem, dir: store.dir, decisions: { events: found.events, total: found.total, audit_verified: found.audit.verified, audit_problem: found.audit.problem } });
+    return;
+  }
+  const m: SessionMeta = meta.value;
+  const columns = outputColumns(process.stdout, process.env);
+  process.stdout.write(
+    [
+      // meta.json is rewritten over the session's life, so no digest covers it: every field is made safe.
+      `session ${safe(m.id)} (${safe(m.agent)}) ${safe(m.status)}`,
+      `  worktree: ${safe(m.worktree)}`,
+      `  started:  ${safe(m.started_at)}${m.ended_at ? `, ended ${safe(m.ended_at)}` : ''}`,
+      ...policyLines(policy, problem, columns),
+      `  verdict:  ${m.end_verdict ? `${m.end_verdict.passed === true ? 'passed' : 'failed'} — ${safe(m.end_verdict.summary)}` : '(no end-of-session check yet)'}`,
+      `  log:      ${store.path('log')}`,
+      ...decisionLines(found, policy?.worktree ?? m.worktree, columns),
+      '',
+    ].join('\n'),
+  );
+}
