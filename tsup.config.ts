@@ -12,6 +12,9 @@ export default defineConfig([
     dts: { entry: { index: 'src/index.ts' } },
     sourcemap: false,
     clean: false,
+    // Keep `node:` specifiers: esbuild then knows these are built-ins with no side effects and
+    // drops the imports nothing uses, instead of keeping them as an unknown module's.
+    removeNodeProtocol: false,
     banner: { js: '#!/usr/bin/env node' },
   },
   {
@@ -27,6 +30,8 @@ export default defineConfig([
     outDir: 'dist/hook',
     treeshake: true,
     minify: true,
+    // As above: without it, every chunk kept imports of built-ins that only unused code needed.
+    removeNodeProtocol: false,
     sourcemap: false,
     clean: false,
     // The warm transport's bash client ships beside the hook bundle it falls back to.

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { SummaryReporter } from './test/support/summary-reporter.js';
 
@@ -10,5 +13,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // The machine has two cores; end-to-end tests start real agent binaries.
     maxWorkers: 2,
+    // Session starts record a pointer in the state home's session index: never in the real home.
+    env: { GATEHOUSE_HOME: mkdtempSync(join(tmpdir(), 'gh-home-')) },
   },
 });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Policy } from '../core/policy.js';
 import { allow, block, type Verdict } from '../core/verdict.js';
-import { appendSessionLog, SESSION_FILES } from '../runtime/session-store.js';
+import { appendSessionLog, SESSION_FILES } from '../runtime/session-layout.js';
 import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';
 import { updateTurnState, type TurnState } from '../runtime/turn-state.js';
 import { readVerifiedJson } from '../runtime/session-files.js';

@@ -27,6 +27,24 @@ export interface WarmTransport {
 }
 
 
+/** Where the supervisor of a session's project must run: the project folder and, when it was given, the state folder. */
+export interface SupervisorPlace {
+  /** The project's worktree (real path): the folder to run `gatehouse serve` in. */
+  worktree: string;
+  /** The `--state-dir` the session was started with, if any: serve needs the same one. */
+  stateDir?: string;
+}
+
+/**
+ * The command that starts the supervisor a session of this project uses, runnable from any folder.
+ * @example serveHint({ worktree: '/src/app' }) // "gatehouse serve --project /src/app"
+ */
+export function serveHint(place: SupervisorPlace): string {
+  const argv = ['gatehouse', 'serve', '--project', place.worktree];
+  if (place.stateDir !== undefined) argv.push('--state-dir', place.stateDir);
+  return shellJoin(argv);
+}
+
 /**
  * Picks the transport for a new session: `command` always works; `warm` needs a live
  * supervisor for this project state and bash; `auto` is warm when both are there.
@@ -36,6 +54,7 @@ export async function chooseTransport(
   projectState: string,
   hookBundle: string,
   env: NodeJS.ProcessEnv,
+  place: SupervisorPlace,
 ): Promise<Result<{ record: TransportRecord; bash: string | null; client: string | null }>> {
   const command = ok({ record: { kind: 'command' } as TransportRecord, bash: null, client: null });
   if (choice === 'command') return command;
@@ -45,7 +64,7 @@ export async function chooseTransport(
     if (choice === 'auto') return command;
     return fail(
       supervisor === null
-        ? `--transport warm needs a running supervisor for this project: start \`gatehouse serve\` in ${dirname(projectState)} first, or use --transport auto|command`
+        ? `--transport warm needs a running supervisor for this project: start it with \`${serveHint(place)}\`${place.stateDir === undefined ? ` (or \`gatehouse serve\` run in ${place.worktree})` : ''} first, or use --transport auto|command`
         : '--transport warm needs bash on PATH: install bash or use --transport command',
     );
   }

@@ -13,9 +13,10 @@ import { recordBaseline, type Baseline } from '../runtime/scope-baseline.js';
 import { protectedPaths, watchedOutside } from '../runtime/protected-paths.js';
 import { SessionStore, type SessionMeta, type TransportRecord } from '../runtime/session-store.js';
 import { createWarmSecret } from '../runtime/warm-secret.js';
+import { recordSessionPointer } from '../runtime/session-index.js';
 import { chooseTransport, type TransportChoice, type WarmTransport } from './hook-transport.js';
 import { hookBudgets } from './hook-budget.js';
-import { projectStateDir, stateBase } from '../runtime/state-dir.js';
+import { projectStateDir, stateBase } from '../runtime/state-base.js';
 import type { Capabilities, RenderedFile } from './adapter.js';
 import { auditLogFor, digestOf, osUserActor } from '../runtime/recorder.js';
 import { canonicalJson } from '../core/crypto/canonical-json.js';
@@ -156,7 +157,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
   const stateDirRaw = resolveProjectState(worktree, opts.env, opts.stateDir);
   mkdirSync(stateDirRaw, { recursive: true, mode: 0o700 });
   const projectState = realpathSync(stateDirRaw);
-  const transport = await chooseTransport(opts.transport ?? 'auto', projectState, opts.hookBundle, opts.env);
+  const transport = await chooseTransport(opts.transport ?? 'auto', projectState, opts.hookBundle, opts.env, { worktree, stateDir: opts.stateDir ? projectState : undefined });
   if (!transport.ok) return fail(transport.reason);
   const id = opts.id ?? newSessionId();
   const created = SessionStore.create(projectState, id);
@@ -255,6 +256,8 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       session_id: id,
       data: { agent: policy.agent, worktree, policy_digest: digestOf(canonicalJson(policy)), policy_sha256: policyDigest, baseline_sha256: policy.baseline_sha256, render_sha256: renderDigest, sandboxed: policy.sandboxed },
     });
+    // So `session end ID`, `evidence export` and the rest find this session from any folder.
+    recordSessionPointer(stateBase(opts.env), { id, state_dir: projectState, worktree, started_at: policy.created_at });
     return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(opts.agent), rendered: rendered.map((f) => f.file), transport: transport.value.record });
   } catch (err) {
     // Nothing half-made stays behind: the session folder goes, and hooks already rendered come out.

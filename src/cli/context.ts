@@ -4,8 +4,9 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveProjectState } from '../adapters/session-lifecycle.js';
-import { SessionStore } from '../runtime/session-store.js';
+import type { SessionStore } from '../runtime/session-store.js';
 import { UserError } from './exit-codes.js';
+import { locateSession } from './locate.js';
 
 /** Absolute path of the lean hook bundle shipped beside the CLI bundle. */
 export function hookBundlePath(): string {
@@ -23,11 +24,12 @@ export function projectStateFor(worktree: string | undefined, stateDir: string |
   return resolveProjectState(real, process.env, stateDir);
 }
 
-/** Opens a session of the project or throws a UserError that says what to do. */
+/**
+ * Opens session `id`: in the project of the flags, else (from the current folder) wherever on the
+ * machine it is; throws a UserError that says what to do.
+ */
 export function openSession(id: string, worktree: string | undefined, stateDir: string | undefined): SessionStore {
-  const store = SessionStore.open(projectStateFor(worktree, stateDir), id);
-  if (!store.ok) throw new UserError(store.reason);
-  return store.value;
+  return locateSession(id, projectStateFor(worktree, stateDir), { worktree, stateDir });
 }
 
 /** Prints a value as pretty JSON. */

@@ -6,7 +6,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { compileGlob, matchesAny } from '../core/glob.js';
 import { isInside, relativeInside } from '../core/write-gate.js';
 import { resolveWriteTarget } from './resolve-path.js';
-import { stateBase } from './state-dir.js';
+import { stateBase } from './state-base.js';
 
 /** What the protected set is built from. */
 export interface ProtectedInputs {

@@ -14,7 +14,7 @@ import type { EvidenceVerdict, EvidenceWhere } from './evidence/statement.js';
 import { loadOrCreateKey } from './keys.js';
 import type { ProducerResult } from './producers.js';
 import type { Change } from './scope-baseline.js';
-import { appendSessionLog, SESSION_FILES } from './session-store.js';
+import { appendSessionLog, SESSION_FILES } from './session-layout.js';
 import { sessionDir } from './state-dir.js';
 
 /** The actor of decisions made inside hook processes. */

@@ -1,10 +1,11 @@
 // The on-disk record of a session: policy, baseline, what was rendered, and its status.
 // Every file is written atomically; the per-session log is append-only JSONL.
-import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Policy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { appendSessionLog, SESSION_FILES } from './session-layout.js';
 import { sha256Hex } from './session-files.js';
 import { isSafeSessionId, sessionDir } from './state-dir.js';
 
@@ -28,16 +29,6 @@ export interface SessionMeta {
 
 /** The transport a session was started with: the cold command, or warm through a supervisor. */
 export type TransportRecord = { kind: 'command' } | { kind: 'warm'; port: number; supervisor_pid: number };
-
-/** File names inside a session folder. */
-export const SESSION_FILES = {
-  policy: 'policy.json',
-  meta: 'meta.json',
-  baseline: 'baseline.json',
-  render: 'render.json',
-  stop: 'stop-state.json',
-  log: 'gate.log',
-} as const;
 
 /** A handle on one session folder. */
 export class SessionStore {
@@ -120,14 +111,5 @@ export class SessionStore {
   /** Appends one JSON line to the session log; never throws (a log must not wedge a hook). */
   log(entry: Record<string, unknown>): void {
     appendSessionLog(this.path('log'), entry);
-  }
-}
-
-/** Appends one JSON line to a log file; swallows errors. One write() of a short line is atomic with O_APPEND. */
-export function appendSessionLog(file: string, entry: Record<string, unknown>): void {
-  try {
-    appendFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 });
-  } catch {
-    // Logging is best effort by design.
   }
 }

@@ -1,8 +1,6 @@
-// Where Gatehouse keeps its state: outside the worktree by default (an agent's sandbox
-// usually can write only inside it), one folder per project keyed by the worktree's real path.
-import { createHash } from 'node:crypto';
-import { homedir } from 'node:os';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+// Session ids and where a session's folder is inside a project state folder: what the hook needs
+// on every call (the state folders themselves are placed by state-base.ts).
+import { join } from 'node:path';
 
 /** Session ids are baked into shell commands and folder names: keep them boring. */
 export const SESSION_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
@@ -10,26 +8,6 @@ export const SESSION_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
 /** True if `id` is safe to use as a session id (and as a folder name). */
 export function isSafeSessionId(id: string): boolean {
   return SESSION_ID_RE.test(id) && !id.includes('..');
-}
-
-/** The base state folder: `$GATEHOUSE_HOME`, else `$XDG_STATE_HOME/gatehouse`, else `~/.local/state/gatehouse`. */
-export function stateBase(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env.GATEHOUSE_HOME;
-  if (home && isAbsolute(home)) return home;
-  if (home) return resolve(home);
-  const xdg = env.XDG_STATE_HOME;
-  if (xdg && isAbsolute(xdg)) return join(xdg, 'gatehouse');
-  return join(homedir(), '.local', 'state', 'gatehouse');
-}
-
-/**
- * The project's state folder for a worktree (given as a real path).
- * @example projectStateDir('/home/me/.local/state/gatehouse', '/src/app') // …/projects/app-1a2b3c4d5e6f7a8b
- */
-export function projectStateDir(base: string, worktreeReal: string): string {
-  const digest = createHash('sha256').update(worktreeReal).digest('hex').slice(0, 16);
-  const name = basename(worktreeReal).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'root';
-  return join(base, 'projects', `${name}-${digest}`);
 }
 
 /** The folder of one session inside a project state dir. */

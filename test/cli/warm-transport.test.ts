@@ -70,7 +70,11 @@ describe('session start --transport', () => {
     expect(rendered(p, 'PreToolUse', 'a1')).not.toContain('warm.sh');
     const warm = start(p, 'w1', 'warm');
     expect(warm.status).not.toBe(0);
-    expect(warm.stderr).toContain('gatehouse serve');
+    // It names the project folder to serve, and the state folder only as the --state-dir it was given.
+    expect(warm.stderr).toContain(`\`gatehouse serve --project ${p.root} --state-dir ${p.state}\``);
+    const plain = gatehouse(['session', 'start', '--agent', 'claude', '--worktree', p.root, '--id', 'w0', '--transport', 'warm']);
+    expect(plain.status).not.toBe(0);
+    expect(plain.stderr).toContain(`\`gatehouse serve --project ${p.root}\` (or \`gatehouse serve\` run in ${p.root})`);
     expect(start(p, 'x1', 'fast').stderr).toContain('--transport must be one of auto, command, warm');
   });
 

@@ -6,7 +6,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sha256Hex } from '../../runtime/session-files.js';
 import type { Policy } from '../../core/policy.js';
-import { SESSION_FILES } from '../../runtime/session-store.js';
+import { SESSION_FILES } from '../../runtime/session-layout.js';
 import { isSafeSessionId, sessionDir } from '../../runtime/state-dir.js';
 import { hookBudgets } from '../hook-budget.js';
 import { runHookGate } from '../hook-gate.js';

@@ -1,16 +1,20 @@
 // `gatehouse evidence list|show|verify|export`: the signed evidence bundles sealed for every
 // completion verdict and refused write, verifiable offline against a trusted key.
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { EVIDENCE_ID_RE } from '../../runtime/evidence/seal.js';
 import { exportEvidence, listEvidence, loadEvidence, verifyEvidenceFile } from '../../runtime/evidence/store.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
+import { bundleFile, locateEvidence } from '../locate.js';
 import { readTrustedKey } from './audit.js';
 
 type Flags = { worktree?: string; stateDir?: string; json?: boolean };
 const withProject = (c: Command): Command => c.option('--worktree <dir>', 'project folder', '.').option('--state-dir <dir>', 'project state folder').option('--json', 'print as JSON');
+
+/** The state folder holding bundle `id`: the project of the flags, else (from the current folder) any on the machine. */
+const evidenceState = (id: string, flags: Flags): string => locateEvidence(id, projectStateFor(flags.worktree, flags.stateDir), flags);
 
 /** Exit codes of `evidence verify`, as documented. */
 const VERIFY_EXIT = { ok: 0, missing: 1, mismatch: 2 } as const;
@@ -30,22 +34,22 @@ export function evidenceCommand(): Command {
 
   withProject(evidence.command('show'))
     .description('print one bundle: the statement it signs')
-    .argument('<id>', 'receipt id (ev-…)')
+    .argument('<id>', 'receipt id (ev-…), found from any folder')
     .action((id: string, flags: Flags) => {
-      const r = loadEvidence(projectStateFor(flags.worktree, flags.stateDir), id);
+      const r = loadEvidence(evidenceState(id, flags), id);
       if (!r.ok) throw new UserError(r.reason);
       printJson(flags.json ? r.value : r.value.statement);
     });
 
   withProject(evidence.command('verify'))
     .description('verify a bundle (by id, or an exported file) against a trusted public key')
-    .argument('<id-or-file>', 'receipt id or path to a bundle / export file')
+    .argument('<id-or-file>', 'receipt id (found from any folder) or path to a bundle / export file')
     .requiredOption('--key <pub.pem>', 'trusted public key (from `gatehouse keys show`, obtained separately)')
     .addHelpText('after', '\nExit status: 0 verified, 1 no such bundle, 2 mismatch (signature, subjects or anchoring).')
     .action((target: string, flags: Flags & { key: string }) => {
       const key = readTrustedKey(flags.key);
       let file = resolve(target);
-      if (EVIDENCE_ID_RE.test(target) && !existsSync(file)) file = join(projectStateFor(flags.worktree, flags.stateDir), 'evidence', 'bundles', `${target}.json`);
+      if (EVIDENCE_ID_RE.test(target) && !existsSync(file)) file = bundleFile(evidenceState(target, flags), target);
       if (!existsSync(file)) {
         process.stderr.write(`gatehouse: no evidence bundle ${target}; see \`gatehouse evidence list\`\n`);
         process.exitCode = VERIFY_EXIT.missing;
@@ -63,11 +67,11 @@ export function evidenceCommand(): Command {
 
   withProject(evidence.command('export'))
     .description('write a self-contained bundle file (envelope, blobs, proof) that `evidence verify FILE` checks anywhere')
-    .argument('<id>', 'receipt id')
+    .argument('<id>', 'receipt id (ev-…), found from any folder')
     .option('--out <file>', 'output file (default: <id>.evidence.json in the current folder)')
     .action((id: string, flags: Flags & { out?: string }) => {
       const out = resolve(flags.out ?? `${id}.evidence.json`);
-      const r = exportEvidence(projectStateFor(flags.worktree, flags.stateDir), id, out);
+      const r = exportEvidence(evidenceState(id, flags), id, out);
       if (!r.ok) throw new UserError(r.reason, EXIT.failure);
       if (flags.json) printJson(r.value);
       else process.stdout.write(`${r.value.file}\n`);

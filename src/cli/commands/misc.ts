@@ -1,6 +1,10 @@
 // Small commands: `where` (the state dir), `agents` (capability tables) and
 // `hook-gate check` (the hook itself, for agents that call the CLI).
+import { existsSync } from 'node:fs';
 import { Command } from 'commander';
+import { findSessionOnMachine } from '../../runtime/session-index.js';
+import { stateBase } from '../../runtime/state-base.js';
+import { sessionDir } from '../../runtime/state-dir.js';
 import { capabilitiesFor, knownAgents } from '../../adapters/registry.js';
 import { hookMain } from '../hook-command.js';
 import { printJson, projectStateFor } from '../context.js';
@@ -44,6 +48,18 @@ export function agentsCommand(): Command {
     });
 }
 
+/**
+ * The state folder for a manual `hook-gate check`: `--state-dir`, else the current folder's project
+ * when it holds the session, else the one project on the machine that does. When none does, the
+ * current folder's, so the hook reports the missing session as it always has.
+ */
+function hookStateDir(sessionId: string, stateDir: string | undefined): string {
+  const here = projectStateFor(undefined, stateDir);
+  if (stateDir !== undefined || existsSync(sessionDir(here, sessionId))) return here;
+  const { found } = findSessionOnMachine(stateBase(process.env), sessionId);
+  return found.length === 1 ? found[0]!.projectState : here;
+}
+
 /** `gatehouse hook-gate check …`: the same code as the lean hook bundle. */
 export function hookGateCommand(): Command {
   const group = new Command('hook-gate').description('the hook the agent runs: reads its hook JSON on stdin; exit 0 allows, 2 blocks with the reason on stderr');
@@ -51,12 +67,12 @@ export function hookGateCommand(): Command {
     .command('check')
     .requiredOption('--session <id>', 'session id')
     .requiredOption('--event <name>', 'PreToolUse or Stop')
-    .option('--state-dir <dir>', 'project state folder (default: from the current folder)')
+    .option('--state-dir <dir>', "project state folder (default: the current folder's project, else wherever on this machine the session is)")
     .option('--agent <name>', 'agent whose hook JSON this is', 'claude')
     .option('--policy-sha256 <hex>', 'digest of the session policy recorded at start; a policy that no longer matches refuses everything')
     .option('--fail-closed', 'refuse on an internal failure instead of allowing')
     .action(async (flags: { session: string; event: string; stateDir?: string; agent: string; policySha256?: string; failClosed?: boolean }) => {
-      const argv = ['check', '--session', flags.session, '--event', flags.event, '--state-dir', projectStateFor(undefined, flags.stateDir), '--agent', flags.agent];
+      const argv = ['check', '--session', flags.session, '--event', flags.event, '--state-dir', hookStateDir(flags.session, flags.stateDir), '--agent', flags.agent];
       if (flags.policySha256 !== undefined) argv.push('--policy-sha256', flags.policySha256);
       if (flags.failClosed) argv.push('--fail-closed');
       process.exitCode = await hookMain(argv);

@@ -7,14 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { addAuditRoutes } from '../../gateway/audit-routes.js';
 import { addHookRoutes } from '../../gateway/hook-routes.js';
-import { startGateway } from '../../gateway/index.js';
+import { DEFAULT_PORT, startGateway } from '../../gateway/index.js';
 import { PtyManager } from '../../gateway/pty/index.js';
 import { sessionLauncher } from '../../gateway/session-launcher.js';
 import { addWebRoutes } from '../../gateway/web-routes.js';
 import { configAlwaysRules } from '../../runtime/approvals/always-rules.js';
 import { loadConfig } from '../../runtime/config.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
-import { removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
+import { describePortHolder, portHolder } from '../../runtime/port-holder.js';
+import { readSupervisorRecord, removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { hookBundlePath, projectStateFor } from '../context.js';
 
@@ -26,17 +27,42 @@ function webDir(): string {
   return fileURLToPath(new URL('./web/', import.meta.url));
 }
 
+/**
+ * What to say when the port cannot be bound: who holds a busy one (and whether it is this
+ * project's own supervisor), and which flag to change. Other failures keep their message.
+ */
+function bindFailure(err: NodeJS.ErrnoException, host: string, port: number, state: string): string {
+  if (err.code === 'EACCES') return `port ${port} on ${host} needs privileges this user lacks: use --port ${DEFAULT_PORT}, another port above 1023, or --port 0 for any free port`;
+  if (err.code !== 'EADDRINUSE') return err.message;
+  const holder = portHolder(port);
+  const own = holder !== null && holder.pid !== null && readSupervisorRecord(state)?.pid === holder.pid;
+  const hint = `stop it, or start on another port with --port ${port === 65535 ? port - 1 : port + 1} (or --port 0 for any free port)`;
+  if (own) return `port ${port} on ${host} is in use by this project's supervisor (${describePortHolder(holder)}), already running: open the dashboard URL it printed, or ${hint}`;
+  return `port ${port} on ${host} is in use by ${describePortHolder(holder)}: ${hint}`;
+}
+
 /** `gatehouse serve`. */
 export function serveCommand(): Command {
   return new Command('serve')
     .description('the supervisor: dashboard, PTY sessions over WebSocket, approvals API — one local port')
     .option('--host <host>', 'address to bind (non-loopback needs scoped tokens in the config)', '127.0.0.1')
-    .option('--port <port>', 'port (0 = any free port)', '7337')
-    .option('--worktree <dir>', 'project folder', '.')
+    .option('--port <port>', 'port (0 = any free port)', String(DEFAULT_PORT))
+    .option('--project <dir>', 'the project folder to supervise (default: the current folder)')
+    .option('--worktree <dir>', 'the same as --project')
     .option('--state-dir <dir>', 'project state folder')
-    .action(async (flags: { host: string; port: string; worktree?: string; stateDir?: string }) => {
+    .addHelpText('after', '\nRun it in the project folder, or point it there with --project DIR (from a Gatehouse clone: `npm start -- --project DIR`).')
+    .action(async (flags: { host: string; port: string; project?: string; worktree?: string; stateDir?: string }) => {
       if (!/^\d{1,5}$/.test(flags.port) || Number(flags.port) > 65535) throw new UserError(`--port must be 0-65535, got ${JSON.stringify(flags.port)}`, EXIT.usage);
-      const worktree = realpathSync(resolve(flags.worktree ?? '.'));
+      if (flags.project !== undefined && flags.worktree !== undefined && resolve(flags.project) !== resolve(flags.worktree)) {
+        throw new UserError('--project and --worktree name the same thing: give one of them', EXIT.usage);
+      }
+      const dir = flags.project ?? flags.worktree ?? '.';
+      let worktree: string;
+      try {
+        worktree = realpathSync(resolve(dir));
+      } catch {
+        throw new UserError(`the project folder ${resolve(dir)} does not exist; give an existing folder with --project DIR`, EXIT.usage);
+      }
       const state = projectStateFor(worktree, flags.stateDir);
       const config = loadConfig({ root: worktree });
       if (!config.ok) throw new UserError(config.reason);
@@ -65,7 +91,7 @@ export function serveCommand(): Command {
         });
       } catch (err) {
         await manager.dispose();
-        throw new UserError((err as Error).message);
+        throw new UserError(bindFailure(err as NodeJS.ErrnoException, flags.host, Number(flags.port), state));
       }
       // Sessions started from now on (`--transport auto`) send their hook calls here.
       writeSupervisorRecord(state, { pid: process.pid, port: gw.port, started_at: new Date().toISOString() });

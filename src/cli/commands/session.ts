@@ -5,6 +5,7 @@ import { checkSession, endSession } from '../../adapters/session-end.js';
 import { TRANSPORT_CHOICES, type TransportChoice } from '../../adapters/hook-transport.js';
 import { SessionStore } from '../../runtime/session-store.js';
 import type { Capabilities } from '../../adapters/adapter.js';
+import { knownAgents } from '../../adapters/registry.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { hookBundlePath, openSession, printJson, projectStateFor } from '../context.js';
 import { RECENT_DECISIONS, showSession } from '../session-show.js';
@@ -30,7 +31,7 @@ export interface StartFlags {
 /** Adds the session-start flags to a command. */
 export function withStartFlags(cmd: Command): Command {
   return cmd
-    .requiredOption('--agent <name>', 'agent CLI to gate (claude; any other name renders nothing)')
+    .requiredOption('--agent <name>', `agent to gate: ${knownAgents().join(', ')} (see \`gatehouse agents\`), or none to render no hooks (nothing gated in-session; only the end-of-session check)`)
     .option('--worktree <dir>', 'project folder the agent works in', '.')
     .option('--id <id>', 'session id (default: generated)')
     .option('--allow <glob>', 'path the agent may write, relative to the worktree (repeatable)', collect, [])
@@ -108,7 +109,7 @@ export function sessionCommand(): Command {
   session
     .command('end')
     .description('remove exactly the hooks the session rendered (idempotent)')
-    .argument('<id>', 'session id')
+    .argument('<id>', 'session id (found from any folder)')
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
     .option('--json', 'print the result as JSON')
@@ -123,7 +124,7 @@ export function sessionCommand(): Command {
   session
     .command('check')
     .description('run the end-of-session check (required checks + scope) now')
-    .argument('<id>', 'session id')
+    .argument('<id>', 'session id (found from any folder)')
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
     .option('--json', 'print the result as JSON')
@@ -159,7 +160,7 @@ export function sessionCommand(): Command {
   session
     .command('show')
     .description('show one session: status, policy (as start recorded it) and recent gate decisions from the audit log')
-    .argument('<id>', 'session id')
+    .argument('<id>', 'session id (found from any folder)')
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
     .option('-n <count>', 'how many recent gate decisions to show', String(RECENT_DECISIONS))

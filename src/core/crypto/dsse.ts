@@ -1,6 +1,6 @@
 // DSSE (Dead Simple Signing Envelope, secure-systems-lab/dsse protocol v1.0.0): signs
 // PAE(payloadType, payload) so the type is authenticated with the body; Ed25519 keys.
-import { sign, verify, type KeyObject } from 'node:crypto';
+import { sign, type KeyObject } from 'node:crypto';
 
 /** One signature of an envelope; `keyid` is an unauthenticated hint, never trusted. */
 export interface DsseSignature {
@@ -71,26 +71,4 @@ export function isEnvelope(value: unknown): value is DsseEnvelope {
     Array.isArray(v.signatures) &&
     v.signatures.every((s) => typeof s === 'object' && s !== null && typeof (s as Record<string, unknown>).sig === 'string')
   );
-}
-
-/**
- * True only if some signature verifies under `trustedPublicKey`, the key the operator
- * trusts; keys or key ids carried by the envelope are ignored.
- * @example if (!verifyEnvelope(env, operatorKey)) reject()
- */
-export function verifyEnvelope(env: unknown, trustedPublicKey: KeyObject): boolean {
-  if (!isEnvelope(env) || env.signatures.length > MAX_SIGNATURES) return false;
-  const payload = decodeBase64(env.payload);
-  if (payload === null) return false;
-  const message = pae(env.payloadType, payload);
-  return env.signatures.some((s) => {
-    const sig = decodeBase64(s.sig);
-    if (sig === null || sig.length === 0) return false;
-    try {
-      return verify(null, message, trustedPublicKey, sig);
-    } catch {
-      // A key type that cannot verify this signature shape: not a match.
-      return false;
-    }
-  });
 }

@@ -1,6 +1,6 @@
 // C2SP signed notes (Ed25519) and tlog checkpoints: the text format in which a log's
 // tree head is signed, so any tlog tool can read and verify our checkpoints.
-import { createHash, sign, verify, type KeyObject } from 'node:crypto';
+import { createHash, sign, type KeyObject } from 'node:crypto';
 import { fail, ok, type Result } from '../result.js';
 import { HASH_SIZE } from './merkle.js';
 
@@ -33,7 +33,8 @@ const MAX_NOTE_BYTES = 256 * 1024;
 // Signature type byte for Ed25519 in the key hash (signed-note §Signature types).
 const ED25519_TYPE = 0x01;
 const KEY_HASH_BYTES = 4;
-const ED25519_SIGNATURE_BYTES = 64;
+/** An Ed25519 signature's length: anything else cannot verify. */
+export const ED25519_SIGNATURE_BYTES = 64;
 const ED25519_RAW_KEY_BYTES = 32;
 const SIG_PREFIX = '\u2014 ';
 const KEY_NAME = /^[^\s+]+$/u;
@@ -133,27 +134,4 @@ export function parseNote(note: string): Result<ParsedNote> {
     signatures.push({ name, keyHash: blob.subarray(0, KEY_HASH_BYTES), signature: blob.subarray(KEY_HASH_BYTES) });
   }
   return ok({ body, signatures });
-}
-
-/**
- * Verifies a note against one trusted key, identified by name and key hash as the spec
- * says; signatures by other keys are ignored. Returns the signed text on success.
- * @example const r = verifyNote(note, key.name, key.publicKey); if (r.ok) parseCheckpoint(r.body)
- */
-export function verifyNote(note: string, keyName: string, publicKey: KeyObject): { ok: true; body: string } | { ok: false; reason: string } {
-  const parsed = parseNote(note);
-  if (!parsed.ok) return parsed;
-  const keyHash = noteKeyHash(keyName, publicKey);
-  const mine = parsed.value.signatures.filter((s) => s.name === keyName && s.keyHash.equals(keyHash));
-  if (mine.length === 0) {
-    const names = [...new Set(parsed.value.signatures.map((s) => s.name))].join(', ');
-    return { ok: false, reason: `The note carries no signature by key ${keyName} (it is signed by ${names}).` };
-  }
-  const text = Buffer.from(parsed.value.body, 'utf8');
-  for (const s of mine) {
-    if (s.signature.length !== ED25519_SIGNATURE_BYTES || !verify(null, text, publicKey, s.signature)) {
-      return { ok: false, reason: `The signature by key ${keyName} does not verify: the note text was altered after signing.` };
-    }
-  }
-  return { ok: true, body: parsed.value.body };
 }

@@ -2,7 +2,8 @@
 // verify recomputed from the log at its size, and each against the one before it.
 import type { KeyObject } from 'node:crypto';
 import { verifyConsistency } from '../../core/crypto/merkle.js';
-import { parseCheckpoint, parseNote, verifyNote } from '../../core/crypto/signed-note.js';
+import { parseCheckpoint, parseNote } from '../../core/crypto/signed-note.js';
+import { verifyNote } from '../../core/crypto/signed-note-verify.js';
 import type { StoredCheckpoint } from './checkpoints.js';
 import type { ProofRecorder } from './proof-recorder.js';
 

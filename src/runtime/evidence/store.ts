@@ -1,7 +1,7 @@
 // Reading sealed evidence back: load and list a project's bundles, export one bundle with
 // its blobs as a single self-contained file, and verify a bundle file or an export file.
 import type { KeyObject } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { decodeBase64, envelopePayload, type DsseEnvelope } from '../../core/crypto/dsse.js';
 import { fail, ok, type Result } from '../../core/result.js';
@@ -75,6 +75,7 @@ function claimedId(envelope: unknown): string | null {
 export function loadEvidence(projectState: string, id: string): Result<LoadedEvidence> {
   if (!EVIDENCE_ID_RE.test(id)) return fail(`"${id}" is not an evidence id (ev-<yyyymmddThhmmssZ>-<16 hex>); list them with \`gatehouse evidence list\`.`);
   const file = join(bundleDir(projectState), `${id}.json`);
+  if (!existsSync(file)) return fail(`no evidence bundle ${id} in ${projectState}; list that project's bundles with \`gatehouse evidence list\`.`);
   const json = readJson(file);
   if (!json.ok) return json;
   const bundle = json.value as EvidenceBundle;

@@ -1,9 +1,11 @@
 // Offline verification of an evidence bundle against a key the operator trusts: the DSSE
 // signature, the statement's shape, every subject's blob, and the anchor in the audit tree.
 import type { KeyObject } from 'node:crypto';
-import { envelopePayload, verifyEnvelope } from '../../core/crypto/dsse.js';
+import { envelopePayload } from '../../core/crypto/dsse.js';
+import { verifyEnvelope } from '../../core/crypto/dsse-verify.js';
 import { leafHash, verifyInclusion } from '../../core/crypto/merkle.js';
-import { parseCheckpoint, verifyNote } from '../../core/crypto/signed-note.js';
+import { parseCheckpoint } from '../../core/crypto/signed-note.js';
+import { verifyNote } from '../../core/crypto/signed-note-verify.js';
 import { keyIdOf, keyNameOf } from '../keys.js';
 import { SHA256_HEX_RE, sha256Hex } from './blobs.js';
 import { EVIDENCE_EVENT_TYPE, EVIDENCE_ID_RE } from './seal.js';

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeBase64, pae, signEnvelope, verifyEnvelope, type DsseEnvelope } from '../../../src/core/crypto/dsse.js';
+import { decodeBase64, pae, signEnvelope, type DsseEnvelope } from '../../../src/core/crypto/dsse.js';
+import { verifyEnvelope } from '../../../src/core/crypto/dsse-verify.js';
 
 const TYPE = 'http://example.com/HelloWorld';
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');

@@ -1,7 +1,8 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { emptyRoot, leafHash } from '../../../src/core/crypto/merkle.js';
-import { formatCheckpoint, noteKeyHash, parseCheckpoint, parseNote, signNote, verifyNote } from '../../../src/core/crypto/signed-note.js';
+import { formatCheckpoint, noteKeyHash, parseCheckpoint, parseNote, signNote } from '../../../src/core/crypto/signed-note.js';
+import { verifyNote } from '../../../src/core/crypto/signed-note-verify.js';
 
 // The published example of golang.org/x/mod/sumdb/note (note.go, note_test.go), which
 // the C2SP signed-note spec was written down from. Ed25519 is deterministic, so signing
