@@ -24,7 +24,7 @@ import { PROJECT_HOOKS_FILE } from '../runtime/stop-hooks/extension-config.js';
 import { clampProfile } from '../core/turn/context.js';
 import { compileAlwaysAllow, type AlwaysAllowRule } from '../core/approvals/always-allow.js';
 import { compileProfileSpec, type ProfileSpec } from '../core/approvals/profiles.js';
-import { AGENT_NAME_RE, adapterFor, capabilitiesFor } from './registry.js';
+import { adapterFor, capabilitiesFor, parseAgentName } from './registry.js';
 
 /** Bytes of output kept per producer: enough for any useful failure tail, bounded on disk. */
 const OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -35,6 +35,7 @@ const DEFAULT_PRODUCER_TIMEOUT_S = 300;
 
 /** Everything `session start` needs. */
 export interface StartOptions {
+  /** The agent as the user named it (any case); `none` gates nothing in-session; anything else unknown is refused. */
   agent: string;
   worktree: string;
   id?: string;
@@ -99,7 +100,10 @@ function newSessionId(): string {
 
 /** Compiles config and flags into a policy, records the baseline and renders the hooks. */
 export async function startSession(opts: StartOptions): Promise<Result<StartedSession>> {
-  if (!AGENT_NAME_RE.test(opts.agent)) return fail(`--agent ${JSON.stringify(opts.agent)} is not a valid agent name (e.g. claude)`);
+  // Every caller (CLI, dashboard, library) gets the same refusal: a typo must never mean "ungated".
+  const agentName = parseAgentName(opts.agent);
+  if (!agentName.ok) return agentName;
+  const agent = agentName.value;
   let worktree: string;
   try {
     worktree = realpathSync(resolve(opts.worktree));
@@ -167,7 +171,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
 
   let rendered: RenderedFile[] = [];
   try {
-    const adapter = adapterFor(opts.agent);
+    const adapter = adapterFor(agent);
     const configFiles = [...CONFIG_FILE_NAMES.map((n) => join(worktree, n)), join(worktree, PROJECT_HOOKS_FILE)];
     if (config.value.file) configFiles.push(config.value.file);
     const { protect, restorable } = protectedPaths({
@@ -185,7 +189,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     const policy: Policy = {
       v: POLICY_VERSION,
       session_id: id,
-      agent: opts.agent,
+      agent,
       worktree,
       state_dir: projectState,
       allow,
@@ -240,7 +244,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     const renderDigest = store.writeJson('render', rendered);
     const meta: SessionMeta = {
       id,
-      agent: opts.agent,
+      agent,
       worktree,
       status: 'active',
       started_at: policy.created_at,
@@ -257,10 +261,10 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       session_id: id,
       data: { agent: policy.agent, worktree, policy_digest: digestOf(canonicalJson(policy)), policy_sha256: policyDigest, baseline_sha256: policy.baseline_sha256, render_sha256: renderDigest, sandboxed: policy.sandboxed },
     });
-    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(opts.agent), rendered: rendered.map((f) => f.file), transport: transport.value.record });
+    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(agent), rendered: rendered.map((f) => f.file), transport: transport.value.record });
   } catch (err) {
     // Nothing half-made stays behind: the session folder goes, and hooks already rendered come out.
-    if (rendered.length > 0) adapterFor(opts.agent)?.unrender(rendered);
+    if (rendered.length > 0) adapterFor(agent)?.unrender(rendered);
     rmSync(store.dir, { recursive: true, force: true });
     if (err instanceof RenderError) return fail(err.message);
     throw err;

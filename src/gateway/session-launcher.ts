@@ -1,5 +1,6 @@
 // Starts a Gatehouse session for an agent spawned from the dashboard (`pty.spawn` with
 // `session`), so it runs with its hooks rendered; at exit: remove the hooks, run the final check.
+import { NO_AGENT } from '../adapters/registry.js';
 import { startSession } from '../adapters/session-lifecycle.js';
 import { checkSession, endSession } from '../adapters/session-end.js';
 import { splitCommand } from '../core/argv.js';
@@ -19,6 +20,9 @@ export interface LauncherOptions {
 /** The `onSpawnSession` hook of the WebSocket endpoint. */
 export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & { session: SessionRequest }) => Promise<Result<SessionLaunch>> {
   return async (params) => {
+    if (params.session.agent.trim().toLowerCase() === NO_AGENT && params.command === undefined) {
+      return fail(`session.agent "${NO_AGENT}" gates nothing and names no program: give the command to run`);
+    }
     const started = await startSession({
       agent: params.session.agent,
       worktree: opts.worktree,

@@ -6,7 +6,8 @@ import { Command } from 'commander';
 import { checkSession, endSession } from '../../adapters/session-end.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson } from '../context.js';
-import { formatCapabilities, startFromFlags, withStartFlags, type StartFlags } from './session.js';
+import { gatesNothing } from '../../adapters/registry.js';
+import { formatCapabilities, inSessionGates, startFromFlags, withStartFlags, type StartFlags } from './session.js';
 
 /** Exit status of a child that ended by a signal, as a shell reports it. */
 function signalStatus(signal: NodeJS.Signals): number {
@@ -79,7 +80,8 @@ export function runCommand(): Command {
 async function runSession(command: string[], flags: StartFlags, relay: SignalRelay): Promise<void> {
   const s = await startFromFlags(flags);
   const id = s.policy.session_id;
-  process.stderr.write(`gatehouse: session ${id} started (${s.rendered.length > 0 ? `hooks in ${s.rendered.join(', ')}` : 'no hooks rendered'})\n`);
+  const gated = !gatesNothing(s.policy.agent);
+  process.stderr.write(`gatehouse: session ${id} started (${inSessionGates(s)})\n`);
   if (s.rendered.length === 0) process.stderr.write(formatCapabilities(s.policy.agent, s.capabilities));
   const child = relay.interrupted ? { status: signalStatus('SIGINT'), error: 'interrupted before the agent started' } : await runChild(command, s.policy.worktree, { ...process.env, GATEHOUSE_SESSION: id }, relay);
   if (child.error) process.stderr.write(`gatehouse: ${child.error}\n`);
@@ -91,12 +93,12 @@ async function runSession(command: string[], flags: StartFlags, relay: SignalRel
   const check = await checkSession(s.store, { ...trusted, hooksRendered: !ended.ok && s.renderRecords.length > 0 });
   const passed = check.ok && check.value.outcome === 'continue';
   if (flags.json) {
-    printJson({ session_id: id, command_status: child.status, passed, check: check.ok ? check.value : { error: check.reason } });
+    printJson({ session_id: id, command_status: child.status, passed, gated_in_session: gated, check: check.ok ? check.value : { error: check.reason } });
   } else if (passed) {
-    process.stderr.write(`gatehouse: session ${id} PASSED — every required check passed and every change is inside the allowlist\n`);
+    process.stderr.write(`gatehouse: session ${id} PASSED${gated ? '' : ' (not gated in-session: --agent none)'} — every required check passed and every change is inside the allowlist\n`);
   } else {
     const why = check.ok ? `${check.value.decidedBy}: ${check.value.reason}` : check.reason;
-    process.stderr.write(`gatehouse: session ${id} FAILED the end-of-session check — ${why}\n`);
+    process.stderr.write(`gatehouse: session ${id} FAILED the end-of-session check${gated ? '' : ' (not gated in-session: --agent none)'} — ${why}\n`);
   }
   process.exitCode = passed && ended.ok ? child.status : EXIT.failure;
 }
