@@ -4,6 +4,7 @@ import { NO_AGENT } from '../adapters/registry.js';
 import { startSession } from '../adapters/session-lifecycle.js';
 import { checkSession, endSession } from '../adapters/session-end.js';
 import { splitCommand } from '../core/argv.js';
+import { verdictPassed, verdictWord } from '../core/verdict-report.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { SessionLaunch, SessionRequest, SpawnParams } from './ws/pty-host.js';
 
@@ -51,7 +52,7 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
         const ended = endSession(store, info.exit_code, trusted);
         if (!ended.ok) opts.log?.(`session ${policy.session_id}: could not remove its hooks: ${ended.reason}`);
         checkSession(store, { ...trusted, hooksRendered: !ended.ok && renderRecords.length > 0 }).then(
-          (r) => opts.log?.(`session ${policy.session_id}: end-of-session check ${r.ok && r.value.outcome === 'continue' ? 'passed' : 'failed'}`),
+          (r) => opts.log?.(`session ${policy.session_id}: end-of-session check ${r.ok ? `${verdictWord(r.value)}${verdictPassed(r.value) ? '' : ` (${r.value.failed.join(', ')})`}` : `could not run: ${r.reason}`}`),
           (err: unknown) => opts.log?.(`session ${policy.session_id}: end-of-session check failed to run: ${String(err)}`),
         );
       },

@@ -6,6 +6,7 @@ import { TRANSPORT_CHOICES, type TransportChoice } from '../../adapters/hook-tra
 import { gatesNothing, knownAgents, NO_AGENT, parseAgentName } from '../../adapters/registry.js';
 import { SessionStore } from '../../runtime/session-store.js';
 import type { Capabilities } from '../../adapters/adapter.js';
+import { failureList, PASSED_SUMMARY, verdictJson, verdictPassed } from '../../core/verdict-report.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { hookBundlePath, openSession, printJson, projectStateFor } from '../context.js';
 
@@ -140,9 +141,10 @@ export function sessionCommand(): Command {
       const store = openSession(id, flags.worktree, flags.stateDir);
       const r = await checkSession(store);
       if (!r.ok) throw new UserError(r.reason);
-      if (flags.json) printJson(r.value);
-      else process.stdout.write(r.value.outcome === 'continue' ? 'PASSED: every required check passed and every change is inside the allowlist\n' : `FAILED (${r.value.decidedBy}): ${r.value.reason}\n`);
-      if (r.value.outcome !== 'continue') process.exitCode = EXIT.failure;
+      const passed = verdictPassed(r.value);
+      if (flags.json) printJson({ session_id: id, ...verdictJson(r.value) });
+      else process.stdout.write(passed ? `PASSED: ${PASSED_SUMMARY}\n` : `${r.value.outcome === 'halt' ? 'HALTED' : 'FAILED'}:\n${failureList(r.value)}\n`);
+      if (!passed) process.exitCode = EXIT.failure;
     });
 
   session
