@@ -12,6 +12,7 @@ import { allow, block, type Verdict } from '../core/verdict.js';
 import { ApprovalQueue } from '../runtime/approvals/index.js';
 import { writeFileAtomic } from '../runtime/fs-atomic.js';
 import { recordEvent } from '../runtime/recorder.js';
+import { sentence } from '../core/sentence.js';
 
 /** Rules added by "always" resolutions, kept beside the queue for the whole project. */
 export function alwaysAllowFile(projectState: string): string {
@@ -59,7 +60,7 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
   const resolution = await queue.waitFor(pending.id);
   if (resolution.decision === 'reject') {
     const why = resolution.expired ? `nobody answered within ${policy.approvals.timeout_seconds} s, so it is denied` : `${resolution.principal.id} rejected it${resolution.reason ? `: ${resolution.reason}` : ''}`;
-    return block('approvals.human', `Gatehouse asked a person to review this ${event.tool} call and ${why}. Do not retry the same call; take another approach or finish and explain what you needed.`);
+    return block('approvals.human', `${sentence(`Gatehouse asked a person to review this ${event.tool} call and ${why}`)} Do not retry the same call; take another approach or finish and explain what you needed.`);
   }
   if (resolution.decision === 'always') {
     const added = rulesForAlways(call);

@@ -12,6 +12,7 @@ import { startDigests, type StartDigests } from '../runtime/session-trust.js';
 import type { RenderedFile } from './adapter.js';
 import { adapterFor } from './registry.js';
 import { runEndOfSessionChain } from './stop-chain.js';
+import { sentence } from '../core/sentence.js';
 
 /** The policy, baseline and render record as `session start` made them: never files rewritten since. */
 export interface TrustedCopies {
@@ -47,11 +48,11 @@ export function trustedCopies(store: SessionStore): Result<TrustedCopies> {
   const { policy: policyDigest, baseline: baselineDigest } = digests.value;
   const what = `Gatehouse cannot trust session ${store.id}`;
   const policy = readVerifiedJson<Policy>(store.path('policy'), policyDigest, 'policy.json');
-  if (!policy.ok) return fail(`${what}: ${policy.reason}. ${untrusted(store.id)}`);
+  if (!policy.ok) return fail(`${sentence(`${what}: ${policy.reason}`)} ${untrusted(store.id)}`);
   let baseline: Baseline | null = null;
   if (baselineDigest !== null) {
     const b = readVerifiedJson<Baseline>(store.path('baseline'), baselineDigest, 'baseline.json');
-    if (!b.ok) return fail(`${what}: ${b.reason}. ${untrusted(store.id)}`);
+    if (!b.ok) return fail(`${sentence(`${what}: ${b.reason}`)} ${untrusted(store.id)}`);
     baseline = b.value;
   }
   // The check needs no render record; `session end` verifies it on its own (renderToUndo).
