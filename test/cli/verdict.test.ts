@@ -84,6 +84,11 @@ describe('JSON outputs', () => {
     expect(bad).toMatchObject({ passed: false, verdict: 'failed', check: { passed: false, verdict: 'failed', decided_by: 'evidence_producers', failed_checks: ['evidence_producers'] } });
     const check = JSON.parse(gatehouse(['session', 'check', bad.session_id, ...where(), '--json']).stdout);
     expect(check).toMatchObject({ session_id: bad.session_id, passed: false, verdict: 'failed', decided_by: 'evidence_producers' });
+    // The audit log says pass or fail in so many words too.
+    const events = gatehouse(['audit', 'tail', '-n', '100', ...where(), '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; session_id: string; data: Record<string, unknown> });
+    const verdicts = events.filter((e) => e.type === 'completion_verdict').map((e) => [e.session_id, e.data.verdict, e.data.failed_checks]);
+    expect(verdicts).toContainEqual([ok.session_id, 'pass', []]);
+    expect(verdicts).toContainEqual([bad.session_id, 'fail', ['evidence_producers']]);
   });
 
   it('use snake_case keys in every --json output', () => {
