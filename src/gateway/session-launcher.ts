@@ -2,7 +2,7 @@
 // `session`), so it runs with its hooks rendered; at exit: remove the hooks, run the final check.
 import { NO_AGENT } from '../adapters/registry.js';
 import { startSession } from '../adapters/session-lifecycle.js';
-import { checkSession, endSession } from '../adapters/session-end.js';
+import { checkSession, endSession, recordNeverRan } from '../adapters/session-end.js';
 import { splitCommand } from '../core/argv.js';
 import { verdictPassed, verdictWord } from '../core/verdict-report.js';
 import { fail, ok, type Result } from '../core/result.js';
@@ -51,6 +51,12 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
       onExit: (info) => {
         const ended = endSession(store, info.exit_code, trusted);
         if (!ended.ok) opts.log?.(`session ${policy.session_id}: could not remove its hooks: ${ended.reason}`);
+        // Neither an exit code nor a signal: the PTY never started the command (or the client left first).
+        if (info.exit_code === null && info.signal === null) {
+          recordNeverRan(store, `${command} was not started`);
+          opts.log?.(`session ${policy.session_id}: the command never ran (${command}); nothing was checked`);
+          return;
+        }
         checkSession(store, { ...trusted, hooksRendered: !ended.ok && renderRecords.length > 0 }).then(
           (r) => opts.log?.(`session ${policy.session_id}: end-of-session check ${r.ok ? `${verdictWord(r.value)}${verdictPassed(r.value) ? '' : ` (${r.value.failed.join(', ')})`}` : `could not run: ${r.reason}`}`),
           (err: unknown) => opts.log?.(`session ${policy.session_id}: end-of-session check failed to run: ${String(err)}`),

@@ -1,6 +1,6 @@
 // The dashboard's spawn path names its agent as the CLI's --agent does: an unknown name is a bad
 // request listing the known agents, any case is accepted, and "none" gates nothing on purpose.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PtyInfo } from '../../../src/gateway/pty/index.js';
@@ -19,8 +19,10 @@ afterEach(async () => {
   h = null;
 });
 
+let logs: string[] = [];
+
 async function harness(): Promise<RpcClient> {
-  const logs: string[] = [];
+  logs = [];
   h = await startWsHarness({
     hooks: {
       onSpawnSession: (params) => sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: {}, nodePath: process.execPath, hookBundle: HOOK, log: (l) => logs.push(l) })(params),
@@ -65,5 +67,18 @@ describe('pty.spawn with a session: the agent name', () => {
     expect(info.label).toMatch(/^none · /);
     expect(existsSync(settings())).toBe(false);
     await client.ok('pty.close', { session_id: info.id });
+  });
+
+  it('never reads a command the PTY could not start as a pass', async () => {
+    const client = await harness();
+    const r = await client.call('pty.spawn', { session: { agent: 'claude', allow: ['src/**'] }, command: 'nonexistent-cmd-for-gatehouse' });
+    expect(r.error?.code).toBe(RPC_ERRORS.spawn_failed.code);
+    await until(() => logs.some((l) => l.includes('never ran')), 'the log line');
+    expect(logs.join('\n')).not.toContain('passed');
+    const [id] = readdirSync(join(h!.state, 'sessions'));
+    const meta = JSON.parse(readFileSync(join(h!.state, 'sessions', id!, 'meta.json'), 'utf8'));
+    expect(meta).toMatchObject({ status: 'ended', end_verdict: { passed: false } });
+    expect(meta.end_verdict.summary).toContain('never ran');
+    expect(existsSync(settings())).toBe(false);
   });
 });
