@@ -12,6 +12,7 @@ import { allow, block, type Verdict } from '../core/verdict.js';
 import { addStoredRules, isRuleRecorded, readStoredRules, rulesInForce, type StoredRule } from '../runtime/approvals/always-rules.js';
 import { AuditLog } from '../runtime/audit/log.js';
 import { ApprovalQueue } from '../runtime/approvals/index.js';
+import { sentence } from '../core/sentence.js';
 
 /** What the approval step knows about the call beyond the event. */
 export interface CallFacts {
@@ -56,7 +57,7 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
   const resolution = await queue.waitFor(pending.id);
   if (resolution.decision === 'reject') {
     const why = resolution.expired ? `nobody answered within ${policy.approvals.timeout_seconds} s, so it is denied` : `${resolution.principal.id} rejected it${resolution.reason ? `: ${resolution.reason}` : ''}`;
-    return block('approvals.human', `Gatehouse asked a person to review this ${event.tool} call and ${why}. Do not retry the same call; take another approach or finish and explain what you needed.`);
+    return block('approvals.human', `${sentence(`Gatehouse asked a person to review this ${event.tool} call and ${why}`)} Do not retry the same call; take another approach or finish and explain what you needed.`);
   }
   // The person answered what the record on disk showed. If it no longer says what this hook
   // filed (the summary, or what "always" covers), the answer may be about another call.

@@ -130,7 +130,7 @@ async function decideStop(policy: Policy, dir: string, input: StopInput, logFile
       return { state: { ...base, consecutive_blocks: 0 }, result: { decision: 'halt', rule: result.decidedBy ?? 'chain', reason: result.reason ?? 'halted' } };
     }
     if (s.consecutive_blocks >= policy.max_stop_blocks) {
-      const note = `Gatehouse: the task ended UNVERIFIED after ${s.consecutive_blocks} refused attempts to finish; the last check to fail was ${result.decidedBy}. Review the work before trusting it.`;
+      const note = `Gatehouse: the task ended UNVERIFIED after ${s.consecutive_blocks} refused attempts to finish; the last ${result.failed.length === 1 ? 'check' : 'checks'} to fail: ${result.failed.join(', ')}. Review the work before trusting it.`;
       appendSessionLog(logFile, { kind: 'unverified_stop', after_blocks: s.consecutive_blocks, rule: result.decidedBy });
       return { state: { ...base, consecutive_blocks: 0 }, result: allow('completion.unverified', note) };
     }

@@ -3,6 +3,7 @@
 import type { Policy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { ChainResult } from '../core/verifier-chain.js';
+import { humanSummary, verdictPassed } from '../core/verdict-report.js';
 import { osUserActor, recordCompletion, recordEvent, writeCheckpoint } from '../runtime/recorder.js';
 import type { Baseline } from '../runtime/scope-baseline.js';
 import { readVerifiedJson } from '../runtime/session-files.js';
@@ -11,6 +12,7 @@ import { startDigests, type StartDigests } from '../runtime/session-trust.js';
 import type { RenderedFile } from './adapter.js';
 import { adapterFor } from './registry.js';
 import { runEndOfSessionChain } from './stop-chain.js';
+import { sentence } from '../core/sentence.js';
 
 /** The policy, baseline and render record as `session start` made them: never files rewritten since. */
 export interface TrustedCopies {
@@ -46,11 +48,11 @@ export function trustedCopies(store: SessionStore): Result<TrustedCopies> {
   const { policy: policyDigest, baseline: baselineDigest } = digests.value;
   const what = `Gatehouse cannot trust session ${store.id}`;
   const policy = readVerifiedJson<Policy>(store.path('policy'), policyDigest, 'policy.json');
-  if (!policy.ok) return fail(`${what}: ${policy.reason}. ${untrusted(store.id)}`);
+  if (!policy.ok) return fail(`${sentence(`${what}: ${policy.reason}`)} ${untrusted(store.id)}`);
   let baseline: Baseline | null = null;
   if (baselineDigest !== null) {
     const b = readVerifiedJson<Baseline>(store.path('baseline'), baselineDigest, 'baseline.json');
-    if (!b.ok) return fail(`${what}: ${b.reason}. ${untrusted(store.id)}`);
+    if (!b.ok) return fail(`${sentence(`${what}: ${b.reason}`)} ${untrusted(store.id)}`);
     baseline = b.value;
   }
   // The check needs no render record; `session end` verifies it on its own (renderToUndo).
@@ -123,7 +125,17 @@ export async function checkSession(store: SessionStore, trusted?: TrustedCopies 
   const evidenceId = recordCompletion(policy, 'end_of_session', result, { actor: 'system:session-check' });
   // The verdict is anchored by a signed checkpoint right away, whatever happens next.
   writeCheckpoint(policy);
-  const summary = result.outcome === 'continue' ? 'all required checks passed and every change is inside the allowlist' : `${result.decidedBy}: ${result.reason}`;
-  store.writeJson('meta', { ...meta.value, end_verdict: { passed: result.outcome === 'continue', summary, at: new Date().toISOString(), evidence_id: evidenceId } });
+  store.writeJson('meta', { ...meta.value, end_verdict: { passed: verdictPassed(result), summary: humanSummary(result), at: new Date().toISOString(), evidence_id: evidenceId } });
   return ok(result);
+}
+
+/**
+ * Records that the session's command never ran (it could not be started, or the user interrupted
+ * first): there is no work to judge, so no check runs, and the session does not read as passed.
+ */
+export function recordNeverRan(store: SessionStore, why: string): Result<void> {
+  const meta = store.meta();
+  if (!meta.ok) return fail(meta.reason);
+  store.writeJson('meta', { ...meta.value, end_verdict: { passed: false, summary: `the command never ran: ${why}`, at: new Date().toISOString(), evidence_id: null } });
+  return ok(undefined);
 }

@@ -26,7 +26,7 @@ import { clampProfile } from '../core/turn/context.js';
 import { compileAlwaysAllow, type AlwaysAllowRule } from '../core/approvals/always-allow.js';
 import { configAlwaysRules } from '../runtime/approvals/always-rules.js';
 import { compileProfileSpec, type ProfileSpec } from '../core/approvals/profiles.js';
-import { AGENT_NAME_RE, adapterFor, capabilitiesFor } from './registry.js';
+import { adapterFor, capabilitiesFor, parseAgentName } from './registry.js';
 
 /** Bytes of output kept per producer: enough for any useful failure tail, bounded on disk. */
 const OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -37,6 +37,7 @@ const DEFAULT_PRODUCER_TIMEOUT_S = 300;
 
 /** Everything `session start` needs. */
 export interface StartOptions {
+  /** The agent as the user named it (any case); `none` gates nothing in-session; anything else unknown is refused. */
   agent: string;
   worktree: string;
   id?: string;
@@ -101,7 +102,10 @@ function newSessionId(): string {
 
 /** Compiles config and flags into a policy, records the baseline and renders the hooks. */
 export async function startSession(opts: StartOptions): Promise<Result<StartedSession>> {
-  if (!AGENT_NAME_RE.test(opts.agent)) return fail(`--agent ${JSON.stringify(opts.agent)} is not a valid agent name (e.g. claude)`);
+  // Every caller (CLI, dashboard, library) gets the same refusal: a typo must never mean "ungated".
+  const agentName = parseAgentName(opts.agent);
+  if (!agentName.ok) return agentName;
+  const agent = agentName.value;
   let worktree: string;
   try {
     worktree = realpathSync(resolve(opts.worktree));
@@ -166,7 +170,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
 
   let rendered: RenderedFile[] = [];
   try {
-    const adapter = adapterFor(opts.agent);
+    const adapter = adapterFor(agent);
     const configFiles = [...CONFIG_FILE_NAMES.map((n) => join(worktree, n)), join(worktree, PROJECT_HOOKS_FILE)];
     if (config.value.file) configFiles.push(config.value.file);
     const { protect, restorable } = protectedPaths({
@@ -184,7 +188,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     const policy: Policy = {
       v: POLICY_VERSION,
       session_id: id,
-      agent: opts.agent,
+      agent,
       worktree,
       state_dir: projectState,
       allow,
@@ -239,7 +243,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     const renderDigest = store.writeJson('render', rendered);
     const meta: SessionMeta = {
       id,
-      agent: opts.agent,
+      agent,
       worktree,
       status: 'active',
       started_at: policy.created_at,
@@ -258,10 +262,10 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     });
     // So `session end ID`, `evidence export` and the rest find this session from any folder.
     recordSessionPointer(stateBase(opts.env), { id, state_dir: projectState, worktree, started_at: policy.created_at });
-    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(opts.agent), rendered: rendered.map((f) => f.file), transport: transport.value.record });
+    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(agent), rendered: rendered.map((f) => f.file), transport: transport.value.record });
   } catch (err) {
     // Nothing half-made stays behind: the session folder goes, and hooks already rendered come out.
-    if (rendered.length > 0) adapterFor(opts.agent)?.unrender(rendered);
+    if (rendered.length > 0) adapterFor(agent)?.unrender(rendered);
     rmSync(store.dir, { recursive: true, force: true });
     if (err instanceof RenderError) return fail(err.message);
     throw err;

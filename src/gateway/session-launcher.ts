@@ -1,9 +1,11 @@
 // Starts a Gatehouse session for an agent spawned from the dashboard (`pty.spawn` with
 // `session`), so it runs with its hooks rendered; at exit: remove the hooks, run the final check.
+import { NO_AGENT } from '../adapters/registry.js';
 import { startSession } from '../adapters/session-lifecycle.js';
-import { checkSession, endSession } from '../adapters/session-end.js';
+import { checkSession, endSession, recordNeverRan } from '../adapters/session-end.js';
 import { splitCommand } from '../core/argv.js';
 import { redactText } from '../core/redact-argv.js';
+import { verdictPassed, verdictWord } from '../core/verdict-report.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { SessionLaunch, SessionRequest, SpawnParams } from './ws/pty-host.js';
 
@@ -20,6 +22,9 @@ export interface LauncherOptions {
 /** The `onSpawnSession` hook of the WebSocket endpoint. */
 export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & { session: SessionRequest }) => Promise<Result<SessionLaunch>> {
   return async (params) => {
+    if (params.session.agent.trim().toLowerCase() === NO_AGENT && params.command === undefined) {
+      return fail(`session.agent "${NO_AGENT}" gates nothing and names no program: give the command to run`);
+    }
     const started = await startSession({
       agent: params.session.agent,
       worktree: opts.worktree,
@@ -47,8 +52,14 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
       onExit: (info) => {
         const ended = endSession(store, info.exit_code, trusted);
         if (!ended.ok) opts.log?.(`session ${policy.session_id}: could not remove its hooks: ${ended.reason}`);
+        // Neither an exit code nor a signal: the PTY never started the command (or the client left first).
+        if (info.exit_code === null && info.signal === null) {
+          recordNeverRan(store, `${command} was not started`);
+          opts.log?.(`session ${policy.session_id}: the command never ran (${command}); nothing was checked`);
+          return;
+        }
         checkSession(store, { ...trusted, hooksRendered: !ended.ok && renderRecords.length > 0 }).then(
-          (r) => opts.log?.(`session ${policy.session_id}: end-of-session check ${r.ok && r.value.outcome === 'continue' ? 'passed' : 'failed'}`),
+          (r) => opts.log?.(`session ${policy.session_id}: end-of-session check ${r.ok ? `${verdictWord(r.value)}${verdictPassed(r.value) ? '' : ` (${r.value.failed.join(', ')})`}` : `could not run: ${r.reason}`}`),
           (err: unknown) => opts.log?.(`session ${policy.session_id}: end-of-session check failed to run: ${String(err)}`),
         );
       },

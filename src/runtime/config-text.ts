@@ -3,6 +3,7 @@
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { TomlError, parse as parseToml } from 'smol-toml';
 import { fail, ok, type Result } from '../core/result.js';
+import { sentence } from '../core/sentence.js';
 
 /** A key path into a parsed config: keys and list indexes. */
 export type KeyPath = readonly (string | number)[];
@@ -155,8 +156,3 @@ function splitDottedKey(key: string): string[] | null {
   return null;
 }
 
-/** Ends a parser message with exactly one full stop. */
-function sentence(message: string): string {
-  const trimmed = message.trim();
-  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
-}

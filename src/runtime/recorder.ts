@@ -139,8 +139,11 @@ export function recordCompletion(
       session_id: policy.session_id,
       data: {
         where,
+        // `outcome` is the chain's own word ("continue" = the stop may go through); `verdict` says pass or not.
+        verdict: completionVerdict(result, opts.unverified ?? false),
         outcome: opts.unverified ? 'allow' : result.outcome,
         decided_by: result.decidedBy,
+        failed_checks: result.failed,
         reason: result.reason,
         verifiers,
         ...(opts.inputDigest ? { input_digest: opts.inputDigest } : {}),

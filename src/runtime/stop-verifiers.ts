@@ -33,6 +33,7 @@ const REASON_TAIL_CHARS = 1500;
 export const producersVerifier: TurnVerifier<StopContext> = {
   name: 'evidence_producers',
   posture: 'fail-closed',
+  completion: true,
   async verify(ctx, signal): Promise<VerifierOutcome> {
     const { policy } = ctx;
     if (policy.producers.length === 0) return { kind: 'continue' };
@@ -44,13 +45,15 @@ export const producersVerifier: TurnVerifier<StopContext> = {
     });
     const failed = results.filter((r) => r.required && r.status !== 'passed');
     if (failed.length === 0) return { kind: 'continue', detail: results };
-    const parts = failed.map((r) => {
-      const how = r.status === 'timed_out' ? `timed out after ${policy.producers.find((p) => p.name === r.name)?.timeout_s ?? '?'} s` : r.status === 'spawn_error' ? 'could not start' : `exited with ${r.exit_code ?? r.signal}`;
-      const tail = failureTail(r, REASON_TAIL_CHARS);
-      return `The required check "${r.name}" (${policy.producers.find((p) => p.name === r.name)?.command.join(' ')}) ${how}.${tail ? `\nLast output:\n${tail}` : ''}`;
+    const found = failed.map((r) => {
+      const spec = policy.producers.find((p) => p.name === r.name);
+      const how = r.status === 'timed_out' ? `timed out after ${spec?.timeout_s ?? '?'} s` : r.status === 'spawn_error' ? 'could not start' : `exited with ${r.exit_code ?? r.signal}`;
+      return { what: `the required check "${r.name}" (${spec?.command.join(' ')}) ${how}`, tail: failureTail(r, REASON_TAIL_CHARS) };
     });
+    const parts = found.map((f) => `${capitalize(f.what)}.${f.tail ? `\nLast output:\n${f.tail}` : ''}`);
     const reason = `Gatehouse will not let this task finish yet: ${failed.length === 1 ? 'a required check fails' : `${failed.length} required checks fail`}. ${parts.join('\n\n')}\n\nFix the cause in the code (do not weaken or skip the check), run the check yourself to confirm it passes, then finish.`;
-    return { kind: 'block', reason, detail: results };
+    const summary = found.map((f) => `${f.what}${f.tail ? `; its last output:\n${indent(f.tail)}` : ''}`).join('\n');
+    return { kind: 'block', reason, summary, detail: results };
   },
 };
 
@@ -58,6 +61,7 @@ export const producersVerifier: TurnVerifier<StopContext> = {
 export const scopeVerifier: TurnVerifier<StopContext> = {
   name: 'scope_check',
   posture: 'fail-closed',
+  completion: true,
   async verify(ctx): Promise<VerifierOutcome> {
     const { policy } = ctx;
     if (policy.allow.length === 0) return { kind: 'continue' };
@@ -69,7 +73,8 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
     } catch (err) {
       if (!(err instanceof ScopeBudgetError)) throw err;
       const reason = `Gatehouse will not let this task finish yet: the scope check could not compare the worktree with its baseline within ${ctx.scopeBudgetS} s, so it is not known whether files outside the task's allowed paths (${policy.allow.join(', ')}) changed. Delete large files or folders you created outside the allowed paths, keep your work inside them, then finish again; the end-of-session check compares everything in full either way.`;
-      return { kind: 'block', reason, detail: { budget_exceeded: true, error: err.message } };
+      const summary = `the scope check could not compare the worktree with its baseline within its in-session budget of ${ctx.scopeBudgetS} s; the end-of-session check compares everything in full`;
+      return { kind: 'block', reason, summary, detail: { budget_exceeded: true, error: err.message } };
     }
     const allowed = allowMatcher(policy.allow);
     const outside = changes.filter((c) => !allowed(c.path));
@@ -82,8 +87,9 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
     });
     if (outside.length > MAX_LISTED_PATHS) listed.push(`  …and ${outside.length - MAX_LISTED_PATHS} more`);
     const one = outside.length === 1;
-    const reason = `Gatehouse will not let this task finish: ${one ? 'a file outside' : `${outside.length} files outside`} the task's allowed paths (${policy.allow.join(', ')}) changed during this session:\n${listed.join('\n')}\nPut ${one ? 'it' : 'them'} back as said above, keep your work inside the allowed paths, then finish.`;
-    return { kind: 'block', reason, detail: { changed: changes, outside } };
+    const what = `${one ? 'a file outside' : `${outside.length} files outside`} the task's allowed paths (${policy.allow.join(', ')}) changed during this session:\n${listed.join('\n')}`;
+    const reason = `Gatehouse will not let this task finish: ${what}\nPut ${one ? 'it' : 'them'} back as said above, keep your work inside the allowed paths, then finish.`;
+    return { kind: 'block', reason, summary: what, detail: { changed: changes, outside } };
   },
 };
 
@@ -100,6 +106,10 @@ function undoText(c: Change, head: string | null): string {
 
 function shellQuote(path: string): string {
   return /^[A-Za-z0-9_./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function indent(text: string): string {

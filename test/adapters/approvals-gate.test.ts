@@ -88,10 +88,12 @@ describe('interactive approvals in the PreToolUse hook', () => {
     const id = await start('approvals:\n  interactive: true\n');
     const waiting = hookAsync(id, bash('npm publish'));
     await waitForPending(new ApprovalQueue(state));
-    gatehouse(['approve', '--latest', '--deny', '--reason', 'never publish from an agent', '--worktree', root, '--state-dir', state]);
+    // A reason that ends with its own full stop reads as one sentence, not "agent.. Do not".
+    gatehouse(['approve', '--latest', '--deny', '--reason', 'never publish from an agent.', '--worktree', root, '--state-dir', state]);
     const r = await waiting;
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('never publish from an agent');
+    expect(r.stderr).toContain('never publish from an agent. Do not retry');
+    expect(r.stderr).not.toContain('..');
   });
 
   it('denies at the TTL instead of hanging', async () => {

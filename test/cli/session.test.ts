@@ -99,10 +99,10 @@ describe('gatehouse session start / end', () => {
     expect(existsSync(join(state, 'sessions', 'x1'))).toBe(false);
   });
 
-  it('renders nothing for an agent without an adapter and says so', () => {
+  it('refuses an agent without an adapter as a usage error and renders nothing', () => {
     const r = gatehouse(['session', 'start', '--agent', 'someagent', '--worktree', root, '--state-dir', state]);
-    expect(r.status).toBe(0);
-    expect(r.stderr).toContain('none');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('unknown agent "someagent"');
     expect(existsSync(join(root, '.claude'))).toBe(false);
   });
 

@@ -51,3 +51,43 @@ describe('VerifierChain', () => {
     expect(calls).toEqual([]);
   });
 });
+
+describe('VerifierChain completion checks', () => {
+  const completion = (name: string, out: VerifierOutcome | Error, calls: string[]): TurnVerifier<null> => ({ ...v(name, out, 'fail-closed', calls), completion: true });
+
+  it('still runs every completion check after a refusal and names every refusal in the verdict', async () => {
+    const calls: string[] = [];
+    const r = await new VerifierChain([
+      v('todo', { kind: 'block', reason: 'Finish your list.' }, 'fail-open', calls),
+      completion('tests', { kind: 'block', reason: 'The test fails.', summary: 'the test fails' }, calls),
+      v('nudge', { kind: 'block', reason: 'Run it.' }, 'fail-open', calls),
+      completion('scope', { kind: 'block', reason: 'package.json changed.', summary: 'package.json changed' }, calls),
+    ]).run(null, signal);
+    expect(calls).toEqual(['todo', 'tests', 'scope']);
+    expect(r).toMatchObject({ outcome: 'block', decidedBy: 'todo', failed: ['todo', 'tests', 'scope'] });
+    expect(r.records.map((x) => x.outcome)).toEqual(['block', 'block', 'skipped', 'block']);
+    expect(r.records[1]).toMatchObject({ summary: 'the test fails' });
+    expect(r.reason).toContain('3 checks refuse this stop (todo, tests, scope)');
+    for (const reason of ['Finish your list.', 'The test fails.', 'package.json changed.']) expect(r.reason).toContain(reason);
+  });
+
+  it('runs a completion check that throws after a refusal, and counts it as a refusal when fail-closed', async () => {
+    const calls: string[] = [];
+    const r = await new VerifierChain([completion('tests', { kind: 'block', reason: 'no' }, calls), completion('scope', new Error('disk gone'), calls)]).run(null, signal);
+    expect(r.failed).toEqual(['tests', 'scope']);
+    expect(r.records[1]).toMatchObject({ outcome: 'block', summary: 'the check "scope" could not run: disk gone' });
+  });
+
+  it('lets a halt end the chain at once, completion checks included', async () => {
+    const calls: string[] = [];
+    const r = await new VerifierChain([v('hooks', { kind: 'halt', reason: 'stop now' }, 'fail-open', calls), completion('tests', { kind: 'continue' }, calls)]).run(null, signal);
+    expect(r).toMatchObject({ outcome: 'halt', decidedBy: 'hooks', failed: ['hooks'] });
+    expect(calls).toEqual(['hooks']);
+    expect(r.records.map((x) => x.outcome)).toEqual(['halt', 'skipped']);
+  });
+
+  it('keeps one refusal reason exactly as the verifier wrote it', async () => {
+    const r = await new VerifierChain([completion('tests', { kind: 'block', reason: 'The test fails.' }, [])]).run(null, signal);
+    expect(r.reason).toBe('The test fails.');
+  });
+});

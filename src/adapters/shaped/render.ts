@@ -7,6 +7,7 @@ import type { Result } from '../../core/result.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { insertValue, isJsonObject, parseStrictJson, removeValue } from './settings-json.js';
 import type { JsonObject } from './settings-json.js';
+import { sentence } from '../../core/sentence.js';
 
 const CHECK_PATH = 'Check the path and its permissions, then run again.';
 
@@ -68,7 +69,7 @@ export function renderHooks(file: string, entries: HookEntry[]): Result<RenderRe
     writeFileAtomic(target, rendered);
   } catch (err) {
     if (createdDir) removeDirIfEmpty(dir);
-    return fail(`${what} ${target}: ${ioMessage(err)}. ${CHECK_PATH}`);
+    return fail(`${sentence(`${what} ${target}: ${ioMessage(err)}`)} ${CHECK_PATH}`);
   }
   return ok({ file: target, createdFile: original === null, createdDir, original, rendered, entries });
 }
@@ -101,7 +102,7 @@ export function removeHooks(record: RenderRecord): Result<{ removed: number; del
     else if (text !== current) writeFileAtomic(file, text);
     return ok({ removed, deletedFile: emptied });
   } catch (err) {
-    return fail(`Cannot remove Gatehouse hooks from ${file}: ${ioMessage(err)}. ${CHECK_PATH}`);
+    return fail(`${sentence(`Cannot remove Gatehouse hooks from ${file}: ${ioMessage(err)}`)} ${CHECK_PATH}`);
   }
 }
 
@@ -128,7 +129,7 @@ function appendGroup(text: string, entry: HookEntry): string {
 function checkShape(what: string, file: string, text: string, entries: HookEntry[]): Result<JsonObject> {
   const parsed = parseStrictJson(text);
   if (!parsed.ok) {
-    return fail(`${what} ${file}: the file ${parsed.reason}. Gatehouse edits strict JSON only (no comments, no trailing commas), as Claude Code reads it; fix the file and run again.`);
+    return fail(`${sentence(`${what} ${file}: the file ${parsed.reason}`)} Gatehouse edits strict JSON only (no comments, no trailing commas), as Claude Code reads it; fix the file and run again.`);
   }
   const layout = 'Claude Code expects {"hooks": {"<Event>": [<matcher group>, ...]}}; fix the file and run again.';
   const root = parsed.value;
@@ -223,7 +224,7 @@ function readSettings(file: string): Result<string | null> {
     bytes = readFileSync(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ok(null);
-    return fail(`Cannot read ${file}: ${ioMessage(err)}. ${CHECK_PATH}`);
+    return fail(`${sentence(`Cannot read ${file}: ${ioMessage(err)}`)} ${CHECK_PATH}`);
   }
   const text = bytes.toString('utf8');
   // A lossy decode would make the "exact original" we restore differ from the real one.

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { findSessionOnMachine } from '../../runtime/session-index.js';
 import { stateBase } from '../../runtime/state-base.js';
 import { sessionDir } from '../../runtime/state-dir.js';
-import { capabilitiesFor, knownAgents } from '../../adapters/registry.js';
+import { capabilitiesFor, knownAgents, NO_AGENT } from '../../adapters/registry.js';
 import { hookMain } from '../hook-command.js';
 import { printJson, projectStateFor } from '../context.js';
 import { formatCapabilities } from './session.js';
@@ -44,6 +44,7 @@ export function agentsCommand(): Command {
       const agents = knownAgents();
       if (flags.json) return printJson(Object.fromEntries(agents.map((a) => [a, capabilitiesFor(a)])));
       for (const a of agents) process.stdout.write(formatCapabilities(a, capabilitiesFor(a)));
+      process.stdout.write(`\n--agent ${NO_AGENT}: gate nothing in-session, on purpose; only the end-of-session check judges the work.\n`);
       process.stdout.write(`\n${NO_SANDBOX_NOTE}\n`);
     });
 }

@@ -3,10 +3,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { Command } from 'commander';
-import { checkSession, endSession } from '../../adapters/session-end.js';
+import { checkSession, endSession, recordNeverRan } from '../../adapters/session-end.js';
+import { failureList, PASSED_SUMMARY, verdictJson, verdictPassed } from '../../core/verdict-report.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson } from '../context.js';
-import { formatCapabilities, startFromFlags, withStartFlags, type StartFlags } from './session.js';
+import { gatesNothing } from '../../adapters/registry.js';
+import { formatCapabilities, inSessionGates, startFromFlags, withStartFlags, type StartFlags } from './session.js';
 
 /** Exit status of a child that ended by a signal, as a shell reports it. */
 function signalStatus(signal: NodeJS.Signals): number {
@@ -48,22 +50,30 @@ class SignalRelay {
 
 const RELAYED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
+/** How the child ended; `error` when it never ran (it could not start, or Ctrl-C came first). */
+interface ChildEnd {
+  status: number;
+  error?: string;
+}
+
 /** Runs `argv` in `cwd` with inherited stdio, relaying signals to it. */
-function runChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv, relay: SignalRelay): Promise<{ status: number; error?: string }> {
+function runChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv, relay: SignalRelay): Promise<ChildEnd> {
   return new Promise((resolvePromise) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: 'inherit' });
     relay.attach(child);
-    child.on('error', (err) => resolvePromise({ status: 127, error: `could not start ${argv[0]}: ${err.message}` }));
+    child.on('error', (err) => resolvePromise({ status: EXIT_NOT_STARTED, error: `could not start ${argv[0]}: ${err.message}` }));
     child.on('exit', (code, signal) => resolvePromise({ status: code ?? (signal ? signalStatus(signal) : 1) }));
   });
 }
 
+/** A shell's status for a command it could not start; `run` keeps it so scripts can tell. */
+const EXIT_NOT_STARTED = 127;
 /** The `run` command. */
 export function runCommand(): Command {
   return withStartFlags(new Command('run').description('start a session, run CMD in the worktree, end it and check the result'))
     .argument('<command...>', 'the agent command, after --')
     .option('--json', 'print the verdict as JSON')
-    .addHelpText('after', '\nExit status: CMD\'s own status if the end-of-session check passed, otherwise 1.\nExample: gatehouse run --agent claude --allow "src/**" --require test="npm test" -- claude -p "fix the bug"')
+    .addHelpText('after', '\nExit status: CMD\'s own status if the end-of-session check passed, otherwise 1; 127 if CMD could not be started (nothing is checked then).\nExample: gatehouse run --agent claude --allow "src/**" --require test="npm test" -- claude -p "fix the bug"')
     .action(async (command: string[], flags: StartFlags) => {
       if (command.length === 0) throw new UserError('give the command to run after --', EXIT.usage);
       const relay = new SignalRelay();
@@ -79,7 +89,8 @@ export function runCommand(): Command {
 async function runSession(command: string[], flags: StartFlags, relay: SignalRelay): Promise<void> {
   const s = await startFromFlags(flags);
   const id = s.policy.session_id;
-  process.stderr.write(`gatehouse: session ${id} started (${s.rendered.length > 0 ? `hooks in ${s.rendered.join(', ')}` : 'no hooks rendered'})\n`);
+  const gated = !gatesNothing(s.policy.agent);
+  process.stderr.write(`gatehouse: session ${id} started (${inSessionGates(s)})\n`);
   if (s.rendered.length === 0) process.stderr.write(formatCapabilities(s.policy.agent, s.capabilities));
   const child = relay.interrupted ? { status: signalStatus('SIGINT'), error: 'interrupted before the agent started' } : await runChild(command, s.policy.worktree, { ...process.env, GATEHOUSE_SESSION: id }, relay);
   if (child.error) process.stderr.write(`gatehouse: ${child.error}\n`);
@@ -88,15 +99,27 @@ async function runSession(command: string[], flags: StartFlags, relay: SignalRel
   const trusted = { policy: s.policy, baseline: s.baseline, rendered: s.renderRecords };
   const ended = endSession(s.store, child.status, trusted);
   if (!ended.ok) process.stderr.write(`gatehouse: could not remove the rendered hooks: ${ended.reason}\n`);
+  const notGated = gated ? '' : ' (not gated in-session: --agent none)';
+  if (child.error !== undefined) {
+    // Nothing ran, so nothing can have passed: say so instead of judging an untouched worktree.
+    recordNeverRan(s.store, child.error);
+    if (flags.json) printJson({ session_id: id, command_status: child.status, command_ran: false, passed: false, verdict: 'not_run', gated_in_session: gated, check: null, error: child.error });
+    else process.stderr.write(`gatehouse: session ${id} NOT RUN — the command never ran (${child.error}), so there is no work to check. Check the command name and PATH, then run again.\n`);
+    process.exitCode = child.status;
+    return;
+  }
   const check = await checkSession(s.store, { ...trusted, hooksRendered: !ended.ok && s.renderRecords.length > 0 });
-  const passed = check.ok && check.value.outcome === 'continue';
+  const passed = check.ok && verdictPassed(check.value);
   if (flags.json) {
-    printJson({ session_id: id, command_status: child.status, passed, check: check.ok ? check.value : { error: check.reason } });
+    const verdict = check.ok ? verdictJson(check.value) : { error: check.reason };
+    printJson({ session_id: id, command_status: child.status, command_ran: true, passed, verdict: 'verdict' in verdict ? verdict.verdict : 'failed', gated_in_session: gated, check: verdict });
+  } else if (!check.ok) {
+    process.stderr.write(`gatehouse: session ${id} could not be checked${notGated} — ${check.reason}\n`);
   } else if (passed) {
-    process.stderr.write(`gatehouse: session ${id} PASSED — every required check passed and every change is inside the allowlist\n`);
+    process.stderr.write(`gatehouse: session ${id} PASSED${notGated} — ${PASSED_SUMMARY}\n`);
   } else {
-    const why = check.ok ? `${check.value.decidedBy}: ${check.value.reason}` : check.reason;
-    process.stderr.write(`gatehouse: session ${id} FAILED the end-of-session check — ${why}\n`);
+    const word = check.value.outcome === 'halt' ? 'was HALTED by' : 'FAILED';
+    process.stderr.write(`gatehouse: session ${id} ${word} the end-of-session check${notGated}:\n${failureList(check.value)}\n`);
   }
   process.exitCode = passed && ended.ok ? child.status : EXIT.failure;
 }

@@ -3,9 +3,10 @@ import { Command } from 'commander';
 import { startSession, type StartedSession } from '../../adapters/session-lifecycle.js';
 import { checkSession, endSession } from '../../adapters/session-end.js';
 import { TRANSPORT_CHOICES, type TransportChoice } from '../../adapters/hook-transport.js';
+import { gatesNothing, knownAgents, NO_AGENT, parseAgentName } from '../../adapters/registry.js';
 import { SessionStore } from '../../runtime/session-store.js';
 import type { Capabilities } from '../../adapters/adapter.js';
-import { knownAgents } from '../../adapters/registry.js';
+import { failureList, PASSED_SUMMARY, verdictJson, verdictPassed } from '../../core/verdict-report.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { hookBundlePath, openSession, printJson, projectStateFor } from '../context.js';
 import { RECENT_DECISIONS, showSession } from '../session-show.js';
@@ -31,7 +32,7 @@ export interface StartFlags {
 /** Adds the session-start flags to a command. */
 export function withStartFlags(cmd: Command): Command {
   return cmd
-    .requiredOption('--agent <name>', `agent to gate: ${knownAgents().join(', ')} (see \`gatehouse agents\`), or none to render no hooks (nothing gated in-session; only the end-of-session check)`)
+    .requiredOption('--agent <name>', `agent CLI to gate: ${knownAgents().join(', ')} (see \`gatehouse agents\`); or ${NO_AGENT} to gate nothing in-session (only the end-of-session check judges the work). Any case; any other name is refused`)
     .option('--worktree <dir>', 'project folder the agent works in', '.')
     .option('--id <id>', 'session id (default: generated)')
     .option('--allow <glob>', 'path the agent may write, relative to the worktree (repeatable)', collect, [])
@@ -46,6 +47,8 @@ export function withStartFlags(cmd: Command): Command {
 
 /** Starts a session from parsed flags or throws a UserError. */
 export async function startFromFlags(flags: StartFlags): Promise<StartedSession> {
+  const agent = parseAgentName(flags.agent);
+  if (!agent.ok) throw new UserError(agent.reason, EXIT.usage);
   if ((flags.objective === undefined) !== (flags.gateCommand === undefined)) {
     throw new UserError('--objective and --gate-command go together: give both or neither', EXIT.usage);
   }
@@ -57,7 +60,7 @@ export async function startFromFlags(flags: StartFlags): Promise<StartedSession>
     transport: transport as TransportChoice,
     ...(flags.profile !== undefined ? { profile: flags.profile } : {}),
     ...(flags.objective !== undefined && flags.gateCommand !== undefined ? { goal: { objective: flags.objective, gateCommand: flags.gateCommand } } : {}),
-    agent: flags.agent,
+    agent: agent.value,
     worktree: flags.worktree ?? '.',
     ...(flags.id !== undefined ? { id: flags.id } : {}),
     allow: flags.allow,
@@ -78,13 +81,20 @@ export function formatCapabilities(agent: string, caps: Capabilities): string {
   return `capabilities for ${agent}:\n${rows.join('\n')}\n`;
 }
 
+/** What gates the agent inside its session, in a few words: the rendered files, or why there are none. */
+export function inSessionGates(s: StartedSession): string {
+  if (gatesNothing(s.policy.agent)) return `not gated in-session (--agent ${NO_AGENT}): only the end-of-session check judges the work`;
+  if (s.rendered.length > 0) return `hooks in ${s.rendered.join(', ')}`;
+  return `no hook files: ${s.policy.agent} is gated in-process (docs/agents.md)`;
+}
+
 function describeStarted(s: StartedSession): string {
   const p = s.policy;
   const lines = [
     `session ${p.session_id} started for ${p.agent} in ${p.worktree}`,
     `  allow:    ${p.allow.length > 0 ? p.allow.join(', ') : '(no allowlist: writes are not restricted)'}`,
     `  requires: ${p.producers.length > 0 ? p.producers.map((x) => `${x.name} (${x.command.join(' ')})`).join(', ') : '(no required checks)'}`,
-    `  hooks:    ${s.rendered.length > 0 ? s.rendered.join(', ') : '(none rendered)'}`,
+    `  hooks:    ${inSessionGates(s)}`,
     `  transport: ${s.transport.kind === 'warm' ? `warm (supervisor on port ${s.transport.port}; falls back to the command when it is down)` : 'command (a Node process per hook call)'}`,
     `  sandbox:  ${p.sandboxed ? 'yes' : 'none: the agent runs as your user and can read the signing key and the dashboard token (see `gatehouse agents`)'}`,
   ];
@@ -99,7 +109,7 @@ export function sessionCommand(): Command {
     .option('--json', 'print the session as JSON')
     .action(async (flags: StartFlags) => {
       const s = await startFromFlags(flags);
-      if (flags.json) printJson({ session_id: s.policy.session_id, state_dir: s.store.dir, policy: s.policy, rendered: s.rendered, capabilities: s.capabilities, transport: s.transport });
+      if (flags.json) printJson({ session_id: s.policy.session_id, state_dir: s.store.dir, policy: s.policy, rendered: s.rendered, gated_in_session: !gatesNothing(s.policy.agent), capabilities: s.capabilities, transport: s.transport });
       else {
         process.stderr.write(describeStarted(s));
         process.stdout.write(`${s.policy.session_id}\n`);
@@ -132,9 +142,10 @@ export function sessionCommand(): Command {
       const store = openSession(id, flags.worktree, flags.stateDir);
       const r = await checkSession(store);
       if (!r.ok) throw new UserError(r.reason);
-      if (flags.json) printJson(r.value);
-      else process.stdout.write(r.value.outcome === 'continue' ? 'PASSED: every required check passed and every change is inside the allowlist\n' : `FAILED (${r.value.decidedBy}): ${r.value.reason}\n`);
-      if (r.value.outcome !== 'continue') process.exitCode = EXIT.failure;
+      const passed = verdictPassed(r.value);
+      if (flags.json) printJson({ session_id: id, ...verdictJson(r.value) });
+      else process.stdout.write(passed ? `PASSED: ${PASSED_SUMMARY}\n` : `${r.value.outcome === 'halt' ? 'HALTED' : 'FAILED'}:\n${failureList(r.value)}\n`);
+      if (!passed) process.exitCode = EXIT.failure;
     });
 
   session

@@ -5,6 +5,7 @@ import { matchesAlwaysAllow, type CompiledAlwaysAllow } from './always-allow.js'
 import { checkProfile, type CompiledProfile } from './profiles.js';
 import type { ShellAnalysis } from '../shell/index.js';
 import { MAX_REVIEW_CHARS, shortSummary, summarizeInput } from './summary.js';
+import { clause, sentence } from '../sentence.js';
 
 /** The `approvals` config section. */
 export interface ApprovalSettings {
@@ -69,7 +70,8 @@ export function decideToolCall(input: DecideInput): ToolDecision {
     return {
       kind: 'deny',
       by: 'classifier',
-      reason: `Gatehouse refuses this command: ${sh.reason}. Do not retry it in another form; if the task needs it, ask the operator to run it themselves, or use a safer command.`,
+      // The classifier's reason is already a whole refusal with the way forward.
+      reason: `${sentence(sh.reason)} If the task needs it, ask the operator to run it themselves, or use a safer command.`,
     };
   }
   if (!settings.interactive) return { kind: 'allow', by: 'default' };
@@ -83,7 +85,7 @@ export function decideToolCall(input: DecideInput): ToolDecision {
       reason: `This ${call.tool} call needs an operator's approval, but at ${summary.length} characters it is longer than a person can be shown whole (${MAX_REVIEW_CHARS}), so Gatehouse refuses it rather than ask about part of it. Split it into shorter calls, each short enough to review.`,
     };
   }
-  const why = sh === undefined ? '' : ` (the classifier: ${sh.reason})`;
+  const why = sh === undefined ? '' : ` (the classifier: ${clause(sh.reason)})`;
   return {
     kind: 'ask',
     by: 'approvals',

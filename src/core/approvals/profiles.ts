@@ -5,6 +5,7 @@ import { compileGlob, matchesAny, type CompiledGlob } from '../glob.js';
 import { fail, ok, type Result } from '../result.js';
 import { APPROVE_CLASS_ENTRY, compileShellAllow, shellCommandAllowed, type ShellAllowEntry } from './shell-allow.js';
 import type { ShellAnalysis } from '../shell/index.js';
+import { sentence } from '../sentence.js';
 
 /** Limits on one tool. `paths` are worktree-relative globs every path the call touches must match. */
 export interface ToolRule {
@@ -229,7 +230,7 @@ function checkShell(p: CompiledProfile, rule: CompiledRule, call: ProfileCall): 
 }
 
 function refuse(p: CompiledProfile, what: string, next: string): { ok: false; reason: string } {
-  return { ok: false, reason: `The permission profile ${JSON.stringify(p.name)} ${what}. ${next}` };
+  return { ok: false, reason: `${sentence(`The permission profile ${JSON.stringify(p.name)} ${what}`)} ${next}` };
 }
 
 function allowedList(p: CompiledProfile): string {

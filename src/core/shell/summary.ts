@@ -5,6 +5,7 @@ import type { SimpleCommandInfo } from './flow.js';
 import { CLASS_RANK, type ShellClass } from './judgement.js';
 import type { Unread } from './unread.js';
 import type { WriteTarget } from './write-target.js';
+import { clause, sentence } from '../sentence.js';
 
 /** Longest command text quoted in a reason; the full argv is in `commands`. */
 const MAX_SHOWN_CHARS = 160;
@@ -17,13 +18,13 @@ export function summarize(commands: SimpleCommandInfo[], writeTargets: WriteTarg
   if (top === null) return { ...base, reason: 'The command runs nothing.' };
   const shown = show(top.argv);
   if (cls === 'deny') {
-    const next = top.instead ? `Instead, ${top.instead}.` : 'Do not retry it or reach the same effect another way.';
-    return { ...base, reason: `Gatehouse refused \`${shown}\`: ${top.reason}. ${next}` };
+    const next = top.instead ? sentence(`Instead, ${top.instead}`) : 'Do not retry it or reach the same effect another way.';
+    return { ...base, reason: `${sentence(`Gatehouse refused \`${shown}\`: ${top.reason}`)} ${next}` };
   }
   if (cls === 'ask') {
     const more = commands.filter((c) => c.class === 'ask').length - 1;
     const others = more === 0 ? '' : ` (and ${more} more ${more === 1 ? 'command needs' : 'commands need'} review)`;
-    return { ...base, reason: `Gatehouse needs a person to approve \`${shown}\`: ${top.reason}${others}.` };
+    return { ...base, reason: sentence(`Gatehouse needs a person to approve \`${shown}\`: ${clause(top.reason)}${others}`) };
   }
   const names = [...new Set(commands.map((c) => c.argv[0]).filter((a) => a !== undefined))];
   return { ...base, reason: `Read-only commands only (${names.join(', ')}).` };

@@ -1,6 +1,7 @@
 // The `pty.*` methods: spawn (optionally under a Gatehouse session), input, resize, close,
 // list, attach/detach (catch up from the server-held screen, take control) and ack.
 import { z } from 'zod';
+import { parseAgentName } from '../../adapters/registry.js';
 import type { ExitInfo } from '../pty/types.js';
 import { noSuchSession, RpcError } from './errors.js';
 import { fitScrollback } from './frames.js';
@@ -56,7 +57,10 @@ async function spawn(ctx: MethodContext, p: z.output<typeof SpawnParams>): Promi
   if (p.session !== undefined) {
     const start = ctx.hooks.onSpawnSession;
     if (start === undefined) return new RpcError('unavailable', 'this gateway cannot start Gatehouse sessions: spawn without `session`');
-    const started = await start({ ...p, session: p.session });
+    // An unknown agent is a bad request, as `--agent` is a usage error on the command line.
+    const agent = parseAgentName(p.session.agent, { name: 'session.agent', none: 'session.agent "none" with a command' });
+    if (!agent.ok) return new RpcError('invalid_params', agent.reason);
+    const started = await start({ ...p, session: { ...p.session, agent: agent.value } });
     if (!started.ok) return new RpcError('session_failed', started.reason);
     launch = started.value;
     if (ctx.conn.ws.readyState !== ctx.conn.ws.OPEN) {

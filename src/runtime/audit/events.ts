@@ -29,8 +29,12 @@ export interface AuditEventDataMap {
   };
   completion_verdict: {
     where: string;
+    /** pass, fail, halt or unverified: `outcome` is the chain's own word (`continue` lets the stop through). Absent before this field existed. */
+    verdict?: string;
     outcome: 'continue' | 'allow' | 'block' | 'halt';
     decided_by: string | null;
+    /** Every check that refused the stop, in order. */
+    failed_checks?: string[];
     reason: string | null;
     verifiers: VerifierSummary[];
     input_digest?: string;

@@ -138,7 +138,7 @@ describe('the protocol over a socket', () => {
       hooks: {
         onSpawnSession: (params) => {
           seen.push(params);
-          if (params.session.agent === 'refuse-me') return Promise.resolve(fail('agent refuse-me is not installed: install it first'));
+          if (params.session.agent === 'codex') return Promise.resolve(fail('agent codex is not installed: install it first'));
           return Promise.resolve(ok({ spawn: { command: '/bin/sh', args: ['-c', 'echo agent-ran; exit 3'], cwd: '.' }, label: 'claude · sess-1', onExit: (info) => void ended.push(info) }));
         },
       },
@@ -153,7 +153,7 @@ describe('the protocol over a socket', () => {
     expect(ended[0]).toEqual({ exit_code: 3, signal: null, reason: 'exited' });
     expect(c.output(info.id)).toContain('agent-ran');
 
-    const refused = await c.call('pty.spawn', { session: { agent: 'refuse-me' } });
-    expect(refused.error).toMatchObject({ code: RPC_ERRORS.session_failed.code, message: 'agent refuse-me is not installed: install it first' });
+    const refused = await c.call('pty.spawn', { session: { agent: 'codex' } });
+    expect(refused.error).toMatchObject({ code: RPC_ERRORS.session_failed.code, message: 'agent codex is not installed: install it first' });
   });
 });

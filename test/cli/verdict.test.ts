@@ -1,0 +1,117 @@
+// What `gatehouse run` and `session check` tell a person and a script: a command that never ran
+// is not a pass, people get their own words, and every JSON output carries `passed` and snake_case keys.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { gatehouse, tempDir } from '../support/cli.js';
+
+let root: string;
+let state: string;
+
+beforeEach(() => {
+  const base = tempDir();
+  root = join(base, 'repo');
+  state = join(base, 'state');
+  mkdirSync(join(root, 'src'), { recursive: true });
+});
+
+const where = (): string[] => ['--worktree', root, '--state-dir', state];
+const run = (cmd: string[], extra: string[] = []) => gatehouse(['run', '--agent', 'claude', ...where(), '--allow', 'src/**', ...extra, '--', ...cmd]);
+
+describe('a command that never ran', () => {
+  it('is not PASSED: the verdict says it never ran, and the exit status stays 127', () => {
+    const r = run(['nonexistent-cmd-for-gatehouse']);
+    expect(r.status).toBe(127);
+    expect(r.stderr).toContain('could not start nonexistent-cmd-for-gatehouse');
+    expect(r.stderr).toContain('NOT RUN — the command never ran');
+    expect(r.stderr).not.toContain('PASSED');
+    expect(existsClaude()).toBe(false);
+  });
+
+  it('says so in JSON and in the session record', () => {
+    const r = run(['nonexistent-cmd-for-gatehouse'], ['--json', '--id', 'nr1']);
+    expect(r.status).toBe(127);
+    expect(JSON.parse(r.stdout)).toMatchObject({ command_ran: false, passed: false, verdict: 'not_run', command_status: 127 });
+    const meta = JSON.parse(readFileSync(join(state, 'sessions', 'nr1', 'meta.json'), 'utf8'));
+    expect(meta.end_verdict).toMatchObject({ passed: false });
+    expect(meta.end_verdict.summary).toContain('never ran');
+  });
+});
+
+function existsClaude(): boolean {
+  try {
+    readFileSync(join(root, '.claude', 'settings.local.json'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('verdicts for people', () => {
+  it('words a failed required check for the person, not with the instructions written for the agent', () => {
+    const r = run(['true'], ['--require', `t=${process.execPath} -e process.exit(4)`]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/FAILED the end-of-session check:\n {2}- evidence_producers: the required check "t" \(.*\) exited with 4/);
+    expect(r.stderr).not.toContain('Fix the cause in the code');
+    expect(r.stderr).not.toContain('then finish');
+    const check = gatehouse(['session', 'check', JSON.parse(run(['true'], ['--require', `t=${process.execPath} -e process.exit(4)`, '--json']).stdout).session_id, ...where()]);
+    expect(check.stdout).toMatch(/^FAILED:\n {2}- evidence_producers: the required check "t"/);
+    expect(check.stdout).not.toContain('Fix the cause in the code');
+  });
+});
+
+/** Every key in a JSON value, nested. */
+function keysOf(value: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) keysOf(v, out);
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      out.add(k);
+      keysOf(v, out);
+    }
+  }
+  return out;
+}
+
+/** Field names the in-toto and DSSE specifications fix (evidence bundles carry them as such). */
+const SPEC_KEYS = new Set(['payloadType', 'predicateType']);
+const camel = (json: string): string[] => [...keysOf(JSON.parse(json))].filter((k) => /[a-z][A-Z]/.test(k) && !SPEC_KEYS.has(k));
+
+describe('JSON outputs', () => {
+  it('carry an explicit passed boolean and verdict, never only outcome "continue"', () => {
+    const ok = JSON.parse(run(['true'], ['--json']).stdout);
+    expect(ok).toMatchObject({ passed: true, verdict: 'passed', check: { passed: true, verdict: 'passed', outcome: 'continue', failed_checks: [] } });
+    const bad = JSON.parse(run(['true'], ['--json', '--require', `t=${process.execPath} -e process.exit(4)`]).stdout);
+    expect(bad).toMatchObject({ passed: false, verdict: 'failed', check: { passed: false, verdict: 'failed', decided_by: 'evidence_producers', failed_checks: ['evidence_producers'] } });
+    const check = JSON.parse(gatehouse(['session', 'check', bad.session_id, ...where(), '--json']).stdout);
+    expect(check).toMatchObject({ session_id: bad.session_id, passed: false, verdict: 'failed', decided_by: 'evidence_producers' });
+    // The audit log says pass or fail in so many words too.
+    const events = gatehouse(['audit', 'tail', '-n', '100', ...where(), '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; session_id: string; data: Record<string, unknown> });
+    const verdicts = events.filter((e) => e.type === 'completion_verdict').map((e) => [e.session_id, e.data.verdict, e.data.failed_checks]);
+    expect(verdicts).toContainEqual([ok.session_id, 'pass', []]);
+    expect(verdicts).toContainEqual([bad.session_id, 'fail', ['evidence_producers']]);
+  });
+
+  it('use snake_case keys in every --json output', () => {
+    const started = gatehouse(['session', 'start', '--agent', 'claude', ...where(), '--allow', 'src/**', '--require', `t=${process.execPath} -e process.exit(4)`, '--id', 'k1', '--json']);
+    expect(started.status, started.stderr).toBe(0);
+    const outputs: Record<string, string> = {
+      'session start': started.stdout,
+      'session check': gatehouse(['session', 'check', 'k1', ...where(), '--json']).stdout,
+      'session show': gatehouse(['session', 'show', 'k1', ...where(), '--json']).stdout,
+      'session list': gatehouse(['session', 'list', ...where(), '--json']).stdout,
+      'session end': gatehouse(['session', 'end', 'k1', ...where(), '--json']).stdout,
+      run: run(['true'], ['--json']).stdout,
+      'audit verify': gatehouse(['audit', 'verify', ...where(), '--json']).stdout,
+      'audit checkpoint': gatehouse(['audit', 'checkpoint', ...where(), '--json']).stdout,
+      'evidence list': gatehouse(['evidence', 'list', ...where(), '--json']).stdout,
+      'keys show': gatehouse(['keys', 'show', ...where(), '--json']).stdout,
+      'approve --list': gatehouse(['approve', '--list', ...where(), '--json']).stdout,
+      agents: gatehouse(['agents', '--json']).stdout,
+      where: gatehouse(['where', ...where(), '--json']).stdout,
+    };
+    const evidence = JSON.parse(outputs['evidence list']!) as { id: string }[];
+    outputs['evidence show'] = gatehouse(['evidence', 'show', evidence[0]!.id, ...where(), '--json']).stdout;
+    for (const line of gatehouse(['audit', 'tail', ...where(), '--json']).stdout.trim().split('\n')) outputs[`audit tail: ${line.slice(0, 60)}`] = line;
+    for (const [name, json] of Object.entries(outputs)) expect(camel(json), name).toEqual([]);
+  }, 180_000);
+});
