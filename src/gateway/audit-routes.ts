@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { verifyAudit } from '../runtime/audit/verify.js';
 import { AuditLog } from '../runtime/audit/log.js';
-import { knownPublicKeys } from '../runtime/keys.js';
+import { knownPublicKeys } from '../runtime/key-history.js';
 import type { Router } from './router.js';
 
 /** Adds the audit status route (readable by anyone who may read the approvals queue). */

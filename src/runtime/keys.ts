@@ -1,7 +1,7 @@
 // The project's Ed25519 signing key: made on first use in `<state>/keys/` (private key
-// 0600), identified by the hex SHA-256 of its SPKI DER; rotation keeps the old public keys.
+// 0600), identified by the hex SHA-256 of its SPKI DER. Rotation lives in key-history.ts.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
 
@@ -16,9 +16,9 @@ export interface SigningKey {
   publicKeyPem: string;
 }
 
-const PRIVATE_FILE = 'ed25519.key.pem';
+/** The current private key's file name in `<state>/keys/`. */
+export const PRIVATE_FILE = 'ed25519.key.pem';
 const PUBLIC_FILE = 'ed25519.pub.pem';
-const RETIRED_DIR = 'retired';
 
 /** Hex SHA-256 of a public key's SPKI DER encoding. */
 export function keyIdOf(publicKey: KeyObject): string {
@@ -37,7 +37,8 @@ export function publicKeyFromPem(pem: string): KeyObject {
   return key;
 }
 
-function keysDir(projectState: string): string {
+/** The project's key folder. */
+export function keysDir(projectState: string): string {
   return join(projectState, 'keys');
 }
 
@@ -48,7 +49,8 @@ function fromPrivatePem(pem: string): SigningKey {
   return { keyId, name: keyNameOf(keyId), publicKey, privateKey, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
 }
 
-function generate(dir: string): SigningKey {
+/** Makes a new current key in `dir`; the private key is written first and alone decides which key is current. */
+export function generateKey(dir: string): SigningKey {
   const { privateKey } = generateKeyPairSync('ed25519');
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const key = fromPrivatePem(pem);
@@ -64,39 +66,11 @@ export function loadOrCreateKey(projectState: string): SigningKey {
   const file = join(dir, PRIVATE_FILE);
   if (existsSync(file)) return fromPrivatePem(readFileSync(file, 'utf8'));
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return generate(dir);
+  return generateKey(dir);
 }
 
 /** Loads the current key without creating one; null when there is none yet. */
 export function loadKey(projectState: string): SigningKey | null {
   const file = join(keysDir(projectState), PRIVATE_FILE);
   return existsSync(file) ? fromPrivatePem(readFileSync(file, 'utf8')) : null;
-}
-
-/** Replaces the current key with a new one; the old public key stays in `keys/retired/`. */
-export function rotateKey(projectState: string): { previous: SigningKey; current: SigningKey } {
-  const previous = loadOrCreateKey(projectState);
-  const dir = keysDir(projectState);
-  mkdirSync(join(dir, RETIRED_DIR), { recursive: true, mode: 0o700 });
-  writeFileAtomic(join(dir, RETIRED_DIR, `${previous.keyId}.pub.pem`), previous.publicKeyPem, { mode: 0o644 });
-  renameSync(join(dir, PRIVATE_FILE), join(dir, RETIRED_DIR, `${previous.keyId}.key.pem`));
-  const current = generate(dir);
-  return { previous, current };
-}
-
-/** Public keys of every key this project has used (current and retired), by key id. */
-export function knownPublicKeys(projectState: string): Map<string, KeyObject> {
-  const out = new Map<string, KeyObject>();
-  const current = loadKey(projectState);
-  if (current) out.set(current.keyId, current.publicKey);
-  try {
-    for (const f of readdirSync(join(keysDir(projectState), RETIRED_DIR))) {
-      if (!f.endsWith('.pub.pem')) continue;
-      const k = publicKeyFromPem(readFileSync(join(keysDir(projectState), RETIRED_DIR, f), 'utf8'));
-      out.set(keyIdOf(k), k);
-    }
-  } catch {
-    // No retired keys.
-  }
-  return out;
 }

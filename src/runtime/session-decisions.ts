@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import type { AuditEvent, AuditEventType } from './audit/index.js';
 import { verifyAudit } from './audit/verify.js';
-import { knownPublicKeys } from './keys.js';
+import { knownPublicKeys } from './key-history.js';
 import { auditLogFor } from './recorder.js';
 
 /** The events that record a decision about the agent's work: a tool call, a stop, an approval, tampering. */

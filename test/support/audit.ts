@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifyAudit, type VerifyReport } from '../../src/runtime/audit/verify.js';
-import { knownPublicKeys } from '../../src/runtime/keys.js';
+import { knownPublicKeys } from '../../src/runtime/key-history.js';
 
 /** One `human_approval_decision` event as its line holds it. */
 export interface DecisionEvent {

@@ -2,7 +2,8 @@
 // its rotation, which is recorded, endorsed by the old key, inside the audit log.
 import { Command } from 'commander';
 import { keyRotatedData } from '../../runtime/audit/rotation.js';
-import { loadOrCreateKey, rotateKey } from '../../runtime/keys.js';
+import { rotateKey } from '../../runtime/key-history.js';
+import { loadOrCreateKey } from '../../runtime/keys.js';
 import { auditLogFor, osUserActor } from '../../runtime/recorder.js';
 import { printJson, projectStateFor } from '../context.js';
 

@@ -32,7 +32,7 @@ export interface StartFlags {
 /** Adds the session-start flags to a command. */
 export function withStartFlags(cmd: Command): Command {
   return cmd
-    .requiredOption('--agent <name>', `agent CLI to gate: ${knownAgents().join(', ')} (see \`gatehouse agents\`); or ${NO_AGENT} to gate nothing in-session (only the end-of-session check judges the work). Any case; any other name is refused`)
+    .requiredOption('--agent <name>', `agent CLI to gate: ${knownAgents().join(', ')} (see \`gatehouse agents\`); or ${NO_AGENT} to gate nothing in-session (only the end-of-session check judges the work). Names match in any case; an unknown name is an error (exit 2)`)
     .option('--worktree <dir>', 'project folder the agent works in', '.')
     .option('--id <id>', 'session id (default: generated)')
     .option('--allow <glob>', 'path the agent may write, relative to the worktree (repeatable)', collect, [])

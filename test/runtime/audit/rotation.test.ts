@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rotateKey, loadOrCreateKey, type SigningKey } from '../../../src/runtime/keys.js';
+import { rotateKey } from '../../../src/runtime/key-history.js';
+import { loadOrCreateKey, type SigningKey } from '../../../src/runtime/keys.js';
 import { AuditLog } from '../../../src/runtime/audit/log.js';
 import { keyRotatedData, rotationEndorsement, verifyRotationEndorsement } from '../../../src/runtime/audit/rotation.js';
 import { verifyAudit } from '../../../src/runtime/audit/verify.js';
