@@ -17,11 +17,25 @@ const ITEM_INDENT = '    ';
 const REASON_INDENT = '      ';
 
 const OUTCOME_WORDS: Record<string, string> = { continue: 'passed', allow: 'allowed', block: 'refused', halt: 'halted', ask: 'asked a person' };
+const VERDICT_WORDS: Record<string, string> = { pass: 'passed', fail: 'failed', halt: 'halted', unverified: 'let through UNVERIFIED' };
 const APPROVAL_WORDS: Record<string, string> = { allow: 'allowed', reject: 'rejected', always: 'always allowed' };
 
 /** Any value read back from a file, as display text. */
 function safe(value: unknown): string {
   return safeForDisplay(String(value));
+}
+
+/**
+ * A completion verdict's refusals as its checks worded them for a person, one per line; null
+ * when the event predates those words (its reason, written for the agent, is shown instead).
+ */
+function personSummary(d: Record<string, unknown>): string | null {
+  if (!Array.isArray(d.verifiers)) return null;
+  const lines = d.verifiers
+    .filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>).summary === 'string')
+    .filter((v) => v.outcome === 'block' || v.outcome === 'halt')
+    .map((v) => `${String(v.name)}: ${String(v.summary)}`);
+  return lines.length > 0 ? lines.join('\n') : null;
 }
 
 /** What one decision event says, in a line, and the reason it gave. */
@@ -37,8 +51,11 @@ function describeDecision(e: AuditEvent, worktree: string | null): { what: strin
   }
   if (e.type === 'completion_verdict') {
     const where = text('where') === 'end_of_session' ? 'end-of-session check' : 'stop';
-    const by = text('decided_by');
-    return { what: `${where} ${word(OUTCOME_WORDS, text('outcome'))}${by !== '' ? ` by ${by}` : ''}`, reason };
+    const failed = Array.isArray(d.failed_checks) ? d.failed_checks.filter((c): c is string => typeof c === 'string') : [];
+    const recorded = where === 'stop' && text('verdict') === 'fail' ? 'refused' : VERDICT_WORDS[text('verdict')];
+    const verdict = text('verdict') !== '' ? (recorded ?? text('verdict')) : word(OUTCOME_WORDS, text('outcome'));
+    const by = failed.length > 0 ? failed.join(', ') : text('decided_by');
+    return { what: `${where} ${verdict}${by !== '' ? ` (${by})` : ''}`, reason: personSummary(d) ?? reason };
   }
   if (e.type === 'human_approval_decision') {
     return { what: `approval ${word(APPROVAL_WORDS, text('decision'))} for ${text('tool')} by ${text('decided_by')}`, reason };
@@ -58,9 +75,22 @@ function decisionLines(found: SessionDecisions, worktree: string | null, columns
   }
   for (const e of found.events) {
     const { what, reason } = describeDecision(e, worktree);
-    lines.push(...wrapBlock(`${String(e.time)} ${what}`, ITEM_INDENT, columns), ...wrapBlock(reason, REASON_INDENT, columns));
+    lines.push(...wrapBlock(`${String(e.time)} ${what}`, ITEM_INDENT, columns));
+    // One wrapped block per line of the reason, so a list of failed checks reads as a list.
+    for (const line of reason.split('\n')) lines.push(...wrapBlock(line.trim(), REASON_INDENT, columns));
   }
   return lines;
+}
+
+/**
+ * The end verdict as meta.json records it, its summary one line per failed check. No digest covers
+ * meta.json: the signed record of the verdict is the end-of-session check among the decisions.
+ */
+function verdictLines(m: SessionMeta): string[] {
+  if (!m.end_verdict) return ['  verdict:  (no end-of-session check yet)'];
+  const [first = '', ...rest] = String(m.end_verdict.summary).split('\n');
+  const head = `  verdict:  ${m.end_verdict.passed === true ? 'passed' : 'failed'} — ${safe(first)}`;
+  return [head, ...rest.map((line) => `            ${safe(line)}`)];
 }
 
 /** The policy lines, from the verified copy only. */
@@ -97,7 +127,7 @@ export function showSession(store: SessionStore, flags: { json?: boolean; limit:
       `  worktree: ${safe(m.worktree)}`,
       `  started:  ${safe(m.started_at)}${m.ended_at ? `, ended ${safe(m.ended_at)}` : ''}`,
       ...policyLines(policy, problem, columns),
-      `  verdict:  ${m.end_verdict ? `${m.end_verdict.passed === true ? 'passed' : 'failed'} — ${safe(m.end_verdict.summary)}` : '(no end-of-session check yet)'}`,
+      ...verdictLines(m),
       `  log:      ${store.path('log')}`,
       ...decisionLines(found, policy?.worktree ?? m.worktree, columns),
       '',

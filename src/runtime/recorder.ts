@@ -132,7 +132,12 @@ export function recordCompletion(
 ): string | null {
   return guarded(policy, 'completion_verdict', () => {
     const audit = auditLogFor(policy.state_dir);
-    const verifiers = result.records.map((r) => ({ name: r.name, outcome: r.outcome, ...(r.reason !== undefined ? { reason: r.reason } : {}) }));
+    const verifiers = result.records.map((r) => ({
+      name: r.name,
+      outcome: r.outcome,
+      ...(r.reason !== undefined ? { reason: r.reason } : {}),
+      ...(r.summary !== undefined ? { summary: r.summary } : {}),
+    }));
     audit.append({
       type: 'completion_verdict',
       actor: opts.actor ?? HOOK_ACTOR,

@@ -48,10 +48,13 @@ describe('gatehouse session show', () => {
     const out = r.stdout;
     expect(out.replace(/\s+/g, ' ')).toContain('recent gate decisions (all 3, oldest first');
     const write = out.indexOf('refused Write package.json (rule write.');
-    const stop = out.indexOf('stop refused by evidence_producers');
+    const stop = out.indexOf('stop refused (evidence_producers)');
     expect(write).toBeGreaterThan(0);
     expect(stop).toBeGreaterThan(write);
     expect(out).toContain('Gatehouse refused this Write: package.json is outside');
+    // The stop is told in words for a person, not in the instructions the agent was given.
+    expect(out.slice(stop)).toContain('evidence_producers: the required check "t"');
+    expect(out.slice(stop)).not.toContain('Fix the cause');
     // Paths (worktree, log) are printed whole; everything from the decisions on fits the width.
     for (const line of out.slice(out.indexOf('recent gate decisions')).split('\n')) expect(line.length).toBeLessThanOrEqual(80);
   });

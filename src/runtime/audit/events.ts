@@ -6,6 +6,8 @@ export interface VerifierSummary {
   name: string;
   outcome: string;
   reason?: string | null;
+  /** The same refusal worded for a person (no instructions to the agent). Absent before this field existed. */
+  summary?: string;
 }
 
 /** `data` of each event type. Readers ignore keys they do not know, so writers may add some. */
