@@ -2,6 +2,7 @@
 // recent gate decisions from the audit log, each read only through a path that is verified.
 import { trustedCopies } from '../adapters/session-end.js';
 import { safeForDisplay } from '../core/approvals/summary.js';
+import { PASSED_SUMMARY } from '../core/verdict-report.js';
 import type { Policy } from '../core/policy.js';
 import type { AuditEvent } from '../runtime/audit/index.js';
 import { sessionDecisions, type SessionDecisions } from '../runtime/session-decisions.js';
@@ -65,14 +66,15 @@ function describeDecision(e: AuditEvent, worktree: string | null): { what: strin
 
 /** The decision lines: each event's time and what it decided, then its reason, wrapped. */
 function decisionLines(found: SessionDecisions, worktree: string | null, columns: number): string[] {
+  const warning = found.audit.verified
+    ? []
+    : wrapBlock(`WARNING: the audit log does not verify (${found.audit.problem ?? 'unknown problem'}); these records may have been edited. Run \`gatehouse audit verify --key\` with a key you hold.`, ITEM_INDENT, columns);
   if (found.total === 0) {
-    return wrapBlock('recent gate decisions: none recorded yet (refused writes, stop verdicts, approvals and the end-of-session check appear here)', '  ', columns);
+    return [...wrapBlock('recent gate decisions: none recorded yet (refused writes, stop verdicts, approvals and the end-of-session check appear here)', '  ', columns), ...warning];
   }
   const shown = found.events.length;
   const lines = wrapBlock(`recent gate decisions (${shown === found.total ? `all ${found.total}` : `last ${shown} of ${found.total}`}, oldest first; \`gatehouse audit tail\` prints every event):`, '  ', columns);
-  if (!found.audit.verified) {
-    lines.push(...wrapBlock(`WARNING: the audit log does not verify (${found.audit.problem ?? 'unknown problem'}); these records may have been edited. Run \`gatehouse audit verify --key\` with a key you hold.`, ITEM_INDENT, columns));
-  }
+  lines.push(...warning);
   for (const e of found.events) {
     const { what, reason } = describeDecision(e, worktree);
     lines.push(...wrapBlock(`${String(e.time)} ${what}`, ITEM_INDENT, columns));
@@ -83,23 +85,42 @@ function decisionLines(found: SessionDecisions, worktree: string | null, columns
 }
 
 /**
- * The end verdict as meta.json records it, its summary one line per failed check. No digest covers
- * meta.json: the signed record of the verdict is the end-of-session check among the decisions.
+ * The end verdict, from the audit log's end-of-session check (the signed record) when it holds
+ * one, its summary one line per failed check. meta.json, which no digest covers, is shown only
+ * when the log holds none, said to be unsigned, and a disagreement between the two is flagged.
  */
-function verdictLines(m: SessionMeta): string[] {
-  if (!m.end_verdict) return ['  verdict:  (no end-of-session check yet)'];
-  const [first = '', ...rest] = String(m.end_verdict.summary).split('\n');
-  const head = `  verdict:  ${m.end_verdict.passed === true ? 'passed' : 'failed'} — ${safe(first)}`;
-  return [head, ...rest.map((line) => `            ${safe(line)}`)];
+function verdictLines(m: SessionMeta, found: SessionDecisions): string[] {
+  const indent = '            ';
+  const lines = (word: string, summary: string, note: string): string[] => {
+    const [first = '', ...rest] = summary.split('\n');
+    return [`  verdict:  ${word}${first !== '' ? ` — ${safe(first)}` : ''}${note}`, ...rest.map((line) => `${indent}${safe(line)}`)];
+  };
+  const metaPassed = m.end_verdict ? m.end_verdict.passed === true : null;
+  const e = found.endVerdict;
+  if (e === null) {
+    if (!m.end_verdict) return ['  verdict:  (no end-of-session check yet)'];
+    return lines(metaPassed ? 'passed' : 'failed', String(m.end_verdict.summary), ' (from meta.json only: the audit log records no end-of-session check, so nothing vouches for it)');
+  }
+  const d = e.data as Record<string, unknown>;
+  const passed = d.verdict === 'pass' || (d.verdict === undefined && d.outcome === 'continue');
+  const out = lines(passed ? 'passed' : (VERDICT_WORDS[String(d.verdict)] ?? 'failed'), passed ? PASSED_SUMMARY : (personSummary(d) ?? String(d.reason ?? '')), '');
+  if (metaPassed !== null && metaPassed !== passed) {
+    out.push(`${indent}WARNING: meta.json says ${metaPassed ? 'passed' : 'failed'}; the audit log's record above is the one that counts (meta.json was changed outside Gatehouse).`);
+  }
+  return out;
 }
 
 /** The policy lines, from the verified copy only. */
 function policyLines(policy: Policy | null, problem: string | null, columns: number): string[] {
   if (policy === null) return wrapBlock(`policy:   not shown: ${problem ?? 'unknown problem'}`, '  ', columns);
+  // Matching its start digest says who wrote it, not that it is well formed: read it defensively.
+  const allow = Array.isArray(policy.allow) ? policy.allow.map(String) : [];
+  const producers = Array.isArray(policy.producers) ? policy.producers : [];
+  const command = (x: { command?: unknown }): string => (Array.isArray(x.command) ? x.command.map(String).join(' ') : '');
   return [
-    `  allow:    ${safeForDisplay(policy.allow.join(', ')) || '(none)'}`,
-    `  requires: ${safeForDisplay(policy.producers.map((x) => `${x.name} (${x.command.join(' ')})`).join(', ')) || '(none)'}`,
-    `  posture:  ${policy.posture}`,
+    `  allow:    ${safeForDisplay(allow.join(', ')) || '(none)'}`,
+    `  requires: ${safeForDisplay(producers.map((x) => `${String(x.name)} (${command(x)})`).join(', ')) || '(none)'}`,
+    `  posture:  ${safe(policy.posture)}`,
   ];
 }
 
@@ -115,7 +136,7 @@ export function showSession(store: SessionStore, flags: { json?: boolean; limit:
   const problem = copies.ok ? null : copies.reason;
   const found = sessionDecisions(store.projectState, store.id, flags.limit);
   if (flags.json) {
-    printJson({ meta: meta.value, policy, policy_problem: problem, dir: store.dir, decisions: { events: found.events, total: found.total, audit_verified: found.audit.verified, audit_problem: found.audit.problem } });
+    printJson({ meta: meta.value, policy, policy_problem: problem, dir: store.dir, decisions: { events: found.events, total: found.total, end_verdict: found.endVerdict, audit_verified: found.audit.verified, audit_problem: found.audit.problem } });
     return;
   }
   const m: SessionMeta = meta.value;
@@ -127,7 +148,7 @@ export function showSession(store: SessionStore, flags: { json?: boolean; limit:
       `  worktree: ${safe(m.worktree)}`,
       `  started:  ${safe(m.started_at)}${m.ended_at ? `, ended ${safe(m.ended_at)}` : ''}`,
       ...policyLines(policy, problem, columns),
-      ...verdictLines(m),
+      ...verdictLines(m, found),
       `  log:      ${store.path('log')}`,
       ...decisionLines(found, policy?.worktree ?? m.worktree, columns),
       '',

@@ -15,6 +15,8 @@ export interface SessionDecisions {
   events: AuditEvent[];
   /** How many decisions the log holds for the session in all. */
   total: number;
+  /** The session's last end-of-session `completion_verdict`: the signed record of its verdict. */
+  endVerdict: AuditEvent | null;
   /** Whether the whole log verifies (hash chain, Merkle root, checkpoints) with the project's keys; if not, why. */
   audit: { verified: boolean; problem: string | null };
 }
@@ -37,5 +39,6 @@ export function sessionDecisions(projectState: string, sessionId: string, limit:
   }
   const report = verifyAudit(join(projectState, 'audit'), [...knownPublicKeys(projectState).values()]);
   const problem = report.ok && unreadable === null ? null : (report.first_bad?.reason ?? report.problems[0] ?? unreadable ?? 'unknown problem');
-  return { events: limit > 0 ? all.slice(-limit) : [], total: all.length, audit: { verified: report.ok, problem } };
+  const endVerdict = [...all].reverse().find((e) => e.type === 'completion_verdict' && (e.data as { where?: unknown }).where === 'end_of_session') ?? null;
+  return { events: limit > 0 ? all.slice(-limit) : [], total: all.length, endVerdict, audit: { verified: report.ok, problem } };
 }

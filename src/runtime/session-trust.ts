@@ -13,15 +13,16 @@ export interface StartDigests {
 }
 
 /**
- * The digests of `session_started` for `sessionId`, or null when the log holds none (a session
- * started by an older Gatehouse, or a log cut short). Reads the whole log: a CLI-time cost.
+ * The digests of the first `session_started` for `sessionId`, or null when the log holds none (a
+ * session started by an older Gatehouse, or a log cut short). A start is recorded once, so a later
+ * record for the same id (one appended around Gatehouse) never replaces it. Reads the log up to
+ * that record: a CLI-time cost.
  */
 export function startDigests(projectState: string, sessionId: string): StartDigests | null {
-  let found: StartDigests | null = null;
   for (const e of auditLogFor(projectState).events()) {
     if (e.type !== 'session_started' || e.session_id !== sessionId) continue;
     const d = e.data as AuditEventDataMap['session_started'];
-    if (typeof d.policy_sha256 === 'string') found = { agent: d.agent, policy: d.policy_sha256, baseline: d.baseline_sha256 ?? null, render: d.render_sha256 ?? null };
+    if (typeof d.policy_sha256 === 'string') return { agent: d.agent, policy: d.policy_sha256, baseline: d.baseline_sha256 ?? null, render: d.render_sha256 ?? null };
   }
-  return found;
+  return null;
 }

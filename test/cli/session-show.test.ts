@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/runtime/audit/log.js';
 import { gatehouse, tempDir } from '../support/cli.js';
 import { runRenderedHook } from '../support/rendered-hook.js';
 
@@ -132,6 +134,41 @@ describe('gatehouse session show', () => {
     const json = JSON.parse(show(['--json'], copy).stdout);
     expect(json.policy).toBeNull();
     expect(json.policy_problem).toContain('policy.json was changed');
+  });
+
+  it('keeps trusting the first start record of a session, not one appended later for a rewritten policy', () => {
+    const copy = copyState();
+    const file = join(copy, 'sessions', id, 'policy.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"src/**"', '"**"'));
+    const forged = createHash('sha256').update(readFileSync(file)).digest('hex');
+    new AuditLog(join(copy, 'audit')).append({ type: 'session_started', actor: 'system:session', session_id: id, data: { agent: 'claude', worktree: root, policy_sha256: forged } });
+    const out = show([], copy).stdout.replace(/\s+/g, ' ');
+    expect(out).toMatch(/policy: not shown: Gatehouse cannot trust session \S+: policy\.json was changed after the session started/);
+  });
+
+  it('takes the verdict from the audit log, and flags a meta.json that says otherwise', () => {
+    const fresh = tempDir();
+    const repo = join(fresh, 'repo');
+    const st = join(fresh, 'state');
+    mkdirSync(repo);
+    const sid = gatehouse(['session', 'start', '--agent', 'claude', '--worktree', repo, '--state-dir', st, '--require', `t=${process.execPath} -e process.exit(1)`]).stdout.trim();
+    expect(gatehouse(['session', 'check', sid, '--worktree', repo, '--state-dir', st]).status).toBe(1);
+    const file = join(st, 'sessions', sid, 'meta.json');
+    const meta = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...meta, end_verdict: { passed: true, summary: 'all good', at: meta.started_at } }));
+    const showFresh = (extra: string[] = []) => gatehouse(['session', 'show', sid, '--worktree', repo, '--state-dir', st, ...extra]);
+    const out = showFresh().stdout;
+    expect(out).toMatch(/verdict: {2}failed — evidence_producers: the required check "t"/);
+    expect(out.replace(/\s+/g, ' ')).toContain("WARNING: meta.json says passed; the audit log's record above is the one that counts");
+    expect(JSON.parse(showFresh(['--json']).stdout).decisions.end_verdict.data).toMatchObject({ where: 'end_of_session', verdict: 'fail' });
+  });
+
+  it('says a verdict found only in meta.json is vouched for by nothing', () => {
+    const copy = copyState();
+    const file = join(copy, 'sessions', id, 'meta.json');
+    const meta = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...meta, end_verdict: { passed: true, summary: 'all good', at: meta.started_at } }));
+    expect(show([], copy).stdout.replace(/\s+/g, ' ')).toContain('verdict: passed — all good (from meta.json only: the audit log records no end-of-session check, so nothing vouches for it)');
   });
 
   it('refuses an -n that is not a whole number', () => {
