@@ -1,5 +1,6 @@
 // Ending a gated session and its authoritative check. Both act only on what the session's
 // start recorded: the in-memory copies `run` kept, or files matching the audit log's digests.
+import { resolve } from 'node:path';
 import type { Policy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { ChainResult } from '../core/verifier-chain.js';
@@ -71,13 +72,33 @@ function renderToUndo(store: SessionStore): Result<{ agent: string; rendered: Re
     const policy = store.policy();
     const rendered = store.readJson<RenderedFile[]>('render');
     if (!policy.ok) return fail(policy.reason);
-    return ok({ agent: policy.value.agent, rendered: rendered.ok ? rendered.value : [] });
+    return confined(store.id, policy.value.agent, policy.value.worktree, rendered.ok ? rendered.value : []);
   }
   const r = readVerifiedJson<RenderedFile[]>(store.path('render'), d.render, 'render.json');
   if (!r.ok) {
     return fail(`Gatehouse cannot trust session ${store.id}: ${r.reason}, so it will not edit any settings file from it. Remove the hook entries whose command contains \`--session ${store.id}\` from the agent's settings by hand.`);
   }
-  return ok({ agent: d.agent, rendered: r.value });
+  return confined(store.id, d.agent, d.worktree, r.value);
+}
+
+/**
+ * The render record, if each hook file it names is one the agent's adapter renders for the
+ * session's worktree: a record read from disk never makes `session end` write anywhere else.
+ * Trust-step records (tagged by `kind`) are checked by their own step when undone.
+ */
+function confined(id: string, agent: string, worktree: string, rendered: RenderedFile[]): Result<{ agent: string; rendered: RenderedFile[] }> {
+  const targets = new Set((adapterFor(agent)?.renderTargets(worktree) ?? []).map((f) => resolve(f)));
+  for (const f of rendered) {
+    const record = (typeof f.record === 'object' && f.record !== null ? f.record : {}) as { kind?: unknown; file?: unknown };
+    if (typeof record.kind === 'string') continue;
+    const named = typeof f.file === 'string' ? resolve(f.file) : '';
+    if (!targets.has(named) || (record.file !== undefined && (typeof record.file !== 'string' || resolve(record.file) !== named))) {
+      return fail(
+        `Gatehouse cannot trust session ${id}: its render record names ${JSON.stringify(String(f.file))}, which is not a file the ${agent} hooks are rendered to for ${worktree}, so it will not edit any file from it. Remove the hook entries whose command contains \`--session ${id}\` from the agent's settings by hand.`,
+      );
+    }
+  }
+  return ok({ agent, rendered });
 }
 
 /**

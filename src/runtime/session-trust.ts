@@ -7,6 +7,8 @@ import { auditLogFor } from './recorder.js';
 export interface StartDigests {
   /** The agent the session was started for (whose adapter removes its hooks). */
   agent: string;
+  /** The worktree the session was started for (whose agent settings files it rendered). */
+  worktree: string;
   policy: string;
   baseline: string | null;
   render: string | null;
@@ -22,7 +24,7 @@ export function startDigests(projectState: string, sessionId: string): StartDige
   for (const e of auditLogFor(projectState).events()) {
     if (e.type !== 'session_started' || e.session_id !== sessionId) continue;
     const d = e.data as AuditEventDataMap['session_started'];
-    if (typeof d.policy_sha256 === 'string') return { agent: d.agent, policy: d.policy_sha256, baseline: d.baseline_sha256 ?? null, render: d.render_sha256 ?? null };
+    if (typeof d.policy_sha256 === 'string') return { agent: d.agent, worktree: d.worktree, policy: d.policy_sha256, baseline: d.baseline_sha256 ?? null, render: d.render_sha256 ?? null };
   }
   return null;
 }
