@@ -211,10 +211,12 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       sandboxed: false,
       created_at: new Date().toISOString(),
     };
-    // The baseline is taken before rendering, so the rendered settings are never "a change".
+    // The baseline is taken before rendering and records the settings file as it was then (with
+    // another session's hooks, if one runs here): while this session's hooks are in it the file
+    // is left out of the check (scope_exclude), and once they are removed it must be back as it was.
     // A state folder inside the worktree is Gatehouse's, never part of the agent's scope.
     const stateRel = isInside(worktree, projectState) && projectState !== worktree ? [relativeInside(worktree, projectState)] : [];
-    const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: [...scopeExclude, ...stateRel], allow, watch: watchedOutside(opts.env) }) : null;
+    const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: stateRel, allow, watch: watchedOutside(opts.env) }) : null;
     if (baseline !== null) policy.baseline_sha256 = store.writeJson('baseline', baseline);
     // From here on the files are trusted only by these digests (the hook command carries the policy's).
     const policyDigest = store.writeJson('policy', policy);
