@@ -85,7 +85,9 @@ export function formatCapabilities(agent: string, caps: Capabilities): string {
 export function inSessionGates(s: StartedSession): string {
   if (gatesNothing(s.policy.agent)) return `not gated in-session (--agent ${NO_AGENT}): only the end-of-session check judges the work`;
   if (s.rendered.length > 0) return `hooks in ${s.rendered.join(', ')}`;
-  return `no hook files: ${s.policy.agent} is gated in-process (docs/agents.md)`;
+  // No hook files means the gate exists only inside a program that calls Gatehouse's SDK hooks:
+  // say that, not that the command is gated.
+  return `no hook files: ${s.policy.agent} gates only a program that uses Gatehouse's SDK integration (gatehouseHooks) in-process; a command that does not runs ungated (docs/agents.md)`;
 }
 
 function describeStarted(s: StartedSession): string {
