@@ -89,6 +89,7 @@ describe('an agent that does not match the program run', () => {
     const r = gatehouse(['run', '--agent', 'claude-sdk', ...where(), '--', ...writeSrc]);
     expect(r.stderr).toContain("claude-sdk gates only a program that uses Gatehouse's SDK integration");
     expect(r.stderr).not.toContain('is gated in-process');
+    expect(r.stderr).toContain("capabilities for claude-sdk (only inside a program that calls Gatehouse's SDK hooks; none for any other command)");
   });
 
   it('still runs a known agent under --agent none, ungated on purpose', () => {
