@@ -1,6 +1,7 @@
 // The programs that start each agent Gatehouse can gate, from the adapter registry: what the
 // dashboard matches a command line against to warn that a known agent would run ungated.
-import { adapterFor, knownAgents } from './registry.js';
+import { programOf } from '../core/program-of.js';
+import { adapterFor, gatesNothing, knownAgents, NO_AGENT } from './registry.js';
 
 /** An agent and the program names that start it. */
 export interface AgentPrograms {
@@ -22,4 +23,20 @@ export function agentPrograms(): AgentPrograms[] {
   return knownAgents()
     .filter((agent) => adapterFor(agent) !== null)
     .map((agent) => ({ agent, programs: LIBRARIES.has(agent) ? [] : [...(PROGRAM_NAMES[agent] ?? [agent])] }));
+}
+
+/**
+ * Why a session gated as `agent` must not run `argv`: its program is another known agent's CLI,
+ * which would then run without its gate (`--agent claude-sdk -- claude`). Null when it may run;
+ * `none` gates nothing on purpose, so it is never refused here.
+ * @example agentMismatch('gemini', ['claude'], '--agent') // 'claude is the claude agent's CLI, …: use --agent claude …'
+ */
+export function agentMismatch(agent: string, argv: readonly string[], flag: string): string | null {
+  if (gatesNothing(agent)) return null;
+  const program = programOf(argv);
+  if (program === null) return null;
+  const owner = agentPrograms().find((a) => a.programs.includes(program))?.agent;
+  if (owner === undefined || owner === agent) return null;
+  const sdk = LIBRARIES.has(agent) ? ` (${agent} gates only a program built on its SDK that calls Gatehouse's hooks in-process; it renders no hooks for ${program})` : '';
+  return `${program} is the ${owner} agent's CLI, but this session gates ${agent}${sdk}, so ${program} would run ungated: use ${flag} ${owner}, or ${flag} ${NO_AGENT} to run it ungated on purpose`;
 }

@@ -1,5 +1,6 @@
 // Which known agent a new-session command line starts, from the server's list (the adapter
 // registry, `GET /api/agents`), so the form can warn before an agent runs without its gate.
+import { programOf } from '../core/program-of.js';
 import { splitCommandLine } from './format.js';
 import type { SessionFields } from './new-session-form.js';
 
@@ -9,11 +10,7 @@ export interface AgentPrograms {
   programs: string[];
 }
 
-/** Words that run the word after them (and their own options) as the program. */
-const WRAPPERS: ReadonlySet<string> = new Set(['env', 'exec', 'command', 'nohup', 'time', 'nice', 'sudo']);
-
-/** `NAME=value`, as `env` and shells take it before the program. */
-const ASSIGNMENT_RE = /^[A-Za-z_][A-Za-z0-9_]*=/;
+export { programOf };
 
 /** The agents this server can gate; empty when it cannot be asked (the form then warns about nothing). */
 export async function fetchAgentPrograms(): Promise<AgentPrograms[]> {
@@ -29,25 +26,6 @@ export async function fetchAgentPrograms(): Promise<AgentPrograms[]> {
   } catch {
     return [];
   }
-}
-
-/**
- * The program a command line runs, past `env`, `exec`, `nohup`… and `NAME=value` words, by its
- * base name; null for an empty line.
- * @example programOf(['env', 'KEY=v', '/usr/local/bin/claude', '-p', 'hi']) // 'claude'
- */
-export function programOf(argv: readonly string[]): string | null {
-  let i = 0;
-  while (i < argv.length) {
-    const word = argv[i] ?? '';
-    const base = word.slice(word.lastIndexOf('/') + 1);
-    if (ASSIGNMENT_RE.test(word)) i++;
-    else if (WRAPPERS.has(base)) {
-      i++;
-      while (i < argv.length && (argv[i] ?? '').startsWith('-')) i++;
-    } else return base;
-  }
-  return null;
 }
 
 /** The agent whose program `program` is, or null. */

@@ -71,3 +71,29 @@ describe('--agent none', () => {
     expect(JSON.parse(gated.stdout)).toMatchObject({ passed: true, gated_in_session: true });
   });
 });
+
+describe('an agent that does not match the program run', () => {
+  for (const agent of ['claude-sdk', 'gemini']) {
+    it(`refuses \`run --agent ${agent} -- claude\`, naming --agent claude, and starts nothing`, () => {
+      const r = gatehouse(['run', '--agent', agent, ...where(), '--', 'env', 'K=v', 'claude', '-p', 'hi']);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(`claude is the claude agent's CLI, but this session gates ${agent}`);
+      expect(r.stderr).toContain('use --agent claude');
+      expect(r.stderr).not.toContain('gated in-process');
+      expect(existsSync(join(state, 'sessions'))).toBe(false);
+      expect(existsSync(join(root, '.claude'))).toBe(false);
+    });
+  }
+
+  it('runs a program that is no known agent under claude-sdk, saying the gate is only in a program using the SDK hooks', () => {
+    const r = gatehouse(['run', '--agent', 'claude-sdk', ...where(), '--', ...writeSrc]);
+    expect(r.stderr).toContain("claude-sdk gates only a program that uses Gatehouse's SDK integration");
+    expect(r.stderr).not.toContain('is gated in-process');
+    expect(r.stderr).toContain("capabilities for claude-sdk (only inside a program that calls Gatehouse's SDK hooks; none for any other command)");
+  });
+
+  it('still runs a known agent under --agent none, ungated on purpose', () => {
+    const r = gatehouse(['run', '--agent', 'none', ...where(), '--', 'claude-not-installed-here']);
+    expect(r.stderr).not.toContain("agent's CLI");
+  });
+});

@@ -36,6 +36,16 @@ describe('a command that never ran', () => {
     expect(meta.end_verdict).toMatchObject({ passed: false });
     expect(meta.end_verdict.summary).toContain('never ran');
   });
+
+  it('hides a secret the command quotes, in stderr and in the session record', () => {
+    const r = gatehouse(['run', '--agent', 'none', ...where(), '--id', 'nr2', '--', 'API_KEY=sk-123', 'x']);
+    expect(r.status).toBe(127);
+    expect(r.stderr).toContain('could not start API_KEY=***');
+    expect(r.stderr).not.toContain('sk-123');
+    const meta = readFileSync(join(state, 'sessions', 'nr2', 'meta.json'), 'utf8');
+    expect(JSON.parse(meta).end_verdict.summary).toContain('API_KEY=***');
+    expect(meta).not.toContain('sk-123');
+  });
 });
 
 function existsClaude(): boolean {

@@ -5,9 +5,11 @@ import { constants } from 'node:os';
 import { Command } from 'commander';
 import { checkSession, endSession, recordNeverRan } from '../../adapters/session-end.js';
 import { failureList, PASSED_SUMMARY, verdictJson, verdictPassed } from '../../core/verdict-report.js';
+import { redactText } from '../../core/redact-argv.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson } from '../context.js';
-import { gatesNothing } from '../../adapters/registry.js';
+import { agentMismatch } from '../../adapters/agent-programs.js';
+import { gatesNothing, parseAgentName } from '../../adapters/registry.js';
 import { formatCapabilities, inSessionGates, startFromFlags, withStartFlags, type StartFlags } from './session.js';
 
 /** Exit status of a child that ended by a signal, as a shell reports it. */
@@ -61,7 +63,8 @@ function runChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv, relay: Si
   return new Promise((resolvePromise) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: 'inherit' });
     relay.attach(child);
-    child.on('error', (err) => resolvePromise({ status: EXIT_NOT_STARTED, error: `could not start ${argv[0]}: ${err.message}` }));
+    // The reason quotes the command, which may be a secret (`API_KEY=sk-1 claude` run without `env`).
+    child.on('error', (err) => resolvePromise({ status: EXIT_NOT_STARTED, error: redactText(`could not start ${argv[0]}: ${err.message}`) }));
     child.on('exit', (code, signal) => resolvePromise({ status: code ?? (signal ? signalStatus(signal) : 1) }));
   });
 }
@@ -76,6 +79,10 @@ export function runCommand(): Command {
     .addHelpText('after', '\nExit status: CMD\'s own status if the end-of-session check passed, otherwise 1; 127 if CMD could not be started (nothing is checked then).\nExample: gatehouse run --agent claude --allow "src/**" --require test="npm test" -- claude -p "fix the bug"')
     .action(async (command: string[], flags: StartFlags) => {
       if (command.length === 0) throw new UserError('give the command to run after --', EXIT.usage);
+      // Before the session starts: another agent's CLI under this one's gate would run ungated.
+      const agent = parseAgentName(flags.agent);
+      const mismatch = agent.ok ? agentMismatch(agent.value, command, '--agent') : null;
+      if (mismatch !== null) throw new UserError(mismatch, EXIT.usage);
       const relay = new SignalRelay();
       try {
         await runSession(command, flags, relay);

@@ -1,5 +1,6 @@
 // `gatehouse session start|end|list|show|check`: the lifecycle of one gated agent run.
 import { Command } from 'commander';
+import { agentPrograms } from '../../adapters/agent-programs.js';
 import { startSession, type StartedSession } from '../../adapters/session-lifecycle.js';
 import { checkSession, endSession } from '../../adapters/session-end.js';
 import { TRANSPORT_CHOICES, type TransportChoice } from '../../adapters/hook-transport.js';
@@ -78,14 +79,18 @@ export async function startFromFlags(flags: StartFlags): Promise<StartedSession>
 /** Renders a capability table for humans. */
 export function formatCapabilities(agent: string, caps: Capabilities): string {
   const rows = Object.entries(caps).map(([gate, c]) => `  ${gate.padEnd(16)} ${c.level.padEnd(9)} ${c.reason}`);
-  return `capabilities for ${agent}:\n${rows.join('\n')}\n`;
+  // An agent that is a library has these gates only inside a program that calls its hooks.
+  const library = agentPrograms().find((a) => a.agent === agent)?.programs.length === 0;
+  return `capabilities for ${agent}${library ? " (only inside a program that calls Gatehouse's SDK hooks; none for any other command)" : ''}:\n${rows.join('\n')}\n`;
 }
 
 /** What gates the agent inside its session, in a few words: the rendered files, or why there are none. */
 export function inSessionGates(s: StartedSession): string {
   if (gatesNothing(s.policy.agent)) return `not gated in-session (--agent ${NO_AGENT}): only the end-of-session check judges the work`;
   if (s.rendered.length > 0) return `hooks in ${s.rendered.join(', ')}`;
-  return `no hook files: ${s.policy.agent} is gated in-process (docs/agents.md)`;
+  // No hook files means the gate exists only inside a program that calls Gatehouse's SDK hooks:
+  // say that, not that the command is gated.
+  return `no hook files: ${s.policy.agent} gates only a program that uses Gatehouse's SDK integration (gatehouseHooks) in-process; a command that does not runs ungated (docs/agents.md)`;
 }
 
 function describeStarted(s: StartedSession): string {

@@ -81,4 +81,34 @@ describe('pty.spawn with a session: the agent name', () => {
     expect(meta.end_verdict.summary).toContain('never ran');
     expect(existsSync(settings())).toBe(false);
   });
+
+  it('hides a secret the never-started command quotes, in the log and the session record', async () => {
+    const client = await harness();
+    const r = await client.call('pty.spawn', { session: { agent: 'claude', allow: ['src/**'] }, command: 'API_KEY=sk-123', args: ['x'] });
+    expect(r.error?.code).toBe(RPC_ERRORS.spawn_failed.code);
+    expect(r.error?.message).not.toContain('sk-123');
+    await until(() => logs.some((l) => l.includes('never ran')), 'the log line');
+    expect(logs.join('\n')).toContain('API_KEY=***');
+    expect(logs.join('\n')).not.toContain('sk-123');
+    const [id] = readdirSync(join(h!.state, 'sessions'));
+    const meta = readFileSync(join(h!.state, 'sessions', id!, 'meta.json'), 'utf8');
+    expect(JSON.parse(meta).end_verdict.summary).toContain('API_KEY=***');
+    expect(meta).not.toContain('sk-123');
+  });
+});
+
+describe('pty.spawn with a session: an agent that does not match the program', () => {
+  for (const agent of ['claude-sdk', 'gemini']) {
+    it(`refuses agent ${agent} running claude, naming session.agent claude, and starts nothing`, async () => {
+      const client = await harness();
+      for (const spawn of [{ command: 'claude', args: ['-p', 'hi'] }, { command: 'env K=v /usr/local/bin/claude -p hi' }]) {
+        const r = await client.call('pty.spawn', { session: { agent, allow: ['src/**'] }, ...spawn });
+        expect(r.error?.code).toBe(RPC_ERRORS.session_failed.code);
+        expect(r.error?.message).toContain(`claude is the claude agent's CLI, but this session gates ${agent}`);
+        expect(r.error?.message).toContain('use session.agent claude');
+      }
+      expect(existsSync(join(h!.state, 'sessions'))).toBe(false);
+      expect(existsSync(settings())).toBe(false);
+    });
+  }
 });
