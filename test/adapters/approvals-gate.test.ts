@@ -109,8 +109,8 @@ describe('interactive approvals in the PreToolUse hook', () => {
   it('remembers an "always" answer: the same call is then allowed without asking', async () => {
     const id = await start('approvals:\n  interactive: true\n');
     const waiting = hookAsync(id, bash('make build'));
-    await waitForPending(new ApprovalQueue(state));
-    gatehouse(['approve', '--latest', '--always', '--worktree', root, '--state-dir', state]);
+    const pending = await waitForPending(new ApprovalQueue(state));
+    gatehouse(['approve', pending, '--always', '--worktree', root, '--state-dir', state]);
     expect((await waiting).status).toBe(0);
     expect(hook(args(id), bash('make build')).status).toBe(0);
     expect(auditEvents().some((e) => e.type === 'always_allow_added')).toBe(true);

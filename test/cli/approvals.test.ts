@@ -61,6 +61,18 @@ describe('gatehouse approve', () => {
     expect(gatehouse(['approve', '--latest', ...at()]).status).toBe(1);
     expect(gatehouse(['approve', '../etc', ...at()]).status).toBe(2);
   });
+
+  it('refuses --always with --latest, since the latest request may be one filed after --list, and leaves it pending', () => {
+    const queue = new ApprovalQueue(state);
+    const p = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'npm publish', ttlSeconds: 60 });
+    for (const scope of [[], ['--scope', 'project']]) {
+      const r = gatehouse(['approve', '--latest', '--always', ...scope, ...at()]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/--always needs the approval id shown by `gatehouse approve --list`, not --latest/);
+    }
+    expect(queue.list().map((x) => x.id)).toEqual([p.id]);
+    expect(decisionsFor(state, p.id)).toEqual([]);
+  });
 });
 
 describe('gatehouse serve and tui', () => {

@@ -51,6 +51,34 @@ describe('finding a session by id from any folder', () => {
     expect(existsSync(join(root, '.claude'))).toBe(false);
   });
 
+  it('refuses every call from a manual hook-gate check whose policy no longer matches the start digest in the audit log', () => {
+    start('idx-tampered');
+    const file = join(state, 'sessions', 'idx-tampered', 'policy.json');
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(original), allow: ['**'] }));
+    const gate = (extra: string[]): Ran => gatehouse(['hook-gate', 'check', '--session', 'idx-tampered', '--event', 'PreToolUse', ...extra], { cwd: elsewhere, env: { GATEHOUSE_HOME: home }, input: outsideWrite() });
+    for (const extra of [[], ['--state-dir', state]]) {
+      const r = gate(extra);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain('so this session can no longer be checked and every action is refused');
+    }
+    expect(readFileSync(join(state, 'sessions', 'idx-tampered', 'gate.log'), 'utf8')).toContain('tamper');
+    writeFileSync(file, original);
+    expect(from(elsewhere, ['session', 'end', 'idx-tampered']).status).toBe(0);
+  });
+
+  it('refuses a manual hook-gate check of a session folder whose audit log has no start record', () => {
+    start('idx-real');
+    cpSync(join(state, 'sessions', 'idx-real'), join(state, 'sessions', 'idx-planted'), { recursive: true });
+    const file = join(state, 'sessions', 'idx-planted', 'policy.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), session_id: 'idx-planted', allow: ['**'] }));
+    const r = gatehouse(['hook-gate', 'check', '--session', 'idx-planted', '--event', 'PreToolUse', '--state-dir', state], { cwd: elsewhere, env: { GATEHOUSE_HOME: home }, input: outsideWrite() });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('has no start record for session idx-planted');
+    rmSync(join(state, 'sessions', 'idx-planted'), { recursive: true });
+    expect(from(elsewhere, ['session', 'end', 'idx-real']).status).toBe(0);
+  });
+
   it('shows, exports and verifies evidence by id from any folder', () => {
     const run = from(elsewhere, ['run', '--agent', 'claude', ...at(), '--allow', 'src/**', '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(join(root, 'out.txt'))},'x')`]);
     expect(run.status).toBe(1);

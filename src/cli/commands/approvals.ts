@@ -28,7 +28,7 @@ export function approveCommand(): Command {
   return new Command('approve')
     .description('resolve a pending tool-call approval (allow by default), or list them')
     .argument('[id]', 'approval id (ap-…); or use --latest')
-    .option('--latest', 'the most recent pending approval')
+    .option('--latest', 'the most recent pending approval (not with --always: give the id from --list)')
     .option('--deny', 'reject instead of allowing')
     .option('--always', 'allow, and allow exactly this call again (see --list for what the rule covers)')
     .option('--scope <scope>', 'with --always: session (default: this session only) or project (every later session too, until revoked)', 'session')
@@ -42,7 +42,7 @@ export function approveCommand(): Command {
     .addHelpText(
       'after',
       '\n--always adds a rule for exactly this call: the same file paths (whatever is written to them), the same whole command, or the same input.' +
-        '\nIt lasts for this session only unless you pass --scope project.' +
+        '\nIt lasts for this session only unless you pass --scope project. It needs the id from --list, never --latest.' +
         '\n\nExit status: 0 resolved (or listed, or revoked), 1 not found / already resolved / nonce mismatch / unknown rule, 2 usage.',
     )
     .action((id: string | undefined, flags: Flags & { latest?: boolean; deny?: boolean; always?: boolean; scope: string; reason?: string; list?: boolean; rules?: boolean; revoke?: string }) => {
@@ -70,6 +70,9 @@ export function approveCommand(): Command {
       }
       if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);
       if ((id === undefined) === (flags.latest !== true)) throw new UserError('give an approval id or --latest (not both)', EXIT.usage);
+      // The agent can file a request between the operator's --list and this command, so a
+      // rule made from --latest could cover a call no one saw.
+      if (flags.latest && flags.always) throw new UserError('--always needs the approval id shown by `gatehouse approve --list`, not --latest: a request filed since could be the latest', EXIT.usage);
       const target = id ?? queue.latest()?.id;
       if (target === undefined) throw new UserError('nothing is waiting for approval');
       const decision: ApprovalDecision = flags.deny ? 'reject' : flags.always ? (scope === 'project' ? 'always-project' : 'always') : 'allow';

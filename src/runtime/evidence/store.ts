@@ -6,7 +6,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { decodeBase64, envelopePayload, type DsseEnvelope } from '../../core/crypto/dsse.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { writeFileAtomic } from '../fs-atomic.js';
-import { getBlob, SHA256_HEX_RE } from './blobs.js';
+import { blobDir, readBlob, SHA256_HEX_RE, sha256Hex } from './blobs.js';
 import { bundleDir, EVIDENCE_ID_RE, type EvidenceBundle } from './seal.js';
 import type { EvidenceKind, EvidenceStatement, EvidenceVerdict, EvidenceWhere } from './statement.js';
 import { readStatement, verifyEvidence, type BlobSource, type EvidenceCheck } from './verify.js';
@@ -118,9 +118,17 @@ export function exportEvidence(projectState: string, id: string, outFile: string
   if (!loaded.ok) return loaded;
   const blobs: Record<string, string> = {};
   for (const s of loaded.value.statement.subject) {
-    const data = getBlob(projectState, s.digest.sha256);
-    if (data === null) return fail(`Blob ${s.digest.sha256} of subject ${s.name} is missing from ${projectState}; this bundle cannot be exported whole.`);
-    blobs[s.digest.sha256] = data.toString('base64');
+    const digest = s.digest.sha256;
+    const data = readBlob(projectState, digest);
+    if (!data.ok && data.reason === 'is missing') return fail(`Blob ${digest} of subject ${s.name} is missing from ${projectState}; this bundle cannot be exported whole.`);
+    if (!data.ok || sha256Hex(data.value) !== digest) {
+      const what = data.ok ? `does not hash to its name (${join(blobDir(projectState), digest)})` : data.reason;
+      return fail(
+        `Blob ${digest} of subject ${s.name} ${what}: the evidence store was altered after the bundle was sealed, so ${id} is not exported. ` +
+          'Do not trust that file; `gatehouse evidence verify` on the bundle lists every blob that fails. Remove the file and reseal from a new session if you need this evidence.',
+      );
+    }
+    blobs[digest] = data.value.toString('base64');
   }
   const doc: EvidenceExport = { format: EXPORT_FORMAT, envelope: loaded.value.bundle.envelope, blobs };
   try {
@@ -136,7 +144,10 @@ export function exportEvidence(projectState: string, id: string, outFile: string
 /** Blobs carried by an export file; a value that is not base64 reads as missing. */
 function exportBlobs(doc: Record<string, unknown>): BlobSource {
   const blobs = typeof doc.blobs === 'object' && doc.blobs !== null ? (doc.blobs as Record<string, unknown>) : {};
-  return (digest) => (SHA256_HEX_RE.test(digest) && Object.hasOwn(blobs, digest) ? decodeBase64(blobs[digest]) : null);
+  return (digest) => {
+    const data = SHA256_HEX_RE.test(digest) && Object.hasOwn(blobs, digest) ? decodeBase64(blobs[digest]) : null;
+    return data === null ? fail('is missing') : ok(data);
+  };
 }
 
 /**
@@ -154,7 +165,7 @@ export function verifyEvidenceFile(path: string, trustedPublicKey: KeyObject): E
   if (record.format !== undefined) return { ok: false, problems: [`file: unknown format ${String(record.format)}`] };
 
   const projectState = resolve(dirname(path), '..', '..');
-  const check = verifyEvidence(doc, trustedPublicKey, (digest) => getBlob(projectState, digest));
+  const check = verifyEvidence(doc, trustedPublicKey, (digest) => readBlob(projectState, digest));
   const id = claimedId(record.envelope);
   const expected = basename(path, '.json');
   if (id === expected) return check;

@@ -6,6 +6,7 @@ import { verifyEnvelope } from '../../core/crypto/dsse-verify.js';
 import { leafHash, verifyInclusion } from '../../core/crypto/merkle.js';
 import { parseCheckpoint } from '../../core/crypto/signed-note.js';
 import { verifyNote } from '../../core/crypto/signed-note-verify.js';
+import type { Result } from '../../core/result.js';
 import { keyIdOf, keyNameOf } from '../keys.js';
 import { SHA256_HEX_RE, sha256Hex } from './blobs.js';
 import { EVIDENCE_EVENT_TYPE, EVIDENCE_ID_RE } from './seal.js';
@@ -29,8 +30,11 @@ import {
  */
 export type EvidenceCheck = { ok: true; sandboxed: boolean } | { ok: false; problems: string[] };
 
-/** Looks a blob up by its hex SHA-256; null when it is not available. */
-export type BlobSource = (digest: string) => Buffer | null;
+/**
+ * Looks a blob up by its hex SHA-256; a failure, whose reason completes "blob <digest> …"
+ * ("is missing"), when it is not available. The bytes are hashed by the caller.
+ */
+export type BlobSource = (digest: string) => Result<Buffer>;
 
 /** Longest inclusion proof accepted: a tree of 2^64 leaves needs 64 hashes. */
 const MAX_PROOF_HASHES = 64;
@@ -99,8 +103,8 @@ function checkSubjects(st: EvidenceStatement, blobs: BlobSource, problems: strin
   const byName = new Map(st.subject.map((s) => [s.name, s.digest.sha256]));
   for (const s of st.subject) {
     const data = blobs(s.digest.sha256);
-    if (data === null) problems.push(`subject ${s.name}: blob ${s.digest.sha256} is missing`);
-    else if (sha256Hex(data) !== s.digest.sha256) problems.push(`subject ${s.name}: blob content does not match its digest ${s.digest.sha256}`);
+    if (!data.ok) problems.push(`subject ${s.name}: blob ${s.digest.sha256} ${data.reason}`);
+    else if (sha256Hex(data.value) !== s.digest.sha256) problems.push(`subject ${s.name}: blob content does not match its digest ${s.digest.sha256}`);
   }
   for (const p of st.predicate.producers) {
     if (byName.get(producerSubject(p.name)) !== p.output_digest) problems.push(`producer ${p.name}: output_digest is not the digest of subject ${producerSubject(p.name)}`);

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { blobDir, getBlob, putBlob } from '../../../src/runtime/evidence/blobs.js';
+import { blobDir, getBlob, putBlob, readBlob } from '../../../src/runtime/evidence/blobs.js';
 
 let state: string;
 
@@ -41,5 +41,17 @@ describe('blob store', () => {
     expect(getBlob(state, '0'.repeat(64))).toBeNull();
     expect(getBlob(state, '../../keys/ed25519.key.pem')).toBeNull();
     expect(getBlob(state, 'A'.repeat(64))).toBeNull();
+  });
+
+  it('refuses a blob planted as a symbolic link instead of reading the file it points to', () => {
+    const digest = putBlob(state, Buffer.from('real'));
+    const target = join(state, 'secret');
+    writeFileSync(target, 'real');
+    rmSync(join(blobDir(state), digest));
+    symlinkSync(target, join(blobDir(state), digest));
+    expect(getBlob(state, digest)).toBeNull();
+    const r = readBlob(state, digest);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(/^is a symbolic link, not a stored blob/);
   });
 });

@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,7 +7,8 @@ import { canonicalJson } from '../../../src/core/crypto/canonical-json.js';
 import { signEnvelope } from '../../../src/core/crypto/dsse.js';
 import type { Policy } from '../../../src/core/policy.js';
 import { AuditLog } from '../../../src/runtime/audit/log.js';
-import { getBlob } from '../../../src/runtime/evidence/blobs.js';
+import type { Result } from '../../../src/core/result.js';
+import { getBlob, readBlob } from '../../../src/runtime/evidence/blobs.js';
 import {
   exportEvidence,
   listEvidence,
@@ -103,7 +105,7 @@ const refusedWrite: SealInput = {
   agent_claim: null,
 };
 
-const storeBlobs = (digest: string): Buffer | null => getBlob(state, digest);
+const storeBlobs = (digest: string): Result<Buffer> => readBlob(state, digest);
 
 function readBundle(file: string): EvidenceBundle {
   return JSON.parse(readFileSync(file, 'utf8')) as EvidenceBundle;
@@ -230,6 +232,32 @@ describe('exported evidence', () => {
     writeFileSync(out, JSON.stringify(doc));
     expect(problemsOf(verifyEvidenceFile(out, key.publicKey)).join('\n')).toMatch(/^subject producer\/test\/output: blob content does not match/m);
   });
+
+  it('refuses to export a blob planted as a symbolic link to another file, and never embeds that file', () => {
+    const { id, file } = sealEvidence(state, completion(), key, audit);
+    const digest = statementOf(readBundle(file)).subject[0]?.digest.sha256 as string;
+    const secret = join(root, 'id_ed25519');
+    writeFileSync(secret, 'PRIVATE KEY MATERIAL\n');
+    const blob = join(state, 'evidence', 'blobs', 'sha256', digest);
+    rmSync(blob);
+    symlinkSync(secret, blob);
+    const out = join(root, 'receipt.json');
+    const r = exportEvidence(state, id, out);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(new RegExp(`^Blob ${digest} of subject producer/test/output is a symbolic link.*evidence store was altered.*gatehouse evidence verify`));
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('refuses to export a blob whose bytes do not hash to its name', () => {
+    const { id, file } = sealEvidence(state, completion(), key, audit);
+    const digest = statementOf(readBundle(file)).subject[0]?.digest.sha256 as string;
+    writeFileSync(join(state, 'evidence', 'blobs', 'sha256', digest), 'PRIVATE KEY MATERIAL\n');
+    const out = join(root, 'receipt.json');
+    const r = exportEvidence(state, id, out);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(new RegExp(`^Blob ${digest} of subject producer/test/output does not hash to its name`));
+    expect(existsSync(out)).toBe(false);
+  });
 });
 
 describe('verification failures name the problem', () => {
@@ -253,6 +281,20 @@ describe('verification failures name the problem', () => {
     const digest = statementOf(readBundle(file)).subject[1]?.digest.sha256 as string;
     rmSync(join(state, 'evidence', 'blobs', 'sha256', digest));
     expect(problemsOf(verifyEvidenceFile(file, key.publicKey))).toEqual([`subject scope/changes.json: blob ${digest} is missing`]);
+  });
+
+  it('fails on a blob planted as a symbolic link (even to a FIFO) without reading through it', () => {
+    const { file } = sealEvidence(state, completion(), key, audit);
+    const digest = statementOf(readBundle(file)).subject[0]?.digest.sha256 as string;
+    const fifo = join(root, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const blob = join(state, 'evidence', 'blobs', 'sha256', digest);
+    rmSync(blob);
+    symlinkSync(fifo, blob);
+    expect(problemsOf(verifyEvidenceFile(file, key.publicKey))).toEqual([`subject producer/test/output: blob ${digest} is a symbolic link, not a stored blob (${blob})`]);
+    rmSync(blob);
+    execFileSync('mkfifo', [blob]);
+    expect(problemsOf(verifyEvidenceFile(file, key.publicKey))).toEqual([`subject producer/test/output: blob ${digest} is not a regular file (${blob})`]);
   });
 
   it('fails on a statement edited without the key', () => {
