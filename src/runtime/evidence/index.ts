@@ -1,6 +1,7 @@
 // Evidence bundles: sealed in-toto statements in DSSE envelopes, anchored to the audit
 // log's signed checkpoints, that anyone holding the project's public key can verify offline.
-export { getBlob, putBlob } from './blobs.js';
+export { getBlob } from './blob-read.js';
+export { putBlob } from './blobs.js';
 export { EVIDENCE_ID_RE, sealEvidence, type EvidenceBundle } from './seal.js';
 export {
   PAYLOAD_TYPE,

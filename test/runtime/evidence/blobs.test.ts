@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { blobDir, getBlob, putBlob, readBlob } from '../../../src/runtime/evidence/blobs.js';
+import { getBlob, readBlob } from '../../../src/runtime/evidence/blob-read.js';
+import { blobDir, putBlob } from '../../../src/runtime/evidence/blobs.js';
 
 let state: string;
 

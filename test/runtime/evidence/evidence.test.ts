@@ -8,7 +8,7 @@ import { signEnvelope } from '../../../src/core/crypto/dsse.js';
 import type { Policy } from '../../../src/core/policy.js';
 import { AuditLog } from '../../../src/runtime/audit/log.js';
 import type { Result } from '../../../src/core/result.js';
-import { getBlob, readBlob } from '../../../src/runtime/evidence/blobs.js';
+import { getBlob, readBlob } from '../../../src/runtime/evidence/blob-read.js';
 import {
   exportEvidence,
   listEvidence,
