@@ -79,6 +79,7 @@ describe('gatehouse session start / end', () => {
     // Idempotent.
     const again = gatehouse(['session', 'end', id, '--worktree', root, '--state-dir', state]);
     expect(again.status).toBe(0);
+    expect(again.stdout).toBe(`session ${id} already ended; nothing to remove\n`);
     expect(readFileSync(settings(), 'utf8')).toBe(original);
   });
 
