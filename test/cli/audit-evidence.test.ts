@@ -80,6 +80,10 @@ describe('gatehouse audit', () => {
     expect(Array.isArray(proof.hashes)).toBe(true);
     expect(gatehouse(['audit', 'proof', '99999', ...at()]).status).toBe(1);
     expect(gatehouse(['audit', 'proof', 'x', ...at()]).status).toBe(2);
+    const empty = join(tempDir(), 'state');
+    const none = gatehouse(['audit', 'proof', '0', '--worktree', root, '--state-dir', empty]);
+    expect(none.status).toBe(1);
+    expect(none.stderr).toContain('no event 0: the log has no events yet');
   });
 
   it('keeps verifying with the old key after a rotation it endorsed', () => {
