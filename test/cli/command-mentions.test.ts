@@ -1,4 +1,4 @@
-// Every `gatehouse …` command that a message, help text or page in src/ tells a person to run
+// Every `gatehouse …` command that a message or help text in src/, the README or docs/ tells a person to run
 // names a real command, subcommand and flags of the built CLI: a hint to run a command that
 // does not exist sends a newcomer nowhere.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -21,14 +21,21 @@ interface Mention {
   words: string[];
 }
 
-/** The backticked `gatehouse …` commands in the code, comments left out; message prefixes (`gatehouse serve: …`) are not commands. */
+/** The pages a person reads: the README and docs/. */
+const pages = (): string[] => ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+
+/**
+ * The backticked `gatehouse …` commands in the code (comments left out) and in the pages;
+ * message prefixes (`gatehouse serve: …`) are not commands.
+ */
 function mentions(): Mention[] {
   const out: Mention[] = [];
-  for (const file of sources('src')) {
+  for (const file of [...sources('src'), ...pages()]) {
+    const code = !file.endsWith('.md');
     readFileSync(file, 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        if (/^\s*(\/\/|\/\*|\*)/.test(line)) return;
+        if (code && /^\s*(\/\/|\/\*|\*)/.test(line)) return;
         for (const m of line.matchAll(/`gatehouse ([^`]*?)\\?`/g)) {
           const words = m[1]!.split(/\s+/);
           if (words[0] === undefined || !/^[a-z][a-z-]*$/.test(words[0])) continue;
