@@ -63,7 +63,7 @@ describe('verdicts for people', () => {
     const id = JSON.parse(run(['true'], ['--json']).stdout).session_id as string;
     const check = gatehouse(['session', 'check', id, ...where()]);
     expect(check.status).toBe(0);
-    expect(check.stdout).toMatch(new RegExp(`^session ${id} PASSED the end-of-session check — `));
+    expect(check.stdout).toMatch(new RegExp(`^session ${id} PASSED — `));
   });
 
   it('words a failed required check for the person, not with the instructions written for the agent', () => {

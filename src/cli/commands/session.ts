@@ -145,7 +145,7 @@ export function sessionCommand(): Command {
       if (!r.ok) throw new UserError(r.reason);
       const passed = verdictPassed(r.value);
       if (flags.json) printJson({ session_id: id, ...verdictJson(r.value) });
-      else if (passed) process.stdout.write(`session ${id} PASSED the end-of-session check — ${PASSED_SUMMARY}\n`);
+      else if (passed) process.stdout.write(`session ${id} PASSED — ${PASSED_SUMMARY}\n`);
       else {
         const word = r.value.outcome === 'halt' ? 'was HALTED by' : 'FAILED';
         process.stdout.write(`session ${id} ${word} the end-of-session check:\n${failureList(r.value)}\n${r.value.outcome === 'halt' ? '' : `fix, then run \`gatehouse session check ${id}\` again\n`}`);
