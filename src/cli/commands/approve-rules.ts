@@ -15,7 +15,6 @@ function configRules(worktree: string): ReturnType<typeof configAlwaysRules> {
   return configAlwaysRules(config.value.approvals.always_allow);
 }
 
-
 /** One rule as text: id, tool, matcher, lifetime, and where it came from. */
 function ruleLine(r: ListedRule): string {
   if (r.origin === 'config') return `${r.id}  ${safeForDisplay(r.tool)} ${safeForDisplay(describeMatch(r.match))}\n    in every session of this project, until removed from the config (approvals.always_allow)\n`;
