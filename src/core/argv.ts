@@ -89,11 +89,11 @@ export function splitCommand(cmd: string): Result<string[]> {
   }
   endWord();
 
-  if (words.length === 0) return fail('Command is empty; give the program to run and its arguments, e.g. "npm test".');
+  if (words.length === 0) return fail('the command is empty; give the program to run and its arguments, e.g. "npm test"');
   return ok(words);
 }
 
 function unterminated(kind: 'single' | 'double', cmd: string): string {
   const q = kind === 'single' ? "'" : '"';
-  return `Command ${JSON.stringify(cmd)} has an unterminated ${kind} quote (${q}); close it, or give the command as an argv list instead of a string.`;
+  return `the command ${JSON.stringify(cmd)} has an unterminated ${kind} quote (${q}); close it, or give the command as an argv list instead of a string`;
 }

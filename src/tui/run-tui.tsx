@@ -22,7 +22,7 @@ export interface RunTuiOptions {
  */
 export async function runTui({ projectState, principal, stdin = process.stdin, stdout = process.stdout }: RunTuiOptions): Promise<void> {
   if (!stdin.isTTY) {
-    throw new Error('gatehouse tui reads keys from a terminal, but stdin is not one; run it in an interactive terminal');
+    throw new Error('the approvals panel reads keys from a terminal, but stdin is not one; run `gatehouse tui` in an interactive terminal');
   }
   const queue = new ApprovalQueue(projectState);
   // Nothing here logs, so there is no console output to re-route above the panel; and

@@ -57,7 +57,11 @@ describe('gatehouse approve', () => {
 
   it('exits 2 on contradictory or missing arguments, and 1 when nothing waits', () => {
     expect(gatehouse(['approve', '--latest', '--deny', '--always', ...at()]).status).toBe(2);
-    expect(gatehouse(['approve', ...at()]).status).toBe(2);
+    const none = gatehouse(['approve', ...at()]);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain('give an approval id or --latest (or --list to see what is waiting)');
+    expect(gatehouse(['approve', 'ap-1', '--latest', ...at()]).stderr).toContain('give an approval id or --latest, not both');
+    expect(gatehouse(['approve', 'ap-nosuch', ...at()]).stderr).toContain('run `gatehouse approve --list` to see open requests');
     expect(gatehouse(['approve', '--latest', ...at()]).status).toBe(1);
     expect(gatehouse(['approve', '../etc', ...at()]).status).toBe(2);
   });
@@ -107,6 +111,7 @@ describe('gatehouse serve and tui', () => {
     const r = gatehouse(['tui', ...at()]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/terminal/i);
+    expect(r.stderr).not.toContain('gatehouse: gatehouse');
   });
 });
 

@@ -31,7 +31,7 @@ describe('gatehouse approve --rules and --revoke', () => {
     const text = gatehouse(['approve', '--rules', ...at()]);
     expect(text.status, text.stderr).toBe(0);
     expect(text.stdout).toContain(`${id}  Edit exact "src/a.ts"\n    in this session only (sess-1) · by os-user:ana at `);
-    expect(text.stdout).toContain(`${configRuleId(CONFIG_RULE)}  Bash exact "npm test"\n    in this and every later session of this project, until revoked · from the config (edit it to remove)\n`);
+    expect(text.stdout).toContain(`${configRuleId(CONFIG_RULE)}  Bash exact "npm test"\n    in every session of this project, until removed from the config (approvals.always_allow)\n`);
     expect(text.stdout).toContain('revoke one with: gatehouse approve --revoke RULE_ID');
     const json = JSON.parse(gatehouse(['approve', '--rules', '--json', ...at()]).stdout) as { rules: Record<string, unknown>[] };
     expect(json.rules).toEqual([
@@ -45,6 +45,11 @@ describe('gatehouse approve --rules and --revoke', () => {
     const fromConfig = gatehouse(['approve', '--revoke', configRuleId(CONFIG_RULE), ...at()]);
     expect(fromConfig.status).toBe(1);
     expect(fromConfig.stderr).toMatch(/comes from the project config \(approvals\.always_allow\); remove it there/);
+    // The matcher in the same words as --rules, not as JSON.
+    expect(fromConfig.stderr).toContain(`rule ${configRuleId(CONFIG_RULE)} (Bash exact "npm test") comes from`);
+    const malformed = gatehouse(['approve', '--revoke', 'cfg-1234', ...at()]);
+    expect(malformed.status).toBe(1);
+    expect(malformed.stderr).toContain('"cfg-1234" is not a rule id (they are ar- or cfg- and 16 hex digits)');
     const revoked = gatehouse(['approve', '--revoke', id, '--json', ...at()]);
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ revoked: { id, tool: 'Edit' }, revoked_by: expect.stringMatching(/^os-user:/) });
@@ -72,8 +77,29 @@ describe('gatehouse approve --rules and --revoke', () => {
     expect(r.stdout).toContain('Always allows Bash running exactly the command shown, nothing else, in this session only (s1)');
     expect(queue.get(p.id).resolution?.decision).toBe('always');
     const q = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: make', always: { tool: 'Bash', on: 'command', paths: [] }, ttlSeconds: 60 });
-    expect(gatehouse(['approve', q.id, '--always', '--scope', 'project', ...at()]).status).toBe(0);
+    const wide = gatehouse(['approve', q.id, '--always', '--scope', 'project', ...at()]);
+    expect(wide.status).toBe(0);
+    // People read "always (project)"; the record and JSON keep the stored value.
+    expect(wide.stdout).toMatch(new RegExp(`^${q.id}: always \\(project\\) by os-user:`));
     expect(queue.get(q.id).resolution?.decision).toBe('always-project');
+    const again = gatehouse(['approve', q.id, ...at()]);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('answered always (project) by os-user:');
+    expect(again.stderr).not.toContain('always-project');
+  });
+
+  it('refuses flags of two different jobs together, naming both (exit 2)', () => {
+    for (const [args, names] of [
+      [['--rules', '--revoke', 'ar-0000000000000000'], '--rules and --revoke'],
+      [['--list', '--rules'], '--list and --rules'],
+      [['--list', '--latest'], '--list and --latest'],
+      [['--rules', 'ap-1'], '--rules and an approval id'],
+      [['--revoke', 'ar-0000000000000000', '--latest', '--always'], '--revoke and --latest --always'],
+    ] as const) {
+      const r = gatehouse(['approve', ...args, ...at()]);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(`${names} cannot be used together`);
+    }
   });
 
   it('says in --help how long an --always rule lasts and how to list and revoke rules', () => {

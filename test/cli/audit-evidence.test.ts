@@ -80,6 +80,10 @@ describe('gatehouse audit', () => {
     expect(Array.isArray(proof.hashes)).toBe(true);
     expect(gatehouse(['audit', 'proof', '99999', ...at()]).status).toBe(1);
     expect(gatehouse(['audit', 'proof', 'x', ...at()]).status).toBe(2);
+    const empty = join(tempDir(), 'state');
+    const none = gatehouse(['audit', 'proof', '0', '--worktree', root, '--state-dir', empty]);
+    expect(none.status).toBe(1);
+    expect(none.stderr).toContain('no event 0: the log has no events yet');
   });
 
   it('keeps verifying with the old key after a rotation it endorsed', () => {
@@ -103,9 +107,17 @@ describe('gatehouse evidence', () => {
     expect(r.status).toBe(0);
     // Without a sandbox the agent could read the key: the bundle says so, and so does verify.
     expect(r.stdout).toContain('not sandboxed');
-    const statement = JSON.parse(gatehouse(['evidence', 'show', end!.id, ...at()]).stdout);
+    const statement = JSON.parse(gatehouse(['evidence', 'show', end!.id, ...at(), '--json']).stdout).statement;
     expect(statement.predicate.decided_by).toBe('scope_check');
     expect(statement.predicate.sandboxed).toBe(false);
+    // For a person: the facts in words, and how to verify, not the raw statement.
+    const human = gatehouse(['evidence', 'show', end!.id, ...at()]);
+    expect(human.status).toBe(0);
+    expect(() => JSON.parse(human.stdout)).toThrow();
+    for (const line of [`receipt    ${end!.id}`, 'kind       completion_verdict, end_of_session', 'verdict    fail', 'decided_by scope_check', `subjects   ${statement.subject.length}`]) {
+      expect(human.stdout).toContain(line);
+    }
+    expect(human.stdout).toContain(`gatehouse evidence verify ${end!.id} --key`);
   });
 
   it('verifies an exported bundle moved to another machine, without the state dir', () => {

@@ -58,7 +58,8 @@ describe('gatehouse serve on a busy port', () => {
     served.push(first);
     const r = serveOnce(['--port', first.url.port, '--project', p.root, '--state-dir', p.state]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`in use by this project's supervisor (pid ${first.child.pid}`);
+    expect(r.stderr).toContain(`in use by this project's supervisor, already running as pid ${first.child.pid} (`);
+    expect(r.stderr).not.toMatch(/\(pid \d+ \(/);
     expect(r.stderr).toContain('--port 0');
   });
 });

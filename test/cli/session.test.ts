@@ -79,6 +79,7 @@ describe('gatehouse session start / end', () => {
     // Idempotent.
     const again = gatehouse(['session', 'end', id, '--worktree', root, '--state-dir', state]);
     expect(again.status).toBe(0);
+    expect(again.stdout).toBe(`session ${id} already ended; nothing to remove\n`);
     expect(readFileSync(settings(), 'utf8')).toBe(original);
   });
 
@@ -133,6 +134,8 @@ describe('gatehouse input errors', () => {
     expect(gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--require', 'npm test']).stderr).toContain('NAME=COMMAND');
     expect(gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', '../x/**']).stderr).toContain("'..'");
     expect(gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--require', 't="unterminated']).status).toBe(1);
+    // One sentence: no capital after the flag's name.
+    expect(gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--require', 'test=']).stderr).toContain('--require test: the command is empty; give the program to run');
   });
 
   it('names the bad key and line of a config error', () => {

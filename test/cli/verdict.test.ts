@@ -1,6 +1,6 @@
 // What `gatehouse run` and `session check` tell a person and a script: a command that never ran
 // is not a pass, people get their own words, and every JSON output carries `passed` and snake_case keys.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { gatehouse, tempDir } from '../support/cli.js';
@@ -22,10 +22,21 @@ describe('a command that never ran', () => {
   it('is not PASSED: the verdict says it never ran, and the exit status stays 127', () => {
     const r = run(['nonexistent-cmd-for-gatehouse']);
     expect(r.status).toBe(127);
-    expect(r.stderr).toContain('could not start nonexistent-cmd-for-gatehouse');
-    expect(r.stderr).toContain('NOT RUN — the command never ran');
+    // Said once, in plain words, inside the NOT RUN line; no raw "spawn … ENOENT".
+    expect(r.stderr).toContain('NOT RUN — the command never ran: nonexistent-cmd-for-gatehouse: command not found (check the name and PATH)');
+    expect(r.stderr.split('command not found').length - 1).toBe(1);
+    expect(r.stderr).not.toContain('ENOENT');
     expect(r.stderr).not.toContain('PASSED');
     expect(existsClaude()).toBe(false);
+  });
+
+  it('says a file that is not executable is not executable, and how to run it', () => {
+    const script = join(root, 'not-executable.sh');
+    writeFileSync(script, 'echo hi\n', { mode: 0o644 });
+    const r = run([script]);
+    expect(r.status).toBe(127);
+    expect(r.stderr).toContain(`${script} is not executable (chmod +x, or run it through its interpreter)`);
+    expect(r.stderr).not.toContain('EACCES');
   });
 
   it('says so in JSON and in the session record', () => {
@@ -58,14 +69,23 @@ function existsClaude(): boolean {
 }
 
 describe('verdicts for people', () => {
+  it('names the session in a passed session check', () => {
+    const id = JSON.parse(run(['true'], ['--json']).stdout).session_id as string;
+    const check = gatehouse(['session', 'check', id, ...where()]);
+    expect(check.status).toBe(0);
+    expect(check.stdout).toMatch(new RegExp(`^session ${id} PASSED — `));
+  });
+
   it('words a failed required check for the person, not with the instructions written for the agent', () => {
     const r = run(['true'], ['--require', `t=${process.execPath} -e process.exit(4)`]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/FAILED the end-of-session check:\n {2}- evidence_producers: the required check "t" \(.*\) exited with 4/);
     expect(r.stderr).not.toContain('Fix the cause in the code');
     expect(r.stderr).not.toContain('then finish');
-    const check = gatehouse(['session', 'check', JSON.parse(run(['true'], ['--require', `t=${process.execPath} -e process.exit(4)`, '--json']).stdout).session_id, ...where()]);
-    expect(check.stdout).toMatch(/^FAILED:\n {2}- evidence_producers: the required check "t"/);
+    const id = JSON.parse(run(['true'], ['--require', `t=${process.execPath} -e process.exit(4)`, '--json']).stdout).session_id as string;
+    const check = gatehouse(['session', 'check', id, ...where()]);
+    expect(check.stdout.startsWith(`session ${id} FAILED the end-of-session check:\n  - evidence_producers: the required check "t"`)).toBe(true);
+    expect(check.stdout).toContain(`fix, then run \`gatehouse session check ${id}\` again`);
     expect(check.stdout).not.toContain('Fix the cause in the code');
   });
 });

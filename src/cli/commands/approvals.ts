@@ -1,7 +1,7 @@
 // `gatehouse approve`, `gatehouse serve` and `gatehouse tui`: the three surfaces that
 // resolve the one approval queue, each naming who decided.
 import { Command } from 'commander';
-import { ALWAYS_SCOPES, describeAlways, describeLifetime, type AlwaysScope } from '../../core/approvals/always-scope.js';
+import { ALWAYS_SCOPES, describeAlways, describeDecision, describeLifetime, type AlwaysScope } from '../../core/approvals/always-scope.js';
 import { osUserPrincipal, type Principal } from '../../core/approvals/principal.js';
 import { safeForDisplay } from '../../core/approvals/summary.js';
 import { ApprovalQueue, type ApprovalDecision } from '../../runtime/approvals/index.js';
@@ -48,6 +48,7 @@ export function approveCommand(): Command {
     .action((id: string | undefined, flags: Flags & { latest?: boolean; deny?: boolean; always?: boolean; scope: string; reason?: string; list?: boolean; rules?: boolean; revoke?: string }) => {
       const worktree = flags.worktree ?? '.';
       const state = projectStateFor(flags.worktree, flags.stateDir);
+      refuseConflictingModes(id, flags);
       if (flags.rules) return printRules(state, worktree, flags.json === true);
       if (flags.revoke !== undefined) return revokeRule(state, worktree, flags.revoke, localPrincipal(), flags.json === true);
       if (!ALWAYS_SCOPES.includes(flags.scope as AlwaysScope)) throw new UserError(`--scope must be session or project, got ${JSON.stringify(flags.scope)}`, EXIT.usage);
@@ -69,7 +70,8 @@ export function approveCommand(): Command {
         return;
       }
       if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);
-      if ((id === undefined) === (flags.latest !== true)) throw new UserError('give an approval id or --latest (not both)', EXIT.usage);
+      if (id === undefined && flags.latest !== true) throw new UserError('give an approval id or --latest (or --list to see what is waiting)', EXIT.usage);
+      if (id !== undefined && flags.latest === true) throw new UserError('give an approval id or --latest, not both', EXIT.usage);
       // The agent can file a request between the operator's --list and this command, so a
       // rule made from --latest could cover a call no one saw.
       if (flags.latest && flags.always) throw new UserError('--always needs the approval id shown by `gatehouse approve --list`, not --latest: a request filed since could be the latest', EXIT.usage);
@@ -80,9 +82,21 @@ export function approveCommand(): Command {
       const r = queue.resolve(target, { decision, reason: flags.reason ?? null, principal: localPrincipal() });
       if (!r.ok) throw new UserError(r.error.message, r.error.code === 'bad_id' || r.error.code === 'bad_decision' ? EXIT.usage : EXIT.failure);
       if (flags.json) return printJson(r.value);
-      process.stdout.write(`${target}: ${decision} by ${r.value.principal.id}\n`);
+      process.stdout.write(`${target}: ${describeDecision(decision)} by ${r.value.principal.id}\n`);
       if (flags.always) process.stdout.write(`${safeForDisplay(describeAlways(request?.always, scope, request?.session_id))}; list or revoke with gatehouse approve --rules\n`);
     });
+}
+
+/**
+ * `approve` does one thing per call: list requests, list rules, revoke a rule, or answer a
+ * request. Flags of two of those together are a usage error naming both, never one silently ignored.
+ */
+function refuseConflictingModes(id: string | undefined, flags: { latest?: boolean; deny?: boolean; always?: boolean; reason?: string; list?: boolean; rules?: boolean; revoke?: string }): void {
+  const answer = [id !== undefined ? 'an approval id' : '', flags.latest ? '--latest' : '', flags.deny ? '--deny' : '', flags.always ? '--always' : '', flags.reason !== undefined ? '--reason' : ''].filter((x) => x !== '');
+  const modes = [flags.list ? ['--list'] : [], flags.rules ? ['--rules'] : [], flags.revoke !== undefined ? ['--revoke'] : [], answer].filter((m) => m.length > 0);
+  if (modes.length < 2) return;
+  const [a, b] = [modes[0]!.join(' '), modes[1]!.join(' ')];
+  throw new UserError(`${a} and ${b} cannot be used together: list requests (--list), list rules (--rules), revoke a rule (--revoke ID), or answer a request (ID or --latest), one per call`, EXIT.usage);
 }
 
 /** `gatehouse tui`. */

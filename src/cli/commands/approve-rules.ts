@@ -3,7 +3,7 @@
 import { describeLifetime } from '../../core/approvals/always-scope.js';
 import type { Principal } from '../../core/approvals/principal.js';
 import { safeForDisplay } from '../../core/approvals/summary.js';
-import { configAlwaysRules, listRules, revokeStoredRule, type ListedRule } from '../../runtime/approvals/always-rules.js';
+import { configAlwaysRules, describeMatch, listRules, revokeStoredRule, type ListedRule } from '../../runtime/approvals/always-rules.js';
 import { loadConfig } from '../../runtime/config.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson } from '../context.js';
@@ -15,15 +15,10 @@ function configRules(worktree: string): ReturnType<typeof configAlwaysRules> {
   return configAlwaysRules(config.value.approvals.always_allow);
 }
 
-/** One rule's matcher as a person reads it: `exact "npm test"`. */
-export function describeMatch(match: ListedRule['match']): string {
-  const [kind, value] = Object.entries(match)[0] as [string, string];
-  return `${kind} ${JSON.stringify(value)}`;
-}
-
 /** One rule as text: id, tool, matcher, lifetime, and where it came from. */
 function ruleLine(r: ListedRule): string {
-  const origin = r.origin === 'config' ? 'from the config (edit it to remove)' : `by ${r.created_by ?? 'an earlier Gatehouse'}${r.created_at ? ` at ${r.created_at}` : ''}`;
+  if (r.origin === 'config') return `${r.id}  ${safeForDisplay(r.tool)} ${safeForDisplay(describeMatch(r.match))}\n    in every session of this project, until removed from the config (approvals.always_allow)\n`;
+  const origin = `by ${r.created_by ?? 'an earlier Gatehouse'}${r.created_at ? ` at ${r.created_at}` : ''}`;
   return `${r.id}  ${safeForDisplay(r.tool)} ${safeForDisplay(describeMatch(r.match))}\n    ${describeLifetime(r.scope, r.session_id)} · ${safeForDisplay(origin)}\n`;
 }
 

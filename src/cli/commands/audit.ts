@@ -99,7 +99,7 @@ export function auditCommand(): Command {
       const log = auditLogFor(projectStateFor(flags.worktree, flags.stateDir));
       const seq = parseCount(seqArg, 'SEQ');
       const size = flags.size !== undefined ? parseCount(flags.size, '--size') : log.size();
-      if (seq >= size) throw new UserError(`no event ${seq}: the log has ${size} events (0-${size - 1})`);
+      if (seq >= size) throw new UserError(`no event ${seq}: ${eventRange(size, flags.size !== undefined)}`);
       printJson({ ...log.inclusionProof(seq, size), event: log.line(seq) });
     });
 
@@ -113,4 +113,11 @@ export function auditCommand(): Command {
     });
 
   return audit;
+}
+
+/** Which events a proof can name, in words: `the log has 3 events (0-2)`, or none yet. */
+function eventRange(size: number, sizeGiven: boolean): string {
+  const what = sizeGiven ? `a tree of size ${size}` : 'the log';
+  if (size === 0) return sizeGiven ? `${what} holds no events` : 'the log has no events yet';
+  return `${what} has ${size === 1 ? '1 event (0)' : `${size} events (0-${size - 1})`}`;
 }

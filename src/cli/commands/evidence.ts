@@ -3,7 +3,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
+import { safeForDisplay } from '../../core/approvals/summary.js';
 import { EVIDENCE_ID_RE } from '../../runtime/evidence/seal.js';
+import type { EvidenceStatement } from '../../runtime/evidence/statement.js';
 import { exportEvidence, listEvidence, loadEvidence, verifyEvidenceFile } from '../../runtime/evidence/store.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
@@ -33,12 +35,13 @@ export function evidenceCommand(): Command {
     });
 
   withProject(evidence.command('show'))
-    .description('print one bundle: the statement it signs')
+    .description('print one bundle: what it records and how to verify it (--json: the whole bundle and the statement it signs)')
     .argument('<id>', 'receipt id (ev-…), found from any folder')
     .action((id: string, flags: Flags) => {
       const r = loadEvidence(evidenceState(id, flags), id);
       if (!r.ok) throw new UserError(r.reason);
-      printJson(flags.json ? r.value : r.value.statement);
+      if (flags.json) return printJson(r.value);
+      process.stdout.write(describeEvidence(r.value.statement));
     });
 
   withProject(evidence.command('verify'))
@@ -78,4 +81,24 @@ export function evidenceCommand(): Command {
     });
 
   return evidence;
+}
+
+/** One bundle for a person: what was decided, by what, when, over how many subjects, and how to check it. */
+function describeEvidence(statement: EvidenceStatement): string {
+  const p = statement.predicate;
+  const show = (v: string | null): string => (v === null ? '—' : safeForDisplay(v));
+  const rows: [string, string][] = [
+    ['receipt', show(p.receipt_id)],
+    ['session', `${show(p.session_id)} (agent ${show(p.agent)})`],
+    ['kind', `${show(p.kind)}, ${show(p.where)}`],
+    ['verdict', show(p.verdict)],
+    ['decided_by', show(p.decided_by)],
+    ['sealed_at', show(p.sealed_at)],
+    ['subjects', String(statement.subject.length)],
+  ];
+  if (p.write !== null) rows.push(['refused', `${show(p.write.tool)} of ${p.write.targets.map(show).join(', ')}`]);
+  if (!p.sandboxed) rows.push(['sandboxed', 'no: the agent could read the signing key']);
+  const body = rows.map(([k, v]) => `${k.padEnd(11)}${v}\n`).join('');
+  const id = show(p.receipt_id);
+  return `${body}verify it:  gatehouse evidence verify ${id} --key PUB.pem   (the public key from \`gatehouse keys show\`, obtained separately)\nthe statement as JSON: gatehouse evidence show ${id} --json\n`;
 }

@@ -64,9 +64,16 @@ function runChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv, relay: Si
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: 'inherit' });
     relay.attach(child);
     // The reason quotes the command, which may be a secret (`API_KEY=sk-1 claude` run without `env`).
-    child.on('error', (err) => resolvePromise({ status: EXIT_NOT_STARTED, error: redactText(`could not start ${argv[0]}: ${err.message}`) }));
+    child.on('error', (err) => resolvePromise({ status: EXIT_NOT_STARTED, error: redactText(startFailure(argv[0]!, err)) }));
     child.on('exit', (code, signal) => resolvePromise({ status: code ?? (signal ? signalStatus(signal) : 1) }));
   });
+}
+
+/** Why `cmd` could not start, in plain words with what to do; the errno only when it is neither common case. */
+function startFailure(cmd: string, err: NodeJS.ErrnoException): string {
+  if (err.code === 'ENOENT') return `${cmd}: command not found (check the name and PATH)`;
+  if (err.code === 'EACCES') return `${cmd} is not executable (chmod +x, or run it through its interpreter)`;
+  return `could not start ${cmd}: ${err.message}`;
 }
 
 /** A shell's status for a command it could not start; `run` keeps it so scripts can tell. */
@@ -100,7 +107,6 @@ async function runSession(command: string[], flags: StartFlags, relay: SignalRel
   process.stderr.write(`gatehouse: session ${id} started (${inSessionGates(s)})\n`);
   if (s.rendered.length === 0) process.stderr.write(formatCapabilities(s.policy.agent, s.capabilities));
   const child = relay.interrupted ? { status: signalStatus('SIGINT'), error: 'interrupted before the agent started' } : await runChild(command, s.policy.worktree, { ...process.env, GATEHOUSE_SESSION: id }, relay);
-  if (child.error) process.stderr.write(`gatehouse: ${child.error}\n`);
   // Hooks come out first, so the check sees the settings exactly as the user had them.
   // The copies kept in memory since start: nothing the agent rewrote in the state folder counts.
   const trusted = { policy: s.policy, baseline: s.baseline, rendered: s.renderRecords };
@@ -111,7 +117,7 @@ async function runSession(command: string[], flags: StartFlags, relay: SignalRel
     // Nothing ran, so nothing can have passed: say so instead of judging an untouched worktree.
     recordNeverRan(s.store, child.error);
     if (flags.json) printJson({ session_id: id, command_status: child.status, command_ran: false, passed: false, verdict: 'not_run', gated_in_session: gated, check: null, error: child.error });
-    else process.stderr.write(`gatehouse: session ${id} NOT RUN — the command never ran (${child.error}), so there is no work to check. Check the command name and PATH, then run again.\n`);
+    else process.stderr.write(`gatehouse: session ${id} NOT RUN — the command never ran: ${child.error}. There is no work to check; run again once it can start.\n`);
     process.exitCode = child.status;
     return;
   }

@@ -37,7 +37,7 @@ function bindFailure(err: NodeJS.ErrnoException, host: string, port: number, sta
   const holder = portHolder(port);
   const own = holder !== null && holder.pid !== null && readSupervisorRecord(state)?.pid === holder.pid;
   const hint = `stop it, or start on another port with --port ${port === 65535 ? port - 1 : port + 1} (or --port 0 for any free port)`;
-  if (own) return `port ${port} on ${host} is in use by this project's supervisor (${describePortHolder(holder)}), already running: open the dashboard URL it printed, or ${hint}`;
+  if (own) return `port ${port} on ${host} is in use by this project's supervisor, already running as ${describePortHolder(holder)}: open the dashboard URL it printed, or ${hint}`;
   return `port ${port} on ${host} is in use by ${describePortHolder(holder)}: ${hint}`;
 }
 

@@ -133,6 +133,7 @@ export function sessionCommand(): Command {
       const r = endSession(store);
       if (!r.ok) throw new UserError(r.reason);
       if (flags.json) printJson({ session_id: id, removed_hooks: r.value.removed, already_ended: r.value.alreadyEnded });
+      else if (r.value.alreadyEnded && r.value.removed === 0) process.stdout.write(`session ${id} already ended; nothing to remove\n`);
       else process.stdout.write(`session ${id} ended; ${r.value.removed} hook entr${r.value.removed === 1 ? 'y' : 'ies'} removed\n`);
     });
 
@@ -149,7 +150,11 @@ export function sessionCommand(): Command {
       if (!r.ok) throw new UserError(r.reason);
       const passed = verdictPassed(r.value);
       if (flags.json) printJson({ session_id: id, ...verdictJson(r.value) });
-      else process.stdout.write(passed ? `PASSED: ${PASSED_SUMMARY}\n` : `${r.value.outcome === 'halt' ? 'HALTED' : 'FAILED'}:\n${failureList(r.value)}\n`);
+      else if (passed) process.stdout.write(`session ${id} PASSED — ${PASSED_SUMMARY}\n`);
+      else {
+        const word = r.value.outcome === 'halt' ? 'was HALTED by' : 'FAILED';
+        process.stdout.write(`session ${id} ${word} the end-of-session check:\n${failureList(r.value)}\n${r.value.outcome === 'halt' ? '' : `fix, then run \`gatehouse session check ${id}\` again\n`}`);
+      }
       if (!passed) process.exitCode = EXIT.failure;
     });
 

@@ -29,6 +29,14 @@ export function alwaysScopeOf(decision: string): AlwaysScope | null {
   return decision === 'always' ? 'session' : decision === 'always-project' ? 'project' : null;
 }
 
+/**
+ * An approval decision as a person reads it: `always-project` is "always (project)" (JSON and
+ * the audit log keep the stored value).
+ */
+export function describeDecision(decision: string): string {
+  return decision === 'always-project' ? 'always (project)' : decision;
+}
+
 /** The lifetime of a rule in words. */
 export function describeLifetime(scope: AlwaysScope, sessionId?: string | null): string {
   return scope === 'session'

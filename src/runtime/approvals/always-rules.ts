@@ -191,6 +191,12 @@ export function addStoredRules(projectState: string, add: AddRules): StoredRule[
   });
 }
 
+/** One rule's matcher as a person reads it: `exact "npm test"`. */
+export function describeMatch(match: AlwaysAllowRule['match']): string {
+  const [kind, value] = Object.entries(match)[0] as [string, string];
+  return `${kind} ${JSON.stringify(value)}`;
+}
+
 /** Every rule in force for the project: those from answers first, then the config's. */
 export function listRules(projectState: string, configRules: readonly AlwaysAllowRule[]): Result<ListedRule[]> {
   const stored = readStoredRules(projectState);
@@ -206,10 +212,10 @@ export function listRules(projectState: string, configRules: readonly AlwaysAllo
  * audit lock. A config rule or an unknown id is an error value that says what to do instead.
  */
 export function revokeStoredRule(projectState: string, id: string, principal: Principal, configRules: readonly AlwaysAllowRule[]): Result<StoredRule> {
-  if (!RULE_ID_RE.test(id)) return fail(`${JSON.stringify(id)} is not a rule id (ar-… or cfg-…); run \`gatehouse approve --rules\` to see them`);
+  if (!RULE_ID_RE.test(id)) return fail(`${JSON.stringify(id)} is not a rule id (they are ar- or cfg- and 16 hex digits); run \`gatehouse approve --rules\` to see them`);
   const inConfig = configRules.find((r) => configRuleId(r) === id);
   if (inConfig !== undefined) {
-    return fail(`rule ${id} (${inConfig.tool} ${JSON.stringify(inConfig.match)}) comes from the project config (approvals.always_allow); remove it there, then start a new session`);
+    return fail(`rule ${id} (${inConfig.tool} ${describeMatch(inConfig.match)}) comes from the project config (approvals.always_allow); remove it there, then start a new session`);
   }
   return new AuditLog(join(projectState, 'audit')).transact((append): Result<StoredRule> => {
     const current = readStoredRules(projectState);

@@ -3,7 +3,7 @@
 // log by whoever wrote it), and the waiting hook sees it.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AlwaysTarget } from '../../core/approvals/always-scope.js';
+import { describeDecision, type AlwaysTarget } from '../../core/approvals/always-scope.js';
 import { checkPrincipal, type Principal } from '../../core/approvals/principal.js';
 import { AuditLog } from '../audit/log.js';
 import { watchDirs } from './dir-watch.js';
@@ -166,7 +166,7 @@ export class ApprovalQueue {
     if (!principal.ok) return refuse('bad_principal', `the resolver cannot be named: ${principal.reason}`);
     const pending = this.readPending(id);
     if (pending.value === null) {
-      return refuse('not_found', pending.problem ?? `no approval ${id} in this project; run \`gatehouse approvals list\` to see open requests`);
+      return refuse('not_found', pending.problem ?? `no approval ${id} in this project; run \`gatehouse approve --list\` to see open requests`);
     }
     // Before anything that reveals state: a caller without the nonce learns nothing more.
     if (r.nonce !== undefined || NONCE_REQUIRED_AUTH.includes(principal.value.auth)) {
@@ -183,7 +183,7 @@ export class ApprovalQueue {
     }
     if (settled.kind === 'created' && !expired) return { ok: true, value: mine };
     const winner = settled.kind === 'created' ? settled.resolution : settled.winner;
-    const how = winner.expired ? `timed out at ${pending.value.expires_at}` : `answered ${winner.decision} by ${winner.principal.id} at ${winner.resolved_at}`;
+    const how = winner.expired ? `timed out at ${pending.value.expires_at}` : `answered ${describeDecision(winner.decision)} by ${winner.principal.id} at ${winner.resolved_at}`;
     return refuse('already_resolved', `approval ${id} was already resolved (${how}); nothing more to do`);
   }
 
@@ -278,5 +278,5 @@ export class ApprovalQueue {
 }
 
 function badIdMessage(id: unknown): string {
-  return `${JSON.stringify(id)} is not an approval id (they look like ap-<time>-<hex>); run \`gatehouse approvals list\` to see open requests`;
+  return `${JSON.stringify(id)} is not an approval id (they look like ap-<time>-<hex>); run \`gatehouse approve --list\` to see open requests`;
 }
