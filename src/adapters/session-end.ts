@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Policy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { ChainResult } from '../core/verifier-chain.js';
-import { humanSummary, verdictPassed } from '../core/verdict-report.js';
+import { humanSummary, verdictPassed, verdictWord } from '../core/verdict-report.js';
 import { osUserActor, recordCompletion, recordEvent, writeCheckpoint } from '../runtime/recorder.js';
 import type { Baseline } from '../runtime/scope-baseline.js';
 import { readVerifiedJson } from '../runtime/session-files.js';
@@ -146,7 +146,7 @@ export async function checkSession(store: SessionStore, trusted?: TrustedCopies 
   const evidenceId = recordCompletion(policy, 'end_of_session', result, { actor: 'system:session-check' });
   // The verdict is anchored by a signed checkpoint right away, whatever happens next.
   writeCheckpoint(policy);
-  store.writeJson('meta', { ...meta.value, end_verdict: { passed: verdictPassed(result), summary: humanSummary(result), at: new Date().toISOString(), evidence_id: evidenceId } });
+  store.writeJson('meta', { ...meta.value, end_verdict: { passed: verdictPassed(result), verdict: verdictWord(result), summary: humanSummary(result), at: new Date().toISOString(), evidence_id: evidenceId } });
   return ok(result);
 }
 
@@ -157,6 +157,6 @@ export async function checkSession(store: SessionStore, trusted?: TrustedCopies 
 export function recordNeverRan(store: SessionStore, why: string): Result<void> {
   const meta = store.meta();
   if (!meta.ok) return fail(meta.reason);
-  store.writeJson('meta', { ...meta.value, end_verdict: { passed: false, summary: `the command never ran: ${why}`, at: new Date().toISOString(), evidence_id: null } });
+  store.writeJson('meta', { ...meta.value, end_verdict: { passed: false, verdict: 'not_run', summary: `the command never ran: ${why}`, at: new Date().toISOString(), evidence_id: null } });
   return ok(undefined);
 }

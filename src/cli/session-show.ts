@@ -99,7 +99,9 @@ function verdictLines(m: SessionMeta, found: SessionDecisions): string[] {
   const e = found.endVerdict;
   if (e === null) {
     if (!m.end_verdict) return ['  verdict:  (no end-of-session check yet)'];
-    return lines(metaPassed ? 'passed' : 'failed', String(m.end_verdict.summary), ' (from meta.json only: the audit log records no end-of-session check, so nothing vouches for it)');
+    // A command that never started has nothing to check, so no check is in the log by design.
+    if (m.end_verdict.verdict === 'not_run') return lines('not run', String(m.end_verdict.summary), '');
+    return lines(metaPassed ? 'passed' : 'failed', String(m.end_verdict.summary), ' (unsigned: the audit log records no end-of-session check for it)');
   }
   const d = e.data as Record<string, unknown>;
   const passed = d.verdict === 'pass' || (d.verdict === undefined && d.outcome === 'continue');

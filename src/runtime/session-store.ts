@@ -22,7 +22,8 @@ export interface SessionMeta {
   ended_at: string | null;
   config_file: string | null;
   /** The last end-of-session verdict, when one ran. */
-  end_verdict: { passed: boolean; summary: string; at: string; evidence_id?: string | null } | null;
+  /** `verdict`: passed, failed, halted, or not_run (the command never started); absent before it existed. */
+  end_verdict: { passed: boolean; verdict?: 'passed' | 'failed' | 'halted' | 'not_run'; summary: string; at: string; evidence_id?: string | null } | null;
   /** How the hooks reach the gate (absent in sessions from before the warm transport: `command`). */
   transport?: TransportRecord;
 }

@@ -57,6 +57,8 @@ describe('--agent none', () => {
     const r = gatehouse(['session', 'start', '--agent', 'none', ...where()]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain('not gated in-session (--agent none)');
+    expect(r.stderr).toContain('capabilities for none: none; the end-of-session check is the only gate');
+    expect(r.stderr.match(/on purpose/g)).toBeNull();
     expect(existsSync(join(root, '.claude'))).toBe(false);
   });
 

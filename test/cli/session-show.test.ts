@@ -163,12 +163,12 @@ describe('gatehouse session show', () => {
     expect(JSON.parse(showFresh(['--json']).stdout).decisions.end_verdict.data).toMatchObject({ where: 'end_of_session', verdict: 'fail' });
   });
 
-  it('says a verdict found only in meta.json is vouched for by nothing', () => {
+  it('says a verdict found only in meta.json is unsigned', () => {
     const copy = copyState();
     const file = join(copy, 'sessions', id, 'meta.json');
     const meta = JSON.parse(readFileSync(file, 'utf8'));
     writeFileSync(file, JSON.stringify({ ...meta, end_verdict: { passed: true, summary: 'all good', at: meta.started_at } }));
-    expect(show([], copy).stdout.replace(/\s+/g, ' ')).toContain('verdict: passed — all good (from meta.json only: the audit log records no end-of-session check, so nothing vouches for it)');
+    expect(show([], copy).stdout.replace(/\s+/g, ' ')).toContain('verdict: passed — all good (unsigned: the audit log records no end-of-session check for it)');
   });
 
   it('refuses an -n that is not a whole number', () => {

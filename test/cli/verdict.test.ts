@@ -44,14 +44,16 @@ describe('a command that never ran', () => {
     expect(r.status).toBe(127);
     expect(JSON.parse(r.stdout)).toMatchObject({ command_ran: false, passed: false, verdict: 'not_run', command_status: 127 });
     const meta = JSON.parse(readFileSync(join(state, 'sessions', 'nr1', 'meta.json'), 'utf8'));
-    expect(meta.end_verdict).toMatchObject({ passed: false });
+    expect(meta.end_verdict).toMatchObject({ passed: false, verdict: 'not_run' });
     expect(meta.end_verdict.summary).toContain('never ran');
+    expect(gatehouse(['session', 'list', ...where()]).stdout).toMatch(/nr1.*not run/);
+    expect(gatehouse(['session', 'show', 'nr1', ...where()]).stdout).toMatch(/verdict: {2}not run — the command never ran/);
   });
 
   it('hides a secret the command quotes, in stderr and in the session record', () => {
     const r = gatehouse(['run', '--agent', 'none', ...where(), '--id', 'nr2', '--', 'API_KEY=sk-123', 'x']);
     expect(r.status).toBe(127);
-    expect(r.stderr).toContain('could not start API_KEY=***');
+    expect(r.stderr).toContain('API_KEY=*** command not found');
     expect(r.stderr).not.toContain('sk-123');
     const meta = readFileSync(join(state, 'sessions', 'nr2', 'meta.json'), 'utf8');
     expect(JSON.parse(meta).end_verdict.summary).toContain('API_KEY=***');

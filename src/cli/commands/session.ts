@@ -78,6 +78,8 @@ export async function startFromFlags(flags: StartFlags): Promise<StartedSession>
 
 /** Renders a capability table for humans. */
 export function formatCapabilities(agent: string, caps: Capabilities): string {
+  // Gating nothing is one fact, not five rows saying the same.
+  if (gatesNothing(agent)) return `capabilities for ${NO_AGENT}: none; the end-of-session check is the only gate\n`;
   const rows = Object.entries(caps).map(([gate, c]) => `  ${gate.padEnd(16)} ${c.level.padEnd(9)} ${c.reason}`);
   // An agent that is a library has these gates only inside a program that calls its hooks.
   const library = agentPrograms().find((a) => a.agent === agent)?.programs.length === 0;
@@ -173,7 +175,7 @@ export function sessionCommand(): Command {
       if (flags.json) return printJson(metas);
       if (metas.length === 0) return void process.stdout.write('no sessions\n');
       for (const m of metas) {
-        const verdict = m.end_verdict ? (m.end_verdict.passed ? 'passed' : 'failed') : '-';
+        const verdict = m.end_verdict ? (m.end_verdict.verdict === 'not_run' ? 'not run' : m.end_verdict.passed ? 'passed' : 'failed') : '-';
         process.stdout.write(`${m.id}  ${m.agent.padEnd(8)} ${m.status.padEnd(6)} ${m.started_at}  ${verdict}\n`);
       }
     });
