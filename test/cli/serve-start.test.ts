@@ -1,7 +1,7 @@
 // `gatehouse serve` at start: which project it supervises (--project), and what it says when its
-// port is taken, by another program (named by pid and command) or by this project's own supervisor.
+// port is taken by another program (named by pid and command), and one supervisor per project.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, tempDir } from '../support/cli.js';
@@ -52,15 +52,19 @@ describe('gatehouse serve on a busy port', () => {
     expect(r.stderr).not.toContain('EADDRINUSE');
   });
 
-  it("says when the port's holder is this project's own supervisor", async () => {
+  it('refuses a second supervisor for one project, on its port or any other, and leaves the first in place', async () => {
     const p = project();
     const first = await startServe(p.root, p.state);
     served.push(first);
-    const r = serveOnce(['--port', first.url.port, '--project', p.root, '--state-dir', p.state]);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`in use by this project's supervisor, already running as pid ${first.child.pid} (`);
-    expect(r.stderr).not.toMatch(/\(pid \d+ \(/);
-    expect(r.stderr).toContain('--port 0');
+    const record = readFileSync(join(p.state, 'gateway', 'supervisor.json'), 'utf8');
+    const token = readFileSync(join(p.state, 'gateway', 'access-token'), 'utf8');
+    for (const port of [first.url.port, '0']) {
+      const r = serveOnce(['--port', port, '--project', p.root, '--state-dir', p.state]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`this project is already supervised by pid ${first.child.pid} on port ${first.url.port}`);
+    }
+    expect(readFileSync(join(p.state, 'gateway', 'supervisor.json'), 'utf8')).toBe(record);
+    expect(readFileSync(join(p.state, 'gateway', 'access-token'), 'utf8')).toBe(token);
   });
 });
 

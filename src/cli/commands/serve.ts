@@ -15,7 +15,7 @@ import { configAlwaysRules } from '../../runtime/approvals/always-rules.js';
 import { loadConfig } from '../../runtime/config.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { describePortHolder, portHolder } from '../../runtime/port-holder.js';
-import { readSupervisorRecord, removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
+import { liveSupervisor, readSupervisorRecord, removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { hookBundlePath, projectStateFor } from '../context.js';
 
@@ -66,6 +66,14 @@ export function serveCommand(): Command {
       const state = projectStateFor(worktree, flags.stateDir);
       const config = loadConfig({ root: worktree });
       if (!config.ok) throw new UserError(config.reason);
+      // One supervisor per project: a second would take over the record and the token, and hide
+      // the first (its warm hooks and dashboard) when it stops.
+      const running = await liveSupervisor(state);
+      if (running !== null && running.pid !== process.pid) {
+        throw new UserError(
+          `this project is already supervised by pid ${running.pid} on port ${running.port} (started ${running.started_at}): use that one (its dashboard URL was printed when it started; \`gatehouse approve\` and \`gatehouse tui\` work beside it), or stop it first`,
+        );
+      }
       // A fresh token per start, stored 0600 for local tools and printed once inside the URL.
       const accessToken = randomBytes(ACCESS_TOKEN_BYTES).toString('hex');
       mkdirSync(join(state, 'gateway'), { recursive: true, mode: 0o700 });
