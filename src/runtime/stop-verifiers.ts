@@ -28,6 +28,14 @@ export const SCOPE_BUDGET_S = 30;
 const MAX_LISTED_PATHS = 20;
 /** Characters of each failing producer's output tail put into the block reason. */
 const REASON_TAIL_CHARS = 1500;
+/** Lines of that tail a person's summary keeps: enough to see the failure, not a whole stack trace (the log has it all). */
+const SUMMARY_TAIL_LINES = 5;
+
+/** The last `n` non-blank lines of `text`, with a mark when lines were left out. */
+function lastLines(text: string, n: number): string {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  return lines.length <= n ? lines.join('\n') : ['…', ...lines.slice(-n)].join('\n');
+}
 
 /** Runs every producer; blocks while a required one fails, with the tail of its output. */
 export const producersVerifier: TurnVerifier<StopContext> = {
@@ -52,7 +60,7 @@ export const producersVerifier: TurnVerifier<StopContext> = {
     });
     const parts = found.map((f) => `${capitalize(f.what)}.${f.tail ? `\nLast output:\n${f.tail}` : ''}`);
     const reason = `Gatehouse will not let this task finish yet: ${failed.length === 1 ? 'a required check fails' : `${failed.length} required checks fail`}. ${parts.join('\n\n')}\n\nFix the cause in the code (do not weaken or skip the check), run the check yourself to confirm it passes, then finish.`;
-    const summary = found.map((f) => `${f.what}${f.tail ? `; its last output:\n${indent(f.tail)}` : ''}`).join('\n');
+    const summary = found.map((f) => `${f.what}${f.tail ? `; its last output:\n${indent(lastLines(f.tail, SUMMARY_TAIL_LINES))}` : ''}`).join('\n');
     return { kind: 'block', reason, summary, detail: results };
   },
 };

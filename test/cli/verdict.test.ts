@@ -90,6 +90,16 @@ describe('verdicts for people', () => {
     expect(check.stdout).toContain(`fix, then run \`gatehouse session check ${id}\` again`);
     expect(check.stdout).not.toContain('Fix the cause in the code');
   });
+
+  it("shows a person only the last lines of a failing check's output", () => {
+    const script = 'for (let i = 1; i <= 20; i++) console.log("line " + i); process.exit(1)';
+    const r = run(['true'], ['--require', `t=${process.execPath} -e '${script}'`]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('line 20');
+    expect(r.stderr).toContain('line 16');
+    expect(r.stderr).not.toContain('line 15');
+    expect(r.stderr).toContain('…');
+  });
 });
 
 /** Every key in a JSON value, nested. */
