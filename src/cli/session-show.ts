@@ -2,7 +2,7 @@
 // recent gate decisions from the audit log, each read only through a path that is verified.
 import { trustedCopies } from '../adapters/session-end.js';
 import { safeForDisplay } from '../core/approvals/summary.js';
-import { PASSED_SUMMARY } from '../core/verdict-report.js';
+import { PASSED_SUMMARY, personLine } from '../core/verdict-report.js';
 import type { Policy } from '../core/policy.js';
 import type { AuditEvent } from '../runtime/audit/index.js';
 import { sessionDecisions, type SessionDecisions } from '../runtime/session-decisions.js';
@@ -35,7 +35,7 @@ function personSummary(d: Record<string, unknown>): string | null {
   const lines = d.verifiers
     .filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>).summary === 'string')
     .filter((v) => v.outcome === 'block' || v.outcome === 'halt')
-    .map((v) => `${String(v.name)}: ${String(v.summary)}`);
+    .map((v) => personLine(String(v.name), String(v.summary), ''));
   return lines.length > 0 ? lines.join('\n') : null;
 }
 

@@ -39,7 +39,20 @@ export function verdictWord(result: ChainResult): VerdictWord {
  * else its reason (an operator's stop hook writes for whoever reads it).
  */
 export function failureLines(result: ChainResult): string[] {
-  return result.records.filter((r) => r.outcome === 'block' || r.outcome === 'halt').map((r) => `${r.name}: ${r.summary ?? r.reason ?? r.outcome}`);
+  return result.records.filter((r) => r.outcome === 'block' || r.outcome === 'halt').map((r) => personLine(r.name, r.summary ?? null, r.reason ?? r.outcome));
+}
+
+/** Checks whose summary names what failed in a person's words, so their verifier name adds nothing. */
+const SELF_NAMING = new Set(['evidence_producers', 'scope_check']);
+
+/**
+ * One failed check as a person reads it: its summary alone where that names the check (the
+ * required checks, the scope), else prefixed with the verifier's name (an operator's stop hook).
+ * @example personLine('scope_check', 'a file outside … changed', '…') // 'a file outside … changed'
+ */
+export function personLine(name: string, summary: string | null, fallback: string): string {
+  if (summary !== null && SELF_NAMING.has(name)) return summary;
+  return `${name}: ${summary ?? fallback}`;
 }
 
 /** The verdict for a person, one line per failed check (continuation lines indented). */

@@ -50,8 +50,8 @@ describe('a failing test and an out-of-scope change, together', () => {
   it('are both reported by `session check`, with no stage skipped, in text and JSON', () => {
     const text = gatehouse(['session', 'check', id, '--worktree', root, '--state-dir', state]);
     expect(text.status).toBe(1);
-    expect(text.stdout).toMatch(/- evidence_producers: the required check "test" .* exited with 1/);
-    expect(text.stdout).toMatch(/- scope_check: a file outside the task's allowed paths \(src\/\*\*\) changed/);
+    expect(text.stdout).toMatch(/- the required check "test" .* exited with 1/);
+    expect(text.stdout).toMatch(/- a file outside the task's allowed paths \(src\/\*\*\) changed/);
     expect(text.stdout).toContain('modified: package.json');
     const json = JSON.parse(gatehouse(['session', 'check', id, '--worktree', root, '--state-dir', state, '--json']).stdout) as { failed_checks: string[]; verifiers: { name: string; outcome: string }[] };
     expect(json.failed_checks).toEqual(['evidence_producers', 'scope_check']);
@@ -75,8 +75,8 @@ describe('gatehouse run with a failing test and an out-of-scope change', () => {
   it('names both in its FAILED verdict, in words for a person', () => {
     const r = gatehouse(['run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', 'src/**', '--require', TEST, '--', process.execPath, '-e', "const fs = require('fs'); fs.writeFileSync('notes.txt', 'x'); fs.writeFileSync('package.json', '{}')"]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/FAILED the end-of-session check:\n {2}- evidence_producers: the required check "test"/);
-    expect(r.stderr).toMatch(/- scope_check: 2 files outside the task's allowed paths/);
+    expect(r.stderr).toMatch(/FAILED the end-of-session check:\n {2}- the required check "test"/);
+    expect(r.stderr).toMatch(/- 2 files outside the task's allowed paths/);
     expect(r.stderr).toContain('created: notes.txt');
     expect(r.stderr).toContain('modified: package.json');
     // The words written for the agent stay with the agent.

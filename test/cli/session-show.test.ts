@@ -55,7 +55,7 @@ describe('gatehouse session show', () => {
     expect(stop).toBeGreaterThan(write);
     expect(out).toContain('Gatehouse refused this Write: package.json is outside');
     // The stop is told in words for a person, not in the instructions the agent was given.
-    expect(out.slice(stop)).toContain('evidence_producers: the required check "t"');
+    expect(out.slice(stop)).toContain('the required check "t"');
     expect(out.slice(stop)).not.toContain('Fix the cause');
     // Paths (worktree, log) are printed whole; everything from the decisions on fits the width.
     for (const line of out.slice(out.indexOf('recent gate decisions')).split('\n')) expect(line.length).toBeLessThanOrEqual(80);
@@ -158,7 +158,7 @@ describe('gatehouse session show', () => {
     writeFileSync(file, JSON.stringify({ ...meta, end_verdict: { passed: true, summary: 'all good', at: meta.started_at } }));
     const showFresh = (extra: string[] = []) => gatehouse(['session', 'show', sid, '--worktree', repo, '--state-dir', st, ...extra]);
     const out = showFresh().stdout;
-    expect(out).toMatch(/verdict: {2}failed — evidence_producers: the required check "t"/);
+    expect(out).toMatch(/verdict: {2}failed — the required check "t"/);
     expect(out.replace(/\s+/g, ' ')).toContain("WARNING: meta.json says passed; the audit log's record above is the one that counts");
     expect(JSON.parse(showFresh(['--json']).stdout).decisions.end_verdict.data).toMatchObject({ where: 'end_of_session', verdict: 'fail' });
   });

@@ -81,12 +81,12 @@ describe('verdicts for people', () => {
   it('words a failed required check for the person, not with the instructions written for the agent', () => {
     const r = run(['true'], ['--require', `t=${process.execPath} -e process.exit(4)`]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/FAILED the end-of-session check:\n {2}- evidence_producers: the required check "t" \(.*\) exited with 4/);
+    expect(r.stderr).toMatch(/FAILED the end-of-session check:\n {2}- the required check "t" \(.*\) exited with 4/);
     expect(r.stderr).not.toContain('Fix the cause in the code');
     expect(r.stderr).not.toContain('then finish');
     const id = JSON.parse(run(['true'], ['--require', `t=${process.execPath} -e process.exit(4)`, '--json']).stdout).session_id as string;
     const check = gatehouse(['session', 'check', id, ...where()]);
-    expect(check.stdout.startsWith(`session ${id} FAILED the end-of-session check:\n  - evidence_producers: the required check "t"`)).toBe(true);
+    expect(check.stdout.startsWith(`session ${id} FAILED the end-of-session check:\n  - the required check "t"`)).toBe(true);
     expect(check.stdout).toContain(`fix, then run \`gatehouse session check ${id}\` again`);
     expect(check.stdout).not.toContain('Fix the cause in the code');
   });
