@@ -173,7 +173,12 @@ export async function ptyBench({ mb, keys, rounds, floodMb, log }) {
         clearTimeout(timer);
         const line = out.trim().split('\n').at(-1) ?? '';
         if (code === 0 && line.startsWith('{')) res(JSON.parse(line));
-        else rej(new Error(`the PTY benchmark exited ${code ?? signal}: ${err.trim().split('\n').slice(-3).join(' ')}`));
+        else {
+          // The thrown error's own line first (a stack's last lines only say where), then the tail.
+          const lines = err.trim().split('\n');
+          const thrown = lines.find((l) => /^\s*(\w*Error|Uncaught)\b/.test(l)) ?? '';
+          rej(new Error(`the PTY benchmark exited ${code ?? signal}: ${[thrown, ...lines.slice(-3)].filter(Boolean).join(' ')}`));
+        }
       });
     });
   } catch (err) {
