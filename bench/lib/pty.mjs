@@ -15,6 +15,9 @@ export const PTY_METRICS = { direct: 'pty.direct_read', ws: 'pty.ws_throughput',
 
 const writerArgs = (bytes) => ['-e', `const b=Buffer.alloc(65536,120);let n=${bytes};function w(){while(n>0){n-=b.length;if(!process.stdout.write(b)){process.stdout.once('drain',w);return}}}w()`];
 
+/** How long the direct read waits, after the writer exits, for output still on its way. */
+const EXIT_DRAIN_MS = 5_000;
+
 /** Direct: node-pty read in this process, nothing else. */
 async function direct(pty, root, bytes) {
   const t0 = process.hrtime.bigint();
@@ -22,7 +25,12 @@ async function direct(pty, root, bytes) {
   await new Promise((res) => {
     const p = pty.spawn(NODE, writerArgs(bytes), { cols: 200, rows: 50, cwd: root, env: { ...process.env, TERM: 'xterm-256color' } });
     p.onData((d) => (got += Buffer.byteLength(d)));
-    p.onExit(() => setTimeout(res, 50));
+    // The exit can arrive before the last output on a loaded machine: wait for the bytes, not a fixed delay.
+    p.onExit(() => {
+      const until = Date.now() + EXIT_DRAIN_MS;
+      const wait = () => (got >= bytes || Date.now() > until ? res() : setTimeout(wait, 10));
+      wait();
+    });
   });
   if (got < bytes) throw new Error(`direct read got ${got} of ${bytes} bytes`);
   return got / 1048576 / (Number(process.hrtime.bigint() - t0) / 1e9);
