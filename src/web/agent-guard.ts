@@ -1,14 +1,12 @@
 // Which known agent a new-session command line starts, from the server's list (the adapter
 // registry, `GET /api/agents`), so the form can warn before an agent runs without its gate.
+// The server's own type for what `GET /api/agents` lists (a type only: nothing of it is bundled).
+import type { AgentPrograms } from '../adapters/agent-programs.js';
 import { programOf } from '../core/program-of.js';
 import { splitCommandLine } from './format.js';
 import type { SessionFields } from './new-session-form.js';
 
-/** An agent and the program names that start it, as `GET /api/agents` lists them. */
-export interface AgentPrograms {
-  agent: string;
-  programs: string[];
-}
+export type { AgentPrograms };
 
 export { programOf };
 
