@@ -34,7 +34,11 @@ export default defineConfig([
     removeNodeProtocol: false,
     sourcemap: false,
     clean: false,
-    // The warm transport's bash client ships beside the hook bundle it falls back to.
-    onSuccess: async () => copyFileSync('src/cli/warm-hook.sh', 'dist/hook/warm.sh'),
+    // The warm transport's bash client ships beside the hook bundle it falls back to, and the
+    // sandboxed sessions' socket client beside it.
+    onSuccess: async () => {
+      copyFileSync('src/cli/warm-hook.sh', 'dist/hook/warm.sh');
+      copyFileSync('src/cli/socket-hook.pl', 'dist/hook/socket-hook.pl');
+    },
   },
 ]);

@@ -3,7 +3,7 @@
 import type { GateEvent } from '../core/event.js';
 import type { Result } from '../core/result.js';
 import type { Verdict } from '../core/verdict.js';
-import type { WarmTransport } from './hook-transport.js';
+import type { SocketTransport, WarmTransport } from './hook-transport.js';
 
 /** Gates an adapter can offer. */
 export type GateName = 'write_gate' | 'shell_analysis' | 'completion_gate' | 'approvals' | 'halt';
@@ -35,8 +35,8 @@ export interface RenderContext {
   trackFailures: boolean;
   /** Seconds the PreToolUse hook may take (longer than the approval TTL when approvals are on). */
   preToolTimeoutS: number;
-  /** Render warm hooks (the bash client, falling back to the cold command); null renders the cold command. */
-  warm: WarmTransport | null;
+  /** Render warm hooks (the bash client, falling back to the cold command), socket hooks (sandboxed, no fallback); null renders the cold command. */
+  warm: WarmTransport | SocketTransport | null;
   /** Refused stops in a row before the turn may end unverified (agents that cap continuations need it). */
   maxStopBlocks: number;
   /** SHA-256 of the session's policy.json: the hook refuses everything if the file stops matching it. */
@@ -63,6 +63,8 @@ export interface AgentAdapter {
   readonly capabilities: Capabilities;
   /** Every settings file that could switch the hooks off (absolute): the write gate protects them. */
   settingsFiles(worktree: string): string[];
+  /** The agent's own data folders and files (absolute): writable inside a sandbox, where the rest of HOME is read-only. */
+  dataPaths(): { dirs: string[]; files: string[] };
   /** The files `render` writes (absolute): the in-session scope check ignores them. */
   renderTargets(worktree: string): string[];
   /** Renders the hooks (and anything they need to fire, e.g. an agent's trust entries); may be async. */

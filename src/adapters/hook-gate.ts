@@ -14,6 +14,7 @@ import { claudeOutput } from './claude/output.js';
 import { hookAdapter } from './hook-adapters.js';
 import { decideToolUse, recordPostTool } from './pre-tool.js';
 import type { StopInput } from './stop-chain.js';
+import { STOP_EVENTS } from './stop-events.js';
 
 /** One invocation of the hook command. */
 export interface HookRequest {
@@ -35,8 +36,6 @@ export interface HookRequest {
 
 const ALLOW_SILENTLY: HookOutput = { exitCode: 0, stdout: '', stderr: '' };
 
-/** Every agent's name for its end-of-turn event (an infrastructure failure there must block the stop). */
-const STOP_EVENTS = new Set(['Stop', 'SubagentStop', 'AfterAgent', 'agentStop', 'stop']);
 
 /** Decides one hook call. Never throws: an internal failure follows the posture. */
 export async function runHookGate(req: HookRequest): Promise<HookOutput> {

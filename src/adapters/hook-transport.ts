@@ -1,8 +1,11 @@
 // How a rendered hook reaches the gate: `command` runs the hook bundle in a fresh Node
 // process; `warm` runs a bash client that asks the running supervisor and falls back to
-// that same command on any trouble. Agent-neutral: every adapter renders through this.
+// that same command on any trouble; `socket` (sandboxed sessions) runs a perl client that
+// asks the supervising `gatehouse run` and refuses without it. Every adapter renders through this.
 import { dirname, join } from 'node:path';
 import { shellJoin } from '../core/shell-quote.js';
+import { SANDBOX_SOCKET_DIR, SANDBOX_SOCKET_NAME } from '../core/sandbox.js';
+import { STOP_EVENTS } from './stop-events.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { TransportRecord } from '../runtime/session-store.js';
 import { findOnPath } from '../runtime/find-on-path.js';
@@ -26,6 +29,27 @@ export interface WarmTransport {
   secretFile: string;
 }
 
+
+/**
+ * Everything a sandboxed hook command names: the perl client, which reaches the supervising
+ * `gatehouse run` through the Unix socket bound into the sandbox and fails closed without it.
+ */
+export interface SocketTransport {
+  kind: 'socket';
+  /** Absolute path of perl and of socket-hook.pl (both visible read-only inside the sandbox). */
+  perl: string;
+  client: string;
+}
+
+/** The socket client's file name, beside the hook bundle in dist/hook/. */
+export const SOCKET_CLIENT_FILE = 'socket-hook.pl';
+/** Seconds the agent waits past the client's own deadline, so the client's refusal arrives first (an agent's timeout lets the call through). */
+const SOCKET_MARGIN_S = 5;
+
+/** The refusal file beside the socket for an event kind: what the client prints when the supervisor cannot answer. */
+export function refusalFileName(kind: 'pre_tool' | 'stop'): string {
+  return `refuse-${kind}`;
+}
 
 /** Where the supervisor of a session's project must run: the project folder and, when it was given, the state folder. */
 export interface SupervisorPlace {
@@ -86,8 +110,13 @@ export interface HookCall {
  * went quiet still has the cold command's whole budget before the agent gives up (a hook
  * the agent times out does not block).
  */
-export function hookInvocation(coldArgv: readonly string[], call: HookCall, coldTimeoutS: number, warm: WarmTransport | null): { command: string; timeout: number } {
+export function hookInvocation(coldArgv: readonly string[], call: HookCall, coldTimeoutS: number, warm: WarmTransport | SocketTransport | null): { command: string; timeout: number } {
   if (warm === null) return { command: shellJoin(coldArgv), timeout: coldTimeoutS };
+  if ('kind' in warm) {
+    const refusal = `${SANDBOX_SOCKET_DIR}/${refusalFileName(STOP_EVENTS.has(call.event) ? 'stop' : 'pre_tool')}`;
+    const argv = [warm.perl, warm.client, `${SANDBOX_SOCKET_DIR}/${SANDBOX_SOCKET_NAME}`, call.sessionId, call.event, call.agent, call.failClosed ? '1' : '0', String(coldTimeoutS), call.policyDigest, refusal];
+    return { command: shellJoin(argv), timeout: coldTimeoutS + SOCKET_MARGIN_S };
+  }
   const argv = [warm.bash, warm.client, String(warm.port), warm.secretFile, call.sessionId, call.event, call.agent, call.failClosed ? '1' : '0', String(coldTimeoutS), call.policyDigest, '--', ...coldArgv];
   return { command: shellJoin(argv), timeout: 2 * coldTimeoutS };
 }

@@ -27,6 +27,11 @@ import { compileAlwaysAllow, type AlwaysAllowRule } from '../core/approvals/alwa
 import { configAlwaysRules } from '../runtime/approvals/always-rules.js';
 import { compileProfileSpec, type ProfileSpec } from '../core/approvals/profiles.js';
 import { adapterFor, capabilitiesFor, parseAgentName } from './registry.js';
+import { prepareSessionSandbox, type SandboxOffer, type SessionSandbox } from './session-sandbox.js';
+import { probeSandbox, type SandboxTools } from '../runtime/sandbox/probe.js';
+import { sandboxRecord } from '../core/sandbox.js';
+import { block } from '../core/verdict.js';
+import { claudeOutput } from './claude/output.js';
 
 /** Bytes of output kept per producer: enough for any useful failure tail, bounded on disk. */
 const OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -56,6 +61,8 @@ export interface StartOptions {
   hookBundle: string;
   /** How the rendered hooks reach the gate; default `auto` (warm when a supervisor is up). */
   transport?: TransportChoice;
+  /** Offered by launchers that start the agent themselves; without it a config that asks for a sandbox is refused. */
+  sandbox?: SandboxOffer;
 }
 
 /** A started session, with the in-memory copies of its policy and baseline the final check uses. */
@@ -70,6 +77,8 @@ export interface StartedSession {
   capabilities: Capabilities;
   rendered: string[];
   transport: TransportRecord;
+  /** The session's sandbox, null when it runs as the user. The launcher runs the agent with `sandboxedArgv(sandbox.spec, …)`. */
+  sandbox: SessionSandbox | null;
 }
 
 /** Resolves the project state dir for a worktree (real path). */
@@ -158,10 +167,24 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     producers.set(r.value.name, r.value);
   }
 
+  // A sandbox asked for is never silently skipped: no launcher, no bwrap, or no user namespaces is a refusal.
+  const sandboxCfg = config.value.sandbox;
+  const sandboxWanted = opts.sandbox?.requested === true || sandboxCfg.enabled;
+  let sandboxTools: SandboxTools | null = null;
+  if (!sandboxWanted && opts.sandbox?.network !== undefined) return fail('--network applies to a sandboxed session: add --sandbox (or set sandbox.enabled in the config)');
+  if (sandboxWanted) {
+    if (opts.sandbox === undefined) {
+      return fail(`${config.value.file ?? 'the config'} asks for a sandbox (sandbox.enabled), and only a command that starts the agent itself can put it in one: use \`gatehouse run --agent ${agent} -- CMD\` (or the dashboard's new-session form)`);
+    }
+    if (opts.transport !== undefined && opts.transport !== 'auto') return fail(`--transport ${opts.transport} does not apply to a sandboxed session: its hooks reach \`gatehouse run\` through a socket; leave --transport out`);
+    const probe = probeSandbox(opts.env);
+    if (!probe.ok) return probe;
+    sandboxTools = probe.value;
+  }
   const stateDirRaw = resolveProjectState(worktree, opts.env, opts.stateDir);
   mkdirSync(stateDirRaw, { recursive: true, mode: 0o700 });
   const projectState = realpathSync(stateDirRaw);
-  const transport = await chooseTransport(opts.transport ?? 'auto', projectState, opts.hookBundle, opts.env, { worktree, stateDir: opts.stateDir ? projectState : undefined });
+  const transport = sandboxTools !== null ? ok({ record: { kind: 'socket', supervisor_pid: process.pid } as TransportRecord, bash: null, client: null }) : await chooseTransport(opts.transport ?? 'auto', projectState, opts.hookBundle, opts.env, { worktree, stateDir: opts.stateDir ? projectState : undefined });
   if (!transport.ok) return fail(transport.reason);
   const id = opts.id ?? newSessionId();
   const created = SessionStore.create(projectState, id);
@@ -169,6 +192,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
   const store = created.value;
 
   let rendered: RenderedFile[] = [];
+  let sandbox: SessionSandbox | null = null;
   try {
     const adapter = adapterFor(agent);
     const configFiles = [...CONFIG_FILE_NAMES.map((n) => join(worktree, n)), join(worktree, PROJECT_HOOKS_FILE)];
@@ -183,6 +207,26 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       allow,
       env: opts.env,
     });
+    if (sandboxTools !== null && opts.sandbox !== undefined) {
+      const prepared = await prepareSessionSandbox({
+        tools: sandboxTools,
+        offer: opts.sandbox,
+        network: opts.sandbox.network ?? sandboxCfg.network,
+        sessionId: id,
+        projectState,
+        worktree,
+        allow,
+        protect,
+        hookBundle: opts.hookBundle,
+        adapter,
+        // Without the supervisor nothing can be checked: tool calls are refused and the turn's end halts the agent.
+        refusal: (kind, reason) => (adapter?.output ?? claudeOutput)(kind, kind === 'stop' ? { decision: 'halt', rule: 'sandbox.supervisor_unreachable', reason } : block('sandbox.supervisor_unreachable', reason)),
+        tokenEnv: approvalsCfg.tokens.flatMap((t) => (t.env !== undefined ? [t.env] : [])),
+        env: opts.env,
+      });
+      if (!prepared.ok) throw new RenderError(prepared.reason);
+      sandbox = prepared.value;
+    }
     const scopeExclude = (adapter?.renderTargets(worktree) ?? []).filter((f) => isInside(worktree, f)).map((f) => relativeInside(worktree, f));
     const producerList = [...producers.values()];
     const policy: Policy = {
@@ -208,7 +252,8 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       approvals: { interactive: approvalsCfg.interactive, timeout_seconds: approvalsCfg.timeout_seconds, smart_auto_approve: approvalsCfg.smart_auto_approve, always_allow: alwaysAllow },
       permissions: { profile: opts.profile ?? permissionsCfg.profile ?? null, custom: permissionsCfg.custom as Record<string, ProfileSpec> },
       baseline_sha256: null,
-      sandboxed: false,
+      sandboxed: sandbox !== null,
+      sandbox: sandbox?.spec ?? null,
       created_at: new Date().toISOString(),
     };
     // The baseline is taken before rendering and records the settings file as it was then (with
@@ -235,7 +280,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
         watchAllTools: turn.watch_all_tools || allow.length > 0 || approvalsCfg.interactive || policy.permissions.profile !== null,
         trackFailures: turn.enabled && turn.failure_threshold !== null,
         preToolTimeoutS: budgets.preToolS,
-        warm: warmTransport(transport.value, projectState, id),
+        warm: sandbox?.transport ?? warmTransport(transport.value, projectState, id),
         maxStopBlocks: policy.max_stop_blocks,
         policyDigest,
       });
@@ -260,14 +305,15 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       type: 'session_started',
       actor: osUserActor(),
       session_id: id,
-      data: { agent: policy.agent, worktree, policy_digest: digestOf(canonicalJson(policy)), policy_sha256: policyDigest, baseline_sha256: policy.baseline_sha256, render_sha256: renderDigest, sandboxed: policy.sandboxed },
+      data: { agent: policy.agent, worktree, policy_digest: digestOf(canonicalJson(policy)), policy_sha256: policyDigest, baseline_sha256: policy.baseline_sha256, render_sha256: renderDigest, sandboxed: policy.sandboxed, ...(sandbox !== null ? { sandbox: sandboxRecord(sandbox.spec) } : {}) },
     });
     // So `session end ID`, `evidence export` and the rest find this session from any folder.
     recordSessionPointer(stateBase(opts.env), { id, state_dir: projectState, worktree, started_at: policy.created_at });
-    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(agent), rendered: rendered.map((f) => f.file), transport: transport.value.record });
+    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(agent), rendered: rendered.map((f) => f.file), transport: transport.value.record, sandbox });
   } catch (err) {
     // Nothing half-made stays behind: the session folder goes, and hooks already rendered come out.
     if (rendered.length > 0) adapterFor(agent)?.unrender(rendered);
+    await sandbox?.close();
     rmSync(store.dir, { recursive: true, force: true });
     if (err instanceof RenderError) return fail(err.message);
     throw err;

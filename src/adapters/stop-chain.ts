@@ -21,6 +21,7 @@ import { loadSessionBaseline } from '../runtime/session-files.js';
 import { readTranscriptTodos } from '../runtime/transcript.js';
 import { kvStore, readTurnState, type TurnState } from '../runtime/turn-state.js';
 import { profileOf } from './pre-tool.js';
+import { sandboxWrap } from '../core/sandbox.js';
 
 /** Everything any stage of the chain may read. */
 export type StopChainContext = TurnVerifyContext & StopContext & StopHookContext;
@@ -79,9 +80,11 @@ export async function runInSessionChain(policy: Policy, dir: string, input: Stop
       store,
     })),
   };
-  if (policy.turn.goal) parts.shell_stop_hooks = goalGateVerifier({ globalHooks: policy.stop_hooks, objective: policy.turn.goal }, { cwd });
-  else if (policy.stop_hooks.length > 0) parts.shell_stop_hooks = shellStopHooksVerifier(policy.stop_hooks, { cwd });
-  if (policy.extension_hooks.length > 0) parts.extension_stop_hooks = extensionStopHooksVerifier(policy.extension_hooks, store);
+  // A sandboxed session runs every hook command inside its sandbox: they execute the agent's code.
+  const wrap = sandboxWrap(policy);
+  if (policy.turn.goal) parts.shell_stop_hooks = goalGateVerifier({ globalHooks: policy.stop_hooks, objective: policy.turn.goal }, { cwd, wrap });
+  else if (policy.stop_hooks.length > 0) parts.shell_stop_hooks = shellStopHooksVerifier(policy.stop_hooks, { cwd, wrap });
+  if (policy.extension_hooks.length > 0) parts.extension_stop_hooks = extensionStopHooksVerifier(policy.extension_hooks, store, { wrap });
   const built = buildVerifierChain<StopContext & StopHookContext>({ enabled: policy.turn.enabled, ...(policy.turn.order ? { order: policy.turn.order } : {}) }, parts);
   if (!built.ok) throw new Error(built.reason);
   const result = await built.value.chain.run(contextOf(policy, baseline.value, state, input, policy.scope_exclude, true), new AbortController().signal);

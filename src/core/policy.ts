@@ -2,6 +2,7 @@
 // every hook call. Plain types only; validation happens where the file is read.
 import type { AlwaysAllowRule } from './approvals/always-allow.js';
 import type { ProfileSpec } from './approvals/profiles.js';
+import type { SandboxSpec } from './sandbox.js';
 
 /** How an unexpected infrastructure failure inside a hook is treated. */
 export type Posture = 'fail-open' | 'fail-closed';
@@ -111,6 +112,8 @@ export interface Policy {
   baseline_sha256: string | null;
   /** The agent runs inside an OS sandbox. False without one: then any process of the user can read the signing key. */
   sandboxed: boolean;
+  /** The sandbox the agent, its hooks and the required checks run in; null (or absent, before sandboxes) when unsandboxed. */
+  sandbox?: SandboxSpec | null;
   created_at: string;
 }
 

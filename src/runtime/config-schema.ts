@@ -171,6 +171,12 @@ const PermissionsShape = {
 const unsupported = (name: string) =>
   z.never({ error: `section \`${name}\` is not supported by this version of Gatehouse; remove it for now` }).optional();
 
+/** `sandbox:` — run the agent, its hooks and the required checks inside bubblewrap (`gatehouse run`). */
+const SandboxShape = {
+  enabled: z.boolean({ error: 'expected true or false' }).default(false),
+  network: z.enum(['host', 'none'], { error: 'expected "host" (the machine\'s network) or "none" (no network at all)' }).default('host'),
+};
+
 /** The whole config file (v1). A YAML `gate:` with nothing under it counts as an empty section. */
 export const ConfigFile = z.strictObject(
   {
@@ -182,6 +188,10 @@ export const ConfigFile = z.strictObject(
     stop_hooks: z.preprocess((v) => (v === null ? [] : v), StopHooks).default([]),
     verifiers: z
       .preprocess((v) => (v === null ? {} : v), z.strictObject(VerifiersShape, { error: 'expected the `verifiers` section to be a mapping' }))
+      .prefault({}),
+    // `sandbox: true` is short for `sandbox: {enabled: true}`.
+    sandbox: z
+      .preprocess((v) => (v === null ? {} : typeof v === 'boolean' ? { enabled: v } : v), z.strictObject(SandboxShape, { error: 'expected `sandbox` to be true, false or a mapping with `enabled` and `network`' }))
       .prefault({}),
     gateway: unsupported('gateway'),
   },
@@ -214,7 +224,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): ConfigProbl
 
 /** Keys accepted in the mapping at `path`, for "did you mean" and for listing what is allowed. */
 function knownKeysAt(path: readonly (string | number)[]): readonly string[] {
-  if (path.length === 0) return ['gate', 'stop_hooks', 'verifiers', 'approvals', 'permissions'];
+  if (path.length === 0) return ['gate', 'stop_hooks', 'verifiers', 'approvals', 'permissions', 'sandbox'];
+  if (path.length === 1 && path[0] === 'sandbox') return Object.keys(SandboxShape);
   if (path.length === 1 && path[0] === 'approvals') return Object.keys(ApprovalsShape);
   if (path.length === 1 && path[0] === 'permissions') return Object.keys(PermissionsShape);
   if (path.length === 3 && path[1] === 'tokens') return Object.keys(TokenShape);

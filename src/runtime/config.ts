@@ -54,6 +54,13 @@ export interface LoadedConfig {
   turn: TurnConfig;
   approvals: ApprovalsConfig;
   permissions: PermissionsConfig;
+  sandbox: SandboxConfig;
+}
+
+/** `sandbox:` — whether `gatehouse run` must sandbox the agent, and its network. */
+export interface SandboxConfig {
+  enabled: boolean;
+  network: 'host' | 'none';
 }
 
 /** File names looked for at the project root, in this order; at most one may exist. */
@@ -132,7 +139,7 @@ export function parseConfigSections(text: string, format: Format, fileLabel: str
   if (checked.success) {
     const gate: GateConfig = checked.data.gate;
     const turn: TurnConfig = { stop_hooks: checked.data.stop_hooks, verifiers: checked.data.verifiers };
-    return ok({ gate, turn, approvals: checked.data.approvals, permissions: checked.data.permissions });
+    return ok({ gate, turn, approvals: checked.data.approvals, permissions: checked.data.permissions, sandbox: checked.data.sandbox });
   }
   const lines = describeIssues(checked.error.issues)
     .map((p) => ({ ...p, line: lineOf(p.path) }))
@@ -156,7 +163,7 @@ export function formatKeyPath(path: KeyPath): string {
 
 function defaults(): Omit<LoadedConfig, 'file'> {
   const d = ConfigFile.parse({});
-  return { gate: d.gate, turn: { stop_hooks: d.stop_hooks, verifiers: d.verifiers }, approvals: d.approvals, permissions: d.permissions };
+  return { gate: d.gate, turn: { stop_hooks: d.stop_hooks, verifiers: d.verifiers }, approvals: d.approvals, permissions: d.permissions, sandbox: d.sandbox };
 }
 
 function formatOf(file: string): Format | null {

@@ -36,6 +36,8 @@ export interface RunProducersOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborting kills every running producer's process group (status `cancelled`). */
   signal?: AbortSignal;
+  /** Rewrites the argv before it runs: a sandboxed session runs it inside the sandbox. */
+  wrap?: (argv: string[]) => string[];
 }
 
 /** Default output kept per producer: the tail of a failing test run fits with room to spare, and N producers stay cheap. */
@@ -116,8 +118,8 @@ export function runProducer(spec: ProducerSpec, opts: RunProducersOptions): Prom
   };
 
   if (opts.signal?.aborted) return Promise.resolve(result('cancelled'));
-  const [cmd, ...args] = spec.command;
-  if (cmd === undefined || cmd === '') return spawnError(`producer "${spec.name}" has an empty command`);
+  if (spec.command[0] === undefined || spec.command[0] === '') return spawnError(`producer "${spec.name}" has an empty command`);
+  const [cmd, ...args] = (opts.wrap ?? ((a: string[]) => a))([...spec.command]) as [string, ...string[]];
   let child: ChildProcess;
   try {
     child = spawn(cmd, args, {

@@ -26,7 +26,7 @@ export interface ProtectedInputs {
 }
 
 /** `$XDG_CONFIG_HOME`, or `~/.config` (a relative XDG value is invalid and ignored). */
-function configHome(env: NodeJS.ProcessEnv): string {
+export function configHome(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_CONFIG_HOME;
   return xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.config');
 }
@@ -48,23 +48,30 @@ export function watchedOutside(env: NodeJS.ProcessEnv): string[] {
   return [...userGitFiles(env), join(configHome(env), 'gatehouse')].map(realOrSelf);
 }
 
-/**
- * The repository's own control files: config (hooksPath, fsmonitor, filters, aliases), hooks,
- * info (exclude, attributes, sparse-checkout) and the submodules' git folders. Objects, refs
- * and the index are left alone: committing is ordinary work.
- */
-export function gitControlPaths(worktree: string): string[] {
+/** The worktree's git dir and common dir (absolute), asked of git hardened; null outside git. */
+export function gitDirs(worktree: string): { gitDir: string; commonDir: string } | null {
   const env = { ...process.env };
   for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_INDEX_FILE']) delete env[name];
   let out: string;
   try {
     out = execFileSync('git', ['-c', 'core.fsmonitor=false', 'rev-parse', '--absolute-git-dir', '--git-common-dir'], { cwd: worktree, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env });
   } catch {
-    return []; // not a git work tree (or no git): nothing to protect here
+    return null;
   }
   const [gitDir, common] = out.split('\n');
-  if (!gitDir) return [];
-  const commonDir = resolve(worktree, common || gitDir);
+  if (!gitDir) return null;
+  return { gitDir, commonDir: resolve(worktree, common || gitDir) };
+}
+
+/**
+ * The repository's own control files: config (hooksPath, fsmonitor, filters, aliases), hooks,
+ * info (exclude, attributes, sparse-checkout) and the submodules' git folders. Objects, refs
+ * and the index are left alone: committing is ordinary work.
+ */
+export function gitControlPaths(worktree: string): string[] {
+  const dirs = gitDirs(worktree);
+  if (dirs === null) return []; // not a git work tree (or no git): nothing to protect here
+  const { gitDir, commonDir } = dirs;
   // Also as the shell analysis sees them, `<worktree>/.git/…`, when `.git` is a file (a linked worktree).
   const logical = ['config', 'hooks', 'info'].map((f) => join(worktree, '.git', f));
   return [...new Set([join(gitDir, 'config'), join(gitDir, 'config.worktree'), join(commonDir, 'config'), join(commonDir, 'hooks'), join(commonDir, 'info'), join(commonDir, 'modules'), ...logical])];

@@ -1,5 +1,6 @@
 // The two built-in completion verifiers: the task's required checks (evidence
 // producers, fail-closed) and the scope check (every changed file inside the allowlist).
+import { sandboxWrap } from '../core/sandbox.js';
 import { resolve } from 'node:path';
 import type { Policy } from '../core/policy.js';
 import type { TurnVerifier, VerifierOutcome } from '../core/verifier-chain.js';
@@ -50,6 +51,7 @@ export const producersVerifier: TurnVerifier<StopContext> = {
       sequential: policy.sequential,
       outputCapBytes: policy.output_cap_bytes,
       signal,
+      wrap: sandboxWrap(policy),
     });
     const failed = results.filter((r) => r.required && r.status !== 'passed');
     if (failed.length === 0) return { kind: 'continue', detail: results };

@@ -1,6 +1,8 @@
 // The Claude Agent SDK adapter: nothing is rendered into files; a program built on the SDK
 // passes `gatehouseHooks({ session })` as `query()`'s `hooks` option, and its callbacks run
 // the same hook gate in-process (see hooks.ts).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { ok } from '../../core/result.js';
 import type { AgentAdapter, Capabilities } from '../adapter.js';
 import { parseSdkEvent } from './event.js';
@@ -20,6 +22,8 @@ export const claudeSdkAdapter: AgentAdapter = {
   capabilities: CAPABILITIES,
   // The hooks live in the program, not in a file the agent could edit.
   settingsFiles: () => [],
+  // The SDK runs Claude Code, which keeps its sessions in ~/.claude.
+  dataPaths: () => ({ dirs: [join(homedir(), '.claude')], files: [join(homedir(), '.claude.json')] }),
   renderTargets: () => [],
   render: () => ok([]),
   unrender: () => ok({ removed: 0 }),

@@ -34,6 +34,8 @@ export const claudeAdapter: AgentAdapter = claudeShapedAdapter({
       join(homedir(), '.claude', 'settings.local.json'),
     ];
   },
+  // Claude Code keeps sessions, todos and credentials in ~/.claude and its state in ~/.claude.json.
+  dataPaths: () => ({ dirs: [join(homedir(), '.claude')], files: [join(homedir(), '.claude.json')] }),
   writeMatcher: CLAUDE_WRITE_MATCHER,
   parseEvent: parseClaudeEvent,
   output: claudeOutput,

@@ -31,6 +31,7 @@ const hooks = claudeShapedAdapter({
   settingsFile: codexHooksFile,
   // Codex's own config can untrust or disable the hooks; the project's config.toml can too.
   settingsFiles: (worktree) => [codexHooksFile(worktree), join(worktree, '.codex', 'config.toml'), join(codexHome(), 'hooks.json'), codexConfigFile()],
+  dataPaths: () => ({ dirs: [codexHome()], files: [] }),
   writeMatcher: CODEX_WRITE_MATCHER,
   parseEvent: parseCodexEvent,
   output: codexOutput,

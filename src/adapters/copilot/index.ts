@@ -1,7 +1,7 @@
 // The Copilot CLI adapter: the session's own hooks file `.github/hooks/gatehouse.json`
 // (preToolUse on every tool, agentStop for the completion gate), answered in JSON, and the
 // folder trust without which Copilot silently skips repository hooks.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ok, type Result } from '../../core/result.js';
 import type { AgentAdapter, Capabilities, RenderContext, RenderedFile } from '../adapter.js';
 import { shapedHook } from '../shaped/adapter.js';
@@ -57,6 +57,7 @@ export const copilotAdapter: AgentAdapter = withTrustStep(
     name: 'copilot',
     capabilities: CAPABILITIES,
     settingsFiles: (worktree) => [copilotHooksFile(worktree), copilotConfigFile()],
+    dataPaths: () => ({ dirs: [dirname(copilotConfigFile())], files: [] }),
     renderTargets: (worktree) => [copilotHooksFile(worktree)],
     render: renderHooksFile,
     unrender: removeHooksFile,

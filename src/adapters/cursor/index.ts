@@ -108,6 +108,7 @@ export const cursorAdapter: AgentAdapter = {
   name: 'cursor',
   capabilities: CAPABILITIES,
   settingsFiles: (worktree) => [cursorHooksFile(worktree), join(homedir(), '.cursor', 'hooks.json')],
+  dataPaths: () => ({ dirs: [join(homedir(), '.cursor')], files: [] }),
   renderTargets: (worktree) => [cursorHooksFile(worktree)],
   render,
   unrender,

@@ -27,6 +27,7 @@ const hooks = claudeShapedAdapter({
   capabilities: CAPABILITIES,
   settingsFile: geminiSettingsFile,
   settingsFiles: (worktree) => [geminiSettingsFile(worktree), join(geminiUserDir(), 'settings.json'), trustedFoldersFile()],
+  dataPaths: () => ({ dirs: [geminiUserDir()], files: [] }),
   writeMatcher: GEMINI_WRITE_MATCHER,
   parseEvent: parseGeminiEvent,
   output: geminiOutput,

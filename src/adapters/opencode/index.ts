@@ -1,6 +1,7 @@
 // The OpenCode adapter: a generated plugin, `.opencode/plugin/gatehouse.js`, whose
 // `tool.execute.before` runs the session's hook command and throws on a refusal. OpenCode has
 // no blocking stop surface, so the completion gate is the end-of-session check only.
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ok, type Result } from '../../core/result.js';
 import type { AgentAdapter, Capabilities, RenderContext, RenderedFile } from '../adapter.js';
@@ -75,6 +76,8 @@ export const opencodeAdapter: AgentAdapter = {
   capabilities: CAPABILITIES,
   // The whole plugin folder: another plugin there could run before ours or replace it.
   settingsFiles: (worktree) => [dirname(opencodePluginFile(worktree)), join(worktree, 'opencode.json')],
+  // OpenCode follows XDG: its config, data (sessions, auth), state and cache folders.
+  dataPaths: () => ({ dirs: ['.config', '.local/share', '.local/state', '.cache'].map((d) => join(homedir(), d, 'opencode')), files: [] }),
   renderTargets: (worktree) => [opencodePluginFile(worktree)],
   render,
   unrender,

@@ -26,6 +26,7 @@ export const qwenAdapter: AgentAdapter = claudeShapedAdapter({
   capabilities: CAPABILITIES,
   settingsFile: qwenSettingsFile,
   settingsFiles: (worktree) => [qwenSettingsFile(worktree), join(homedir(), '.qwen', 'settings.json')],
+  dataPaths: () => ({ dirs: [join(homedir(), '.qwen')], files: [] }),
   writeMatcher: QWEN_WRITE_MATCHER,
   parseEvent: parseQwenEvent,
   output: qwenOutput,

@@ -28,6 +28,8 @@ export interface ClaudeShapedSpec {
   settingsFile(worktree: string): string;
   /** Every settings file that could switch the hooks off (the write gate protects them). */
   settingsFiles(worktree: string): string[];
+  /** The agent's own data folders and files (absolute), writable inside a sandbox. */
+  dataPaths(): { dirs: string[]; files: string[] };
   /** The PreToolUse matcher when only the write tools are watched. */
   writeMatcher: string;
   parseEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent>;
@@ -56,6 +58,7 @@ export function claudeShapedAdapter(spec: ClaudeShapedSpec): SyncRenderAdapter {
     name: spec.name,
     capabilities: spec.capabilities,
     settingsFiles: (worktree) => spec.settingsFiles(worktree),
+    dataPaths: () => spec.dataPaths(),
     renderTargets: (worktree) => [spec.settingsFile(worktree)],
     render(ctx: RenderContext): Result<RenderedFile[]> {
       const ev = spec.events ?? CLAUDE_EVENTS;

@@ -11,6 +11,14 @@ import { printJson } from '../context.js';
 import { agentMismatch } from '../../adapters/agent-programs.js';
 import { gatesNothing, parseAgentName } from '../../adapters/registry.js';
 import { formatCapabilities, inSessionGates, startFromFlags, withStartFlags, type StartFlags } from './session.js';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { StartedSession } from '../../adapters/session-lifecycle.js';
+import type { SandboxOffer } from '../../adapters/session-sandbox.js';
+import { SANDBOX_NETWORKS, type SandboxNetwork, type SandboxSpec } from '../../core/sandbox.js';
+import { startHookSocket } from '../../gateway/hook-socket.js';
+import { findOnPath, isExecutableFile } from '../../runtime/find-on-path.js';
+import { spawnSandboxed } from '../../runtime/sandbox/spawn.js';
 
 /** Exit status of a child that ended by a signal, as a shell reports it. */
 function signalStatus(signal: NodeJS.Signals): number {
@@ -25,11 +33,15 @@ function signalStatus(signal: NodeJS.Signals): number {
 class SignalRelay {
   private interrupts = 0;
   private child: ChildProcess | null = null;
+  private killer: ((signal: NodeJS.Signals) => void) | null = null;
   private readonly onSignal = (sig: NodeJS.Signals): void => {
     this.interrupts++;
     const next: NodeJS.Signals = this.interrupts === 1 ? sig : this.interrupts === 2 ? 'SIGTERM' : 'SIGKILL';
     const c = this.child;
-    if (c && c.exitCode === null && c.signalCode === null) c.kill(next);
+    if (c && c.exitCode === null && c.signalCode === null) {
+      if (this.killer !== null) this.killer(next);
+      else c.kill(next);
+    }
   };
 
   constructor() {
@@ -41,8 +53,10 @@ class SignalRelay {
     return this.interrupts > 0;
   }
 
-  attach(child: ChildProcess): void {
+  /** Signals go to `child`, or through `kill` when the program runs below it (a sandbox). */
+  attach(child: ChildProcess, kill?: (signal: NodeJS.Signals) => void): void {
     this.child = child;
+    this.killer = kill ?? null;
   }
 
   dispose(): void {
@@ -58,8 +72,9 @@ interface ChildEnd {
   error?: string;
 }
 
-/** Runs `argv` in `cwd` with inherited stdio, relaying signals to it. */
-function runChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv, relay: SignalRelay): Promise<ChildEnd> {
+/** Runs `argv` in `cwd` with inherited stdio (inside `sandbox` when given), relaying signals to it. */
+function runChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv, relay: SignalRelay, sandbox: SandboxSpec | null): Promise<ChildEnd> {
+  if (sandbox !== null) return runSandboxedChild(argv, cwd, env, relay, sandbox);
   return new Promise((resolvePromise) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: 'inherit' });
     relay.attach(child);
@@ -67,6 +82,32 @@ function runChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv, relay: Si
     child.on('error', (err) => resolvePromise({ status: EXIT_NOT_STARTED, error: redactText(startFailure(argv[0]!, err)) }));
     child.on('exit', (code, signal) => resolvePromise({ status: code ?? (signal ? signalStatus(signal) : 1) }));
   });
+}
+
+/** {@link runChild} inside the session's sandbox. */
+function runSandboxedChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv, relay: SignalRelay, sandbox: SandboxSpec): Promise<ChildEnd> {
+  // Inside, bwrap would only say "execvp: No such file"; the same words as unsandboxed, up front.
+  const missing = programMissing(argv[0]!, cwd, env);
+  if (missing !== null) return Promise.resolve({ status: EXIT_NOT_STARTED, error: redactText(missing) });
+  return new Promise((resolvePromise) => {
+    const started = spawnSandboxed(sandbox, cwd, argv, env);
+    relay.attach(started.child, started.kill);
+    started.child.on('error', (err) => resolvePromise({ status: EXIT_NOT_STARTED, error: startFailure(sandbox.bwrap, err) }));
+    // 'close': bwrap's status pipe is read to the end, so it is known whether the program ran.
+    started.child.on('close', (code, signal) => {
+      // bwrap's own failure (a mount it could not make) is not the agent's exit: nothing ran.
+      if (!started.ran() && signal === null) resolvePromise({ status: EXIT_NOT_STARTED, error: 'the sandbox could not start the command (bwrap said why above)' });
+      else resolvePromise({ status: code ?? (signal ? signalStatus(signal) : 1) });
+    });
+  });
+}
+
+/** Why `cmd` cannot start (not found, not executable), or null when it can. */
+function programMissing(cmd: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
+  const path = cmd.includes('/') ? resolve(cwd, cmd) : findOnPath(cmd, env);
+  if (path === null || !existsSync(path)) return `${cmd}: command not found (check the name and PATH)`;
+  if (!isExecutableFile(path)) return `${cmd} is not executable (chmod +x, or run it through its interpreter)`;
+  return null;
 }
 
 /** Why `cmd` could not start, in plain words with what to do; the errno only when it is neither common case. */
@@ -83,6 +124,8 @@ export function runCommand(): Command {
   return withStartFlags(new Command('run').description('start a session, run CMD in the worktree, end it and check the result'))
     .argument('<command...>', 'the agent command, after --')
     .option('--json', 'print the verdict as JSON')
+    .option('--sandbox', 'run CMD, its hooks and the required checks inside a bubblewrap sandbox (Linux); refused, never skipped, when it cannot be made (see docs/sandbox.md)')
+    .option('--network <mode>', 'network inside the sandbox: host (default: the agent reaches its model API) or none')
     .addHelpText('after', '\nExit status: CMD\'s own status if the end-of-session check passed, otherwise 1; 127 if CMD could not be started (nothing is checked then).\nExample: gatehouse run --agent claude --allow "src/**" --require test="npm test" -- claude -p "fix the bug"')
     .action(async (command: string[], flags: StartFlags) => {
       if (command.length === 0) throw new UserError('give the command to run after --', EXIT.usage);
@@ -90,6 +133,9 @@ export function runCommand(): Command {
       const agent = parseAgentName(flags.agent);
       const mismatch = agent.ok ? agentMismatch(agent.value, command, '--agent') : null;
       if (mismatch !== null) throw new UserError(mismatch, EXIT.usage);
+      if (flags.network !== undefined && !(SANDBOX_NETWORKS as readonly string[]).includes(flags.network)) {
+        throw new UserError(`--network must be one of ${SANDBOX_NETWORKS.join(', ')}, got ${JSON.stringify(flags.network)}`, EXIT.usage);
+      }
       const relay = new SignalRelay();
       try {
         await runSession(command, flags, relay);
@@ -101,12 +147,29 @@ export function runCommand(): Command {
 
 /** Start → agent → remove hooks → authoritative check → verdict. */
 async function runSession(command: string[], flags: StartFlags, relay: SignalRelay): Promise<void> {
-  const s = await startFromFlags(flags);
+  const offer: SandboxOffer = { requested: flags.sandbox === true, ...(flags.network !== undefined ? { network: flags.network as SandboxNetwork } : {}), startSocket: startHookSocket };
+  const s = await startFromFlags(flags, offer);
+  try {
+    await runStarted(s, command, flags, relay);
+  } finally {
+    await s.sandbox?.close();
+  }
+}
+
+/** The environment the agent gets: this one, the session id, and none of the secrets the sandbox keeps from it. */
+function agentEnv(s: StartedSession): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GATEHOUSE_SESSION: s.policy.session_id };
+  for (const name of s.sandbox?.dropEnv ?? []) delete env[name];
+  return env;
+}
+
+async function runStarted(s: StartedSession, command: string[], flags: StartFlags, relay: SignalRelay): Promise<void> {
   const id = s.policy.session_id;
   const gated = !gatesNothing(s.policy.agent);
   process.stderr.write(`gatehouse: session ${id} started (${inSessionGates(s)})\n`);
+  if (s.sandbox !== null) process.stderr.write(`gatehouse: sandbox: bubblewrap ${s.sandbox.spec.version}, network ${s.sandbox.spec.network}, writable: ${s.sandbox.spec.writable.join(', ')} and a private /tmp\n`);
   if (s.rendered.length === 0) process.stderr.write(formatCapabilities(s.policy.agent, s.capabilities));
-  const child = relay.interrupted ? { status: signalStatus('SIGINT'), error: 'interrupted before the agent started' } : await runChild(command, s.policy.worktree, { ...process.env, GATEHOUSE_SESSION: id }, relay);
+  const child = relay.interrupted ? { status: signalStatus('SIGINT'), error: 'interrupted before the agent started' } : await runChild(command, s.policy.worktree, agentEnv(s), relay, s.sandbox?.spec ?? null);
   // Hooks come out first, so the check sees the settings exactly as the user had them.
   // The copies kept in memory since start: nothing the agent rewrote in the state folder counts.
   const trusted = { policy: s.policy, baseline: s.baseline, rendered: s.renderRecords };

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { agentPrograms } from '../../adapters/agent-programs.js';
 import { startSession, type StartedSession } from '../../adapters/session-lifecycle.js';
+import type { SandboxOffer } from '../../adapters/session-sandbox.js';
 import { checkSession, endSession } from '../../adapters/session-end.js';
 import { TRANSPORT_CHOICES, type TransportChoice } from '../../adapters/hook-transport.js';
 import { gatesNothing, knownAgents, NO_AGENT, parseAgentName } from '../../adapters/registry.js';
@@ -28,6 +29,9 @@ export interface StartFlags {
   profile?: string;
   transport?: string;
   json?: boolean;
+  /** `run` only. */
+  sandbox?: boolean;
+  network?: string;
 }
 
 /** Adds the session-start flags to a command. */
@@ -47,7 +51,7 @@ export function withStartFlags(cmd: Command): Command {
 }
 
 /** Starts a session from parsed flags or throws a UserError. */
-export async function startFromFlags(flags: StartFlags): Promise<StartedSession> {
+export async function startFromFlags(flags: StartFlags, sandbox?: SandboxOffer): Promise<StartedSession> {
   const agent = parseAgentName(flags.agent);
   if (!agent.ok) throw new UserError(agent.reason, EXIT.usage);
   if ((flags.objective === undefined) !== (flags.gateCommand === undefined)) {
@@ -71,6 +75,7 @@ export async function startFromFlags(flags: StartFlags): Promise<StartedSession>
     env: process.env,
     nodePath: process.execPath,
     hookBundle: hookBundlePath(),
+    ...(sandbox !== undefined ? { sandbox } : {}),
   });
   if (!r.ok) throw new UserError(r.reason);
   return r.value;

@@ -1,5 +1,6 @@
 // Every audit event type, declared once with the shape of its `data` and a small check.
 // Plain checks, no schema library: this runs inside the hook process on every call.
+import type { SandboxRecord } from '../../core/sandbox.js';
 
 /** One verifier's part in a completion verdict. */
 export interface VerifierSummary {
@@ -16,7 +17,7 @@ export interface AuditEventDataMap {
    * `policy_sha256` / `baseline_sha256` / `render_sha256`: SHA-256 of policy.json, baseline.json and
    * render.json as written at start (`session check` and `session end` trust them only while they match).
    */
-  session_started: { agent: string; worktree: string; policy_digest?: string; policy_sha256?: string; baseline_sha256?: string | null; render_sha256?: string; sandboxed?: boolean };
+  session_started: { agent: string; worktree: string; policy_digest?: string; policy_sha256?: string; baseline_sha256?: string | null; render_sha256?: string; sandboxed?: boolean; sandbox?: SandboxRecord };
   /** A session's own files (policy, baseline) were changed or removed after start; every hook call is refused. */
   tamper_detected: { event: string; what: string };
   session_ended: { reason: string; exit_code?: number | null };

@@ -37,6 +37,8 @@ export interface ExtensionRunOptions {
   /** Environment of the hooks (CLAUDE_PROJECT_DIR is added); defaults to this process's. */
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
+  /** Rewrites the argv before it runs: a sandboxed session runs it inside the sandbox. */
+  wrap?: (argv: string[]) => string[];
 }
 
 /** Where the stage keeps its count of consecutive vetoes in the session store. */
@@ -103,6 +105,7 @@ export async function runExtensionHook(hook: ExtensionStopHook, ctx: StopHookCon
     // Hooks written for Claude Code find the project through this variable.
     env: { ...(opts.env ?? process.env), CLAUDE_PROJECT_DIR: hook.cwd },
     signal: opts.signal,
+    wrap: opts.wrap,
   });
   const res: ExtensionHookResult = {
     name: hook.name,

@@ -22,6 +22,8 @@ export interface CommandSpec {
   env?: NodeJS.ProcessEnv;
   /** Aborting kills the child's whole process group. */
   signal?: AbortSignal;
+  /** Rewrites the argv before it runs: a sandboxed session runs it inside the sandbox. */
+  wrap?: (argv: string[]) => string[];
 }
 
 /** How one command run ended; every field is always present. */
@@ -102,7 +104,8 @@ export function runShellCommand(spec: CommandSpec): Promise<CommandRun> {
   }
   let child: ChildProcess;
   try {
-    child = spawn(SHELL_PATH, ['-c', spec.command], {
+    const [cmd, ...args] = (spec.wrap ?? ((a: string[]) => a))([SHELL_PATH, '-c', spec.command]) as [string, ...string[]];
+    child = spawn(cmd, args, {
       cwd: spec.cwd,
       env: spec.env ?? process.env,
       shell: false,

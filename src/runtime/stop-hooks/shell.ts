@@ -23,6 +23,8 @@ export interface StopHookRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborting kills every running hook's process group (outcome `error`). */
   signal?: AbortSignal;
+  /** Rewrites the argv before it runs: a sandboxed session runs it inside the sandbox. */
+  wrap?: (argv: string[]) => string[];
 }
 
 /** What one hook said about the stop. */
@@ -107,6 +109,7 @@ export async function runStopHook(hook: StopHookSpec, ctx: StopHookContext, opts
     cwd: opts.cwd,
     env: opts.env,
     signal: opts.signal,
+    wrap: opts.wrap,
   });
   return toStopHookResult(hook.name, run, timeoutSecs);
 }

@@ -1,0 +1,79 @@
+// A sandboxed session's parts, made at `session start` for a launcher that spawns the agent
+// itself (`gatehouse run`, the dashboard): the trial sandbox, the hook endpoint the sandbox
+// reaches, the plan of what it may see and write, and the transport the hooks render with.
+import { dirname, join } from 'node:path';
+import type { SandboxNetwork, SandboxSpec } from '../core/sandbox.js';
+import { fail, ok, type Result } from '../core/result.js';
+import { planSandbox, tiocstiPossible } from '../runtime/sandbox/plan.js';
+import type { SandboxTools } from '../runtime/sandbox/probe.js';
+import type { AgentAdapter, HookOutput } from './adapter.js';
+import { SOCKET_CLIENT_FILE, type SocketTransport } from './hook-transport.js';
+
+/** What `gatehouse run` and the dashboard offer `startSession`: they can start the agent inside a sandbox. */
+export interface SandboxOffer {
+  /** Asked for by the launcher (`--sandbox`, the form's choice); the config's `sandbox.enabled` asks too. */
+  requested: boolean;
+  /** `--network`, overriding the config's `sandbox.network`. */
+  network?: SandboxNetwork;
+  /** Starts the session's hook endpoint: a Unix socket in a folder of its own, with the refusals a hook prints when it is gone. */
+  startSocket(opts: { projectState: string; sessionId: string; refusal: (kind: 'pre_tool' | 'stop', reason: string) => HookOutput }): Promise<{ dir: string; close(): Promise<void> }>;
+}
+
+/** A started session's sandbox. */
+export interface SessionSandbox {
+  spec: SandboxSpec;
+  transport: SocketTransport;
+  /** Environment variables the agent must not inherit (the secrets of the config's scoped tokens). */
+  dropEnv: string[];
+  /** Stops the hook endpoint and takes away the stand-in settings files; call once the agent and the end-of-session check are done. */
+  close(): Promise<void>;
+}
+
+/** Everything the sandbox is made from. */
+export interface SessionSandboxInput {
+  tools: SandboxTools;
+  offer: SandboxOffer;
+  network: SandboxNetwork;
+  sessionId: string;
+  projectState: string;
+  worktree: string;
+  allow: readonly string[];
+  protect: readonly string[];
+  hookBundle: string;
+  adapter: AgentAdapter | null;
+  refusal: (kind: 'pre_tool' | 'stop', reason: string) => HookOutput;
+  tokenEnv: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** Starts the hook endpoint and plans the sandbox; on failure nothing is left running. */
+export async function prepareSessionSandbox(inp: SessionSandboxInput): Promise<Result<SessionSandbox>> {
+  const socket = await inp.offer.startSocket({ projectState: inp.projectState, sessionId: inp.sessionId, refusal: inp.refusal });
+  const plan = planSandbox({
+    tools: inp.tools,
+    network: inp.network,
+    socketDir: socket.dir,
+    worktree: inp.worktree,
+    allow: inp.allow,
+    protect: inp.protect,
+    projectState: inp.projectState,
+    hookBundle: inp.hookBundle,
+    agentData: inp.adapter?.dataPaths() ?? { dirs: [], files: [] },
+    agentSettings: inp.adapter?.settingsFiles(inp.worktree) ?? [],
+    env: inp.env,
+    newSession: tiocstiPossible(),
+  });
+  if (!plan.ok) {
+    await socket.close();
+    return fail(plan.reason);
+  }
+  return ok({
+    spec: plan.value.spec,
+    transport: { kind: 'socket', perl: inp.tools.perl, client: join(dirname(inp.hookBundle), SOCKET_CLIENT_FILE) },
+    dropEnv: inp.tokenEnv,
+    close: async () => {
+      await socket.close();
+      plan.value.cleanup();
+    },
+  });
+}

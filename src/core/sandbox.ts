@@ -1,0 +1,128 @@
+// The OS sandbox of a session, as data, and the bubblewrap command line it becomes. Pure:
+// the runtime decides the paths (real paths, what exists); this only orders the mounts.
+
+/** How the sandbox treats the network: `host` shares this machine's, `none` has only its own loopback. */
+export type SandboxNetwork = 'host' | 'none';
+export const SANDBOX_NETWORKS: readonly SandboxNetwork[] = ['host', 'none'];
+
+/** Where the supervisor's hook socket folder appears inside the sandbox (a read-only /dev, so it cannot be replaced). */
+export const SANDBOX_SOCKET_DIR = '/dev/gatehouse';
+/** The socket's file name in that folder. */
+export const SANDBOX_SOCKET_NAME = 'hook.sock';
+
+/** A sandboxed session's boundary; recorded in the policy, `session_started` and evidence. */
+export interface SandboxSpec {
+  engine: 'bubblewrap';
+  /** `bwrap --version`, e.g. `0.8.0`. */
+  version: string;
+  /** Absolute path of the bwrap binary. */
+  bwrap: string;
+  network: SandboxNetwork;
+  /** Absolute real paths the sandbox may write; everything else is read-only or hidden. */
+  writable: string[];
+  /** Paths inside writable ones that stay read-only (git control files, agent settings, Gatehouse's install). */
+  read_only: string[];
+  /** Folders that are not visible at all (an empty read-only folder in their place): the state, keys, tokens. */
+  hidden_dirs: string[];
+  /** Files that read as empty (`/dev/null` in their place). */
+  hidden_files: string[];
+  /** Host folder holding the supervisor's socket and refusal files, shown read-only at {@link SANDBOX_SOCKET_DIR}; null for checks. */
+  socket_dir: string | null;
+  /** Start the sandbox in a new terminal session (setsid), so it cannot push keystrokes into the terminal (TIOCSTI). */
+  new_session: boolean;
+  /** bwrap understands `--disable-userns` (0.8.0+): no user namespace can be made inside. */
+  disable_userns: boolean;
+}
+
+/** What `session_started` and evidence say of a sandbox: enough to judge it, nothing machine-private beyond paths. */
+export interface SandboxRecord {
+  engine: 'bubblewrap';
+  version: string;
+  network: SandboxNetwork;
+  writable: string[];
+}
+
+/** The record of a sandbox for the audit log and evidence. */
+export function sandboxRecord(spec: SandboxSpec): SandboxRecord {
+  return { engine: spec.engine, version: spec.version, network: spec.network, writable: [...spec.writable] };
+}
+
+/** One mount, ordered by path depth so that a deeper one lands on top of the folder that holds it. */
+interface Mount {
+  path: string;
+  rank: number;
+  args: string[];
+}
+
+const depth = (p: string): number => p.split('/').filter(Boolean).length;
+
+/**
+ * The bwrap argv (without the program to run) for `spec`, starting the program in `cwd`.
+ * Everything is read-only (`/` bound read-only), `/tmp` is private, then the writable
+ * folders, the read-only ones inside them and the hidden ones, deepest last.
+ * @example [spec.bwrap, ...bwrapArgs(spec, '/src/app'), '--', 'claude']
+ */
+export function bwrapArgs(spec: SandboxSpec, cwd: string): string[] {
+  const head = ['--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  if (spec.network === 'none') head.push('--unshare-net');
+  if (spec.disable_userns) head.push('--disable-userns');
+  if (spec.new_session) head.push('--new-session');
+  head.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  // A TMPDIR set outside is another folder the sandbox may not write: the private /tmp is the temp folder inside.
+  head.push('--setenv', 'TMPDIR', '/tmp');
+  const mounts: Mount[] = [
+    // `-try`: a path gone since the plan (a stand-in settings file removed at the end) is left out, not fatal.
+    ...spec.writable.map((p) => ({ path: p, rank: 0, args: ['--bind-try', p, p] })),
+    ...spec.read_only.map((p) => ({ path: p, rank: 1, args: ['--ro-bind-try', p, p] })),
+    ...spec.hidden_dirs.map((p) => ({ path: p, rank: 2, args: ['--tmpfs', p, '--remount-ro', p] })),
+    ...spec.hidden_files.map((p) => ({ path: p, rank: 2, args: ['--ro-bind', '/dev/null', p] })),
+  ];
+  mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.rank - b.rank);
+  const tail: string[] = [];
+  // The socket folder sits in /dev, which is then made read-only: the agent can neither
+  // replace the socket nor the folder above it. /dev/shm stays a writable tmpfs of its own.
+  if (spec.socket_dir !== null) tail.push('--ro-bind', spec.socket_dir, SANDBOX_SOCKET_DIR);
+  tail.push('--tmpfs', '/dev/shm', '--remount-ro', '/dev', '--chdir', cwd);
+  return [...head, ...mounts.flatMap((m) => m.args), ...tail];
+}
+
+/** The full argv that runs `argv` in the sandbox, in `cwd`. */
+export function sandboxedArgv(spec: SandboxSpec, cwd: string, argv: readonly string[]): string[] {
+  return [spec.bwrap, ...bwrapArgs(spec, cwd), '--', ...argv];
+}
+
+/**
+ * How a session's checks (required checks, stop hooks) are started: inside its sandbox, in
+ * the worktree, without the hook socket (they are not the agent's hooks); unchanged when the
+ * session is not sandboxed.
+ */
+export function sandboxWrap(policy: { sandbox?: SandboxSpec | null; worktree: string }): ((argv: string[]) => string[]) | undefined {
+  const spec = policy.sandbox;
+  if (!spec) return undefined;
+  const checks = { ...spec, socket_dir: null };
+  return (argv) => sandboxedArgv(checks, policy.worktree, argv);
+}
+
+/** A literal folder path: no glob characters, no empty or dot segments. */
+const LITERAL_DIR = /^(?:[^*?[\]{}/]+\/)*[^*?[\]{}/]+$/;
+
+/**
+ * The worktree folders an allowlist names, when every pattern is folder-shaped (`src/**`,
+ * `src/`, `src/**\/*`); null when one is not (`*.md`, `src/*.ts`, `**`): then the whole
+ * worktree stays writable and the scope check judges.
+ * @example folderShapedDirs(['src/**', 'test/']) // ['src', 'test']
+ */
+export function folderShapedDirs(allow: readonly string[]): string[] | null {
+  if (allow.length === 0) return null;
+  const dirs: string[] = [];
+  for (const raw of allow) {
+    let p = raw.trim();
+    while (p.startsWith('./')) p = p.slice(2);
+    const stem = p.endsWith('/**/*') ? p.slice(0, -5) : p.endsWith('/**') ? p.slice(0, -3) : p.endsWith('/') ? p.slice(0, -1) : null;
+    if (stem === null || !LITERAL_DIR.test(stem) || stem.split('/').some((s) => s === '.' || s === '..')) return null;
+    dirs.push(stem);
+  }
+  // A folder inside another named one adds nothing.
+  const unique = [...new Set(dirs)].sort();
+  return unique.filter((d) => !unique.some((o) => o !== d && d.startsWith(`${o}/`)));
+}

@@ -1,0 +1,130 @@
+// The sandboxed hook endpoint: a Unix socket, bound into the sandbox, on which the
+// supervising process answers one session's hook calls with the very gate the cold command
+// runs (`runHookGate`), reading state and keys the sandbox cannot see. No TCP: it works with
+// `--network none`, and nothing but the sandbox (and this user outside it) can reach it.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { HookOutput } from '../adapters/adapter.js';
+import { runHookGate } from '../adapters/hook-gate.js';
+import { refusalFileName } from '../adapters/hook-transport.js';
+import { AGENT_NAME_RE } from '../adapters/registry.js';
+import { SANDBOX_SOCKET_NAME } from '../core/sandbox.js';
+import { block } from '../core/verdict.js';
+import { writeFileAtomic } from '../runtime/fs-atomic.js';
+import { SHA256_HEX_RE } from '../runtime/session-files.js';
+
+/** The hook's stdin cap (the cold path's) plus room for the cwd. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024 + 64 * 1024;
+/** A header line is short; anything longer is not a hook client. */
+const MAX_HEADER_BYTES = 1024;
+const EVENT_RE = /^[A-Za-z][A-Za-z.]{0,31}$/;
+const HEADER_RE = /^GATEHOUSE1 (\S+) (\S+) (\S+) ([01]) ([0-9a-f]{64}) (\d{1,9}) (\d{1,9})$/;
+
+/** One parsed request, or null when it is not a well-formed call for this session. */
+export interface SocketHookCall {
+  event: string;
+  agent: string;
+  failClosed: boolean;
+  policyDigest: string;
+  cwd: string;
+  stdin: string;
+}
+
+/** Reads `GATEHOUSE1 …\n<cwd><stdin>` once complete; `incomplete` while bytes are missing. */
+export function parseSocketCall(buf: Buffer, sessionId: string): SocketHookCall | 'incomplete' | null {
+  const nl = buf.indexOf(0x0a);
+  if (nl < 0) return buf.length > MAX_HEADER_BYTES ? null : 'incomplete';
+  const m = HEADER_RE.exec(buf.subarray(0, nl).toString('latin1'));
+  if (!m) return null;
+  const [, session, event, agent, fc, digest, cwdLen, bodyLen] = m as unknown as [string, string, string, string, string, string, string, string];
+  if (session !== sessionId || !EVENT_RE.test(event) || !AGENT_NAME_RE.test(agent) || !SHA256_HEX_RE.test(digest)) return null;
+  const need = nl + 1 + Number(cwdLen) + Number(bodyLen);
+  if (Number(cwdLen) < 1 || need - nl > MAX_BODY_BYTES) return null;
+  if (buf.length < need) return 'incomplete';
+  const cwdEnd = nl + 1 + Number(cwdLen);
+  return { event, agent, failClosed: fc === '1', policyDigest: digest, cwd: buf.subarray(nl + 1, cwdEnd).toString('utf8'), stdin: buf.subarray(cwdEnd, need).toString('utf8') };
+}
+
+/** A reply as the client reads it. */
+export function socketReply(out: HookOutput): Buffer {
+  const stdout = Buffer.from(out.stdout);
+  const stderr = Buffer.from(out.stderr);
+  return Buffer.concat([Buffer.from(`GATEHOUSE1 ${out.exitCode} ${stdout.length} ${stderr.length}\n`), stdout, stderr]);
+}
+
+/** A running socket endpoint. */
+export interface HookSocket {
+  /** The host folder holding the socket and the refusal files (bound into the sandbox). */
+  dir: string;
+  /** Server time per call in microseconds, most recent last (for the benchmark). */
+  samplesUs: number[];
+  /** Stops answering and removes the folder. */
+  close(): Promise<void>;
+}
+
+/** Why a sandboxed hook refuses when the supervisor cannot answer. */
+const UNREACHABLE = 'Gatehouse refused this: the supervisor of this sandboxed session cannot be reached (the `gatehouse run` that started it has stopped), and a sandboxed session fails closed. Nothing the agent does can fix this; stop and tell the operator.';
+
+/**
+ * Starts the endpoint for one session in a fresh private folder under the system temp
+ * folder (a short path: socket paths are limited to 107 bytes), with the refusal each event
+ * kind gets from the client when this process is gone, in the agent's own output form.
+ */
+export async function startHookSocket(opts: { projectState: string; sessionId: string; refusal: (kind: 'pre_tool' | 'stop', reason: string) => HookOutput }): Promise<HookSocket> {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-'));
+  chmodSync(dir, 0o755);
+  for (const kind of ['pre_tool', 'stop'] as const) {
+    writeFileAtomic(join(dir, refusalFileName(kind)), socketReply(opts.refusal(kind, UNREACHABLE)), { mode: 0o644 });
+  }
+  const samplesUs: number[] = [];
+  // allowHalfOpen: the client closes its side after the request; the verdict still has to go back.
+  const server: Server = createServer({ allowHalfOpen: true }, (conn) => serve(conn, opts, samplesUs));
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(join(dir, SANDBOX_SOCKET_NAME), () => resolvePromise());
+  });
+  return {
+    dir,
+    samplesUs,
+    close: () =>
+      new Promise<void>((resolvePromise) => {
+        server.close(() => {
+          rmSync(dir, { recursive: true, force: true });
+          resolvePromise();
+        });
+      }),
+  };
+}
+
+function serve(conn: Socket, opts: { projectState: string; sessionId: string }, samplesUs: number[]): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let answered = false;
+  conn.on('error', () => conn.destroy());
+  conn.on('data', (chunk: Buffer) => {
+    if (answered) return;
+    chunks.push(chunk);
+    size += chunk.length;
+    const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+    chunks.length = 0;
+    chunks.push(buf);
+    const call = parseSocketCall(buf, opts.sessionId);
+    if (call === 'incomplete') return;
+    answered = true;
+    // Not a call for this session: no answer at all, and the client refuses.
+    if (call === null) return void conn.destroy();
+    const started = process.hrtime.bigint();
+    void runHookGate({ sessionId: opts.sessionId, eventName: call.event, stateDir: opts.projectState, agent: call.agent, failClosed: call.failClosed, policyDigest: call.policyDigest, stdin: call.stdin, cwd: call.cwd }).then((out) => {
+      samplesUs.push(Number(process.hrtime.bigint() - started) / 1000);
+      if (samplesUs.length > 1000) samplesUs.splice(0, samplesUs.length - 1000);
+      conn.end(socketReply(out));
+    });
+  });
+}
+
+/** The refusal for an event kind in the agent's output form. */
+export function refusalFor(output: (kind: 'pre_tool' | 'stop', v: ReturnType<typeof block>) => HookOutput): (kind: 'pre_tool' | 'stop', reason: string) => HookOutput {
+  return (kind, reason) => output(kind, block('sandbox.supervisor_unreachable', reason));
+}

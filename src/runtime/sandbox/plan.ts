@@ -1,0 +1,163 @@
+// Decides a session's sandbox from its policy: which real paths are writable, which stay
+// read-only inside them and which are hidden. Makes what must exist for a bind (allowlisted
+// folders, the agent's data folders, read-only stand-ins for missing agent settings files)
+// and says how to take the stand-ins away again.
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
+import { folderShapedDirs, type SandboxNetwork, type SandboxSpec } from '../../core/sandbox.js';
+import { fail, ok, type Result } from '../../core/result.js';
+import { isInside } from '../../core/write-gate.js';
+import { writeFileAtomic } from '../fs-atomic.js';
+import { configHome, gitDirs } from '../protected-paths.js';
+import { stateBase } from '../state-base.js';
+import { indexedProjectStates } from '../session-index.js';
+import type { SandboxTools } from './probe.js';
+
+/** What an agent writes outside the worktree, absolute (each adapter declares its own). */
+export interface AgentDataPaths {
+  dirs: string[];
+  files: string[];
+}
+
+/** Everything the plan is made from. */
+export interface SandboxPlanInput {
+  tools: SandboxTools;
+  network: SandboxNetwork;
+  /** The supervisor's socket folder (host path), or null for a sandbox that only runs checks. */
+  socketDir: string | null;
+  worktree: string;
+  allow: readonly string[];
+  /** The policy's protected paths: inside a writable folder they stay read-only. */
+  protect: readonly string[];
+  projectState: string;
+  hookBundle: string;
+  /** The agent's data folders and files under HOME (writable), and every settings file that could switch its hooks off. */
+  agentData: AgentDataPaths;
+  agentSettings: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /** True when the kernel still honours TIOCSTI, so the sandbox needs a session of its own. */
+  newSession: boolean;
+}
+
+/** A planned sandbox and the undo for what planning created. */
+export interface SandboxPlan {
+  spec: SandboxSpec;
+  /** Removes the stand-in settings files made for the sandbox (only those still as made). */
+  cleanup(): void;
+}
+
+/** What a stand-in settings file holds: an empty settings object every agent accepts. */
+const STAND_IN = '{}\n';
+
+function realDir(p: string): string {
+  mkdirSync(p, { recursive: true, mode: 0o700 });
+  return realpathSync.native(p);
+}
+
+/** The real path of an existing `p`, else null. */
+function realIfExists(p: string): string | null {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return null;
+  }
+}
+
+const within = (roots: readonly string[], p: string): boolean => roots.some((r) => r === p || isInside(r, p));
+
+/**
+ * Plans the sandbox. Fails when an allowlisted folder leaves the worktree (a symlink out of
+ * it): binding it writable would open a door the allowlist never named.
+ */
+export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
+  const made: string[] = [];
+  const cleanup = (): void => {
+    for (const f of made) {
+      try {
+        if (readFileSync(f, 'utf8') === STAND_IN) rmSync(f);
+      } catch {
+        // Already gone or replaced: leave it.
+      }
+    }
+  };
+  try {
+    const writable: string[] = [];
+    const folders = folderShapedDirs(inp.allow);
+    if (folders === null) {
+      writable.push(inp.worktree);
+    } else {
+      for (const rel of folders) {
+        const dir = realDir(join(inp.worktree, rel));
+        if (!isInside(inp.worktree, dir)) return fail(`allowlisted folder ${rel} leads out of the worktree (to ${dir}); the sandbox will not make that writable`);
+        writable.push(dir);
+      }
+      // Commits still work: the git folders are writable, their control files are not (below).
+      const git = gitDirs(inp.worktree);
+      if (git !== null) writable.push(...new Set([realDir(git.gitDir), realDir(git.commonDir)]));
+    }
+    const dataDirs = inp.agentData.dirs.map(realDir);
+    const dataFiles = inp.agentData.files.filter((f) => existsSync(f) && statSync(f).isFile()).map((f) => realpathSync.native(f));
+    writable.push(...dataDirs, ...dataFiles);
+
+    // This session's state, the state base (every project's keys and tokens), the user's default one
+    // when HOME points elsewhere, every state folder the session index knows (`--state-dir`), and
+    // Gatehouse's user config.
+    const base = stateBase(inp.env);
+    const hiddenRoots = [inp.projectState, base, join(userInfo().homedir, '.local', 'state', 'gatehouse'), ...indexedProjectStates(base), join(configHome(inp.env), 'gatehouse')]
+      .map(realIfExists)
+      .filter((p): p is string => p !== null);
+    const hidden_dirs: string[] = [];
+    const hidden_files: string[] = [];
+    // A hidden folder inside another is hidden already (and the outer one is read-only: no mount point could be made in it).
+    const outermost = [...new Set(hiddenRoots)].filter((p, _, all) => !all.some((o) => o !== p && isInside(o, p)));
+    for (const p of outermost) (lstatSync(p).isDirectory() ? hidden_dirs : hidden_files).push(p);
+
+    // The rest of the worktree stays visible, read-only (also where it lies under the private /tmp).
+    const read_only = new Set<string>(folders === null ? [] : [inp.worktree]);
+    for (const p of [...inp.protect, ...inp.agentSettings]) {
+      const real = realIfExists(p);
+      if (real !== null) {
+        if (within(writable, real) && !within(hiddenRoots, real)) read_only.add(real);
+        continue;
+      }
+      // A settings file missing in a writable data folder could be created to switch the
+      // hooks off for this and every later session: a read-only stand-in takes its place.
+      const parent = realIfExists(dirname(p));
+      if (parent !== null && inp.agentSettings.includes(p) && dataDirs.some((d) => parent === d || isInside(d, parent))) {
+        const file = join(parent, p.slice(dirname(p).length + 1));
+        writeFileAtomic(file, STAND_IN, { mode: 0o600 });
+        made.push(file);
+        read_only.add(file);
+      }
+    }
+    // Gatehouse's own install must be visible (the hook client runs from it) even under /tmp.
+    read_only.add(realpathSync.native(dirname(dirname(inp.hookBundle))));
+    const spec: SandboxSpec = {
+      engine: 'bubblewrap',
+      version: inp.tools.version,
+      bwrap: inp.tools.bwrap,
+      network: inp.network,
+      writable: [...new Set(writable)],
+      read_only: [...read_only],
+      hidden_dirs,
+      hidden_files,
+      socket_dir: inp.socketDir,
+      new_session: inp.newSession,
+      disable_userns: inp.tools.disableUserns,
+    };
+    return ok({ spec, cleanup });
+  } catch (err) {
+    cleanup();
+    return fail(`could not prepare the sandbox: ${(err as Error).message}`);
+  }
+}
+
+/** True unless the kernel has turned TIOCSTI off (`dev.tty.legacy_tiocsti = 0`, Linux 6.2+). */
+export function tiocstiPossible(): boolean {
+  try {
+    return readFileSync('/proc/sys/dev/tty/legacy_tiocsti', 'utf8').trim() !== '0';
+  } catch {
+    return true;
+  }
+}
