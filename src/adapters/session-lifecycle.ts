@@ -30,7 +30,6 @@ import { adapterFor, capabilitiesFor, parseAgentName } from './registry.js';
 import { prepareSessionSandbox, type SandboxOffer, type SessionSandbox } from './session-sandbox.js';
 import { probeSandbox, type SandboxTools } from '../runtime/sandbox/probe.js';
 import { sandboxRecord } from '../core/sandbox.js';
-import { block } from '../core/verdict.js';
 import { claudeOutput } from './claude/output.js';
 
 /** Bytes of output kept per producer: enough for any useful failure tail, bounded on disk. */
@@ -219,8 +218,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
         protect,
         hookBundle: opts.hookBundle,
         adapter,
-        // Without the supervisor nothing can be checked: tool calls are refused and the turn's end halts the agent.
-        refusal: (kind, reason) => (adapter?.output ?? claudeOutput)(kind, kind === 'stop' ? { decision: 'halt', rule: 'sandbox.supervisor_unreachable', reason } : block('sandbox.supervisor_unreachable', reason)),
+        output: adapter?.output ?? claudeOutput,
         tokenEnv: approvalsCfg.tokens.flatMap((t) => (t.env !== undefined ? [t.env] : [])),
         env: opts.env,
       });

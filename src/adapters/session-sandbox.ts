@@ -7,6 +7,7 @@ import { fail, ok, type Result } from '../core/result.js';
 import { planSandbox, tiocstiPossible } from '../runtime/sandbox/plan.js';
 import type { SandboxTools } from '../runtime/sandbox/probe.js';
 import type { AgentAdapter, HookOutput } from './adapter.js';
+import type { Verdict } from '../core/verdict.js';
 import { SOCKET_CLIENT_FILE, type SocketTransport } from './hook-transport.js';
 
 /** What `gatehouse run` and the dashboard offer `startSession`: they can start the agent inside a sandbox. */
@@ -16,7 +17,7 @@ export interface SandboxOffer {
   /** `--network`, overriding the config's `sandbox.network`. */
   network?: SandboxNetwork;
   /** Starts the session's hook endpoint: a Unix socket in a folder of its own, with the refusals a hook prints when it is gone. */
-  startSocket(opts: { projectState: string; sessionId: string; refusal: (kind: 'pre_tool' | 'stop', reason: string) => HookOutput }): Promise<{ dir: string; close(): Promise<void> }>;
+  startSocket(opts: { projectState: string; sessionId: string; output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput }): Promise<{ dir: string; close(): Promise<void> }>;
 }
 
 /** A started session's sandbox. */
@@ -41,14 +42,15 @@ export interface SessionSandboxInput {
   protect: readonly string[];
   hookBundle: string;
   adapter: AgentAdapter | null;
-  refusal: (kind: 'pre_tool' | 'stop', reason: string) => HookOutput;
+  /** The agent's output form, for the refusals a hook prints when the supervisor is gone. */
+  output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput;
   tokenEnv: string[];
   env: NodeJS.ProcessEnv;
 }
 
 /** Starts the hook endpoint and plans the sandbox; on failure nothing is left running. */
 export async function prepareSessionSandbox(inp: SessionSandboxInput): Promise<Result<SessionSandbox>> {
-  const socket = await inp.offer.startSocket({ projectState: inp.projectState, sessionId: inp.sessionId, refusal: inp.refusal });
+  const socket = await inp.offer.startSocket({ projectState: inp.projectState, sessionId: inp.sessionId, output: inp.output });
   const plan = planSandbox({
     tools: inp.tools,
     network: inp.network,

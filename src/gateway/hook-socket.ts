@@ -11,7 +11,7 @@ import { runHookGate } from '../adapters/hook-gate.js';
 import { refusalFileName } from '../adapters/hook-transport.js';
 import { AGENT_NAME_RE } from '../adapters/registry.js';
 import { SANDBOX_SOCKET_NAME } from '../core/sandbox.js';
-import { block } from '../core/verdict.js';
+import { block, type Verdict } from '../core/verdict.js';
 import { writeFileAtomic } from '../runtime/fs-atomic.js';
 import { SHA256_HEX_RE } from '../runtime/session-files.js';
 
@@ -72,15 +72,20 @@ const UNREACHABLE = 'Gatehouse refused this: the supervisor of this sandboxed se
  * folder (a short path: socket paths are limited to 107 bytes), with the refusal each event
  * kind gets from the client when this process is gone, in the agent's own output form.
  */
-export async function startHookSocket(opts: { projectState: string; sessionId: string; refusal: (kind: 'pre_tool' | 'stop', reason: string) => HookOutput }): Promise<HookSocket> {
+export async function startHookSocket(opts: { projectState: string; sessionId: string; output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput }): Promise<HookSocket> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-'));
   chmodSync(dir, 0o755);
   for (const kind of ['pre_tool', 'stop'] as const) {
-    writeFileAtomic(join(dir, refusalFileName(kind)), socketReply(opts.refusal(kind, UNREACHABLE)), { mode: 0o644 });
+    writeFileAtomic(join(dir, refusalFileName(kind)), socketReply(refusalFor(opts.output)(kind, UNREACHABLE)), { mode: 0o644 });
   }
   const samplesUs: number[] = [];
   // allowHalfOpen: the client closes its side after the request; the verdict still has to go back.
-  const server: Server = createServer({ allowHalfOpen: true }, (conn) => serve(conn, opts, samplesUs));
+  const open = new Set<Socket>();
+  const server: Server = createServer({ allowHalfOpen: true }, (conn) => {
+    open.add(conn);
+    conn.on('close', () => open.delete(conn));
+    serve(conn, opts, samplesUs);
+  });
   await new Promise<void>((resolvePromise, reject) => {
     server.once('error', reject);
     server.listen(join(dir, SANDBOX_SOCKET_NAME), () => resolvePromise());
@@ -88,8 +93,10 @@ export async function startHookSocket(opts: { projectState: string; sessionId: s
   return {
     dir,
     samplesUs,
+    // A connection the agent holds open must not keep the run from ending: every one is cut.
     close: () =>
       new Promise<void>((resolvePromise) => {
+        for (const conn of open) conn.destroy();
         server.close(() => {
           rmSync(dir, { recursive: true, force: true });
           resolvePromise();
@@ -124,7 +131,10 @@ function serve(conn: Socket, opts: { projectState: string; sessionId: string }, 
   });
 }
 
-/** The refusal for an event kind in the agent's output form. */
-export function refusalFor(output: (kind: 'pre_tool' | 'stop', v: ReturnType<typeof block>) => HookOutput): (kind: 'pre_tool' | 'stop', reason: string) => HookOutput {
-  return (kind, reason) => output(kind, block('sandbox.supervisor_unreachable', reason));
+/**
+ * The refusal for an event kind in the agent's output form: without the supervisor nothing
+ * can be checked, so a tool call is refused and the turn's end halts the agent.
+ */
+export function refusalFor(output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput): (kind: 'pre_tool' | 'stop', reason: string) => HookOutput {
+  return (kind, reason) => output(kind, kind === 'stop' ? { decision: 'halt', rule: 'sandbox.supervisor_unreachable', reason } : block('sandbox.supervisor_unreachable', reason));
 }

@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { safeForDisplay } from '../../core/approvals/summary.js';
 import { EVIDENCE_ID_RE } from '../../runtime/evidence/seal.js';
 import type { EvidenceStatement } from '../../runtime/evidence/statement.js';
+import type { SandboxRecord } from '../../core/sandbox.js';
 import { exportEvidence, listEvidence, loadEvidence, verifyEvidenceFile } from '../../runtime/evidence/store.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
@@ -19,7 +20,7 @@ const withProject = (c: Command): Command => c.option('--worktree <dir>', 'proje
 const evidenceState = (id: string, flags: Flags): string => locateEvidence(id, projectStateFor(flags.worktree, flags.stateDir), flags);
 
 /** Exit codes of `evidence verify`, as documented. */
-const VERIFY_EXIT = { ok: 0, missing: 1, mismatch: 2 } as const;
+const VERIFY_EXIT = { ok: 0, missing: 1, mismatch: 2, unsandboxed: 3 } as const;
 
 /** The `evidence` command group. */
 export function evidenceCommand(): Command {
@@ -48,8 +49,9 @@ export function evidenceCommand(): Command {
     .description('verify a bundle (by id, or an exported file) against a trusted public key')
     .argument('<id-or-file>', 'receipt id (found from any folder) or path to a bundle / export file')
     .requiredOption('--key <pub.pem>', 'trusted public key (from `gatehouse keys show`, obtained separately)')
-    .addHelpText('after', '\nExit status: 0 verified, 1 no such bundle, 2 mismatch (signature, subjects or anchoring).')
-    .action((target: string, flags: Flags & { key: string }) => {
+    .option('--require-sandbox', 'also require that the session ran sandboxed (`gatehouse run --sandbox`): only then could the agent not read the signing key')
+    .addHelpText('after', '\nExit status: 0 verified, 1 no such bundle, 2 mismatch (signature, subjects or anchoring), 3 verified but the session was not sandboxed (with --require-sandbox).')
+    .action((target: string, flags: Flags & { key: string; requireSandbox?: boolean }) => {
       const key = readTrustedKey(flags.key);
       let file = resolve(target);
       if (EVIDENCE_ID_RE.test(target) && !existsSync(file)) file = bundleFile(evidenceState(target, flags), target);
@@ -59,13 +61,15 @@ export function evidenceCommand(): Command {
         return;
       }
       const check = verifyEvidenceFile(file, key);
-      if (flags.json) printJson(check);
+      const refused = check.ok && flags.requireSandbox === true && !check.sandboxed;
+      if (flags.json) printJson(refused ? { ...check, ok: false, problems: [UNSANDBOXED] } : check);
+      else if (refused) process.stdout.write(`NOT SANDBOXED: ${target}\n  - ${UNSANDBOXED}\n`);
       else if (check.ok) {
-        const note = check.sandboxed ? '' : '  note: the session was not sandboxed, so the agent could read the signing key; this proves what the key signed, not that the agent did not sign it\n';
+        const note = check.sandboxed ? sandboxNote(check.sandbox) : '  note: the session was not sandboxed, so the agent could read the signing key; this proves what the key signed, not that the agent did not sign it\n';
         process.stdout.write(`verified: ${target}\n${note}`);
       }
       else process.stdout.write(`MISMATCH: ${target}\n${check.problems.map((p) => `  - ${p}`).join('\n')}\n`);
-      process.exitCode = check.ok ? VERIFY_EXIT.ok : VERIFY_EXIT.mismatch;
+      process.exitCode = refused ? VERIFY_EXIT.unsandboxed : check.ok ? VERIFY_EXIT.ok : VERIFY_EXIT.mismatch;
     });
 
   withProject(evidence.command('export'))
@@ -83,6 +87,15 @@ export function evidenceCommand(): Command {
   return evidence;
 }
 
+/** Why `--require-sandbox` refuses a verified bundle. */
+const UNSANDBOXED = 'the signature and anchoring verify, but the session was not sandboxed: the agent could read the signing key, so it could have signed this itself';
+
+/** The sandbox a verified bundle names, for a person. */
+function sandboxNote(s: SandboxRecord | null): string {
+  if (s === null) return '  sandboxed\n';
+  return `  sandboxed: ${s.engine} ${s.version}, network ${s.network}, writable ${s.writable.map(safeForDisplay).join(', ')}\n`;
+}
+
 /** One bundle for a person: what was decided, by what, when, over how many subjects, and how to check it. */
 function describeEvidence(statement: EvidenceStatement): string {
   const p = statement.predicate;
@@ -98,6 +111,7 @@ function describeEvidence(statement: EvidenceStatement): string {
   ];
   if (p.write !== null) rows.push(['refused', `${show(p.write.tool)} of ${p.write.targets.map(show).join(', ')}`]);
   if (!p.sandboxed) rows.push(['sandboxed', 'no: the agent could read the signing key']);
+  else if (p.sandbox) rows.push(['sandboxed', `${show(p.sandbox.engine)} ${show(p.sandbox.version)}, network ${show(p.sandbox.network)}`]);
   const body = rows.map(([k, v]) => `${k.padEnd(11)}${v}\n`).join('');
   const id = show(p.receipt_id);
   return `${body}verify it:  gatehouse evidence verify ${id} --key PUB.pem   (the public key from \`gatehouse keys show\`, obtained separately)\nthe statement as JSON: gatehouse evidence show ${id} --json\n`;

@@ -36,6 +36,17 @@ export const NO_SANDBOX_NOTE = [
   "dashboard's access token. Evidence records `sandboxed: false` for such sessions.",
 ].join('\n');
 
+/** What `gatehouse run --sandbox` adds, and what it still does not cover (docs/sandbox.md). */
+export const SANDBOX_NOTE = [
+  '`gatehouse run --sandbox` (Linux, bubblewrap) runs the agent, its tools, its hooks and the',
+  "required checks in a sandbox: Gatehouse's state, keys and tokens are not visible; only the",
+  'worktree (or the folders of a folder-shaped allowlist), a private /tmp and the agent\'s own data',
+  'folders are writable; agent settings files and .git/config, hooks and info stay read-only; hooks',
+  'reach `gatehouse run` through a socket and refuse when it is gone. Not covered: kernel exploits,',
+  'the network with `--network host` (the default: agents need their model API), and secrets the',
+  'worktree or the readable file system already holds (~/.ssh is readable unless you keep it out).',
+].join('\n');
+
 /** `gatehouse agents`. */
 export function agentsCommand(): Command {
   return new Command('agents')
@@ -46,7 +57,7 @@ export function agentsCommand(): Command {
       if (flags.json) return printJson(Object.fromEntries(agents.map((a) => [a, capabilitiesFor(a)])));
       for (const a of agents) process.stdout.write(formatCapabilities(a, capabilitiesFor(a)));
       process.stdout.write(`\n--agent ${NO_AGENT}: gate nothing in-session, on purpose; only the end-of-session check judges the work.\n`);
-      process.stdout.write(`\n${NO_SANDBOX_NOTE}\n`);
+      process.stdout.write(`\n${NO_SANDBOX_NOTE}\n\n${SANDBOX_NOTE}\n`);
     });
 }
 

@@ -1,5 +1,6 @@
 // The evidence statement: an in-toto Statement v1 whose subjects are the digests of the
 // evidence blobs and whose predicate records one Gatehouse decision and its audit anchor.
+import { sandboxRecord, type SandboxRecord } from '../../core/sandbox.js';
 import { canonicalJson } from '../../core/crypto/canonical-json.js';
 import { claimAgrees, type AgentClaim } from '../../core/agent-claim.js';
 import type { Policy } from '../../core/policy.js';
@@ -70,6 +71,8 @@ export interface EvidencePredicate {
    * Gatehouse decided only as far as the agent did not forge it.
    */
   sandboxed: boolean;
+  /** The sandbox (engine, version, network, writable paths); absent or null when unsandboxed. */
+  sandbox?: SandboxRecord | null;
   where: EvidenceWhere;
   kind: EvidenceKind;
   verdict: EvidenceVerdict;
@@ -144,6 +147,7 @@ export function buildStatement(receiptId: string, input: SealInput, sealedAt: st
     session_id: input.policy.session_id,
     agent: input.policy.agent,
     sandboxed: input.policy.sandboxed === true,
+    sandbox: input.policy.sandbox ? sandboxRecord(input.policy.sandbox) : null,
     where: input.where,
     kind: input.kind,
     verdict: input.verdict,

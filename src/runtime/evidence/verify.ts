@@ -1,5 +1,6 @@
 // Offline verification of an evidence bundle against a key the operator trusts: the DSSE
 // signature, the statement's shape, every subject's blob, and the anchor in the audit tree.
+import type { SandboxRecord } from '../../core/sandbox.js';
 import type { KeyObject } from 'node:crypto';
 import { envelopePayload } from '../../core/crypto/dsse.js';
 import { verifyEnvelope } from '../../core/crypto/dsse-verify.js';
@@ -28,7 +29,7 @@ import {
  * The outcome of verifying a bundle. `sandboxed` is what the verified statement says: false
  * (or absent, in bundles from before it was recorded) means the signing key was readable by the agent.
  */
-export type EvidenceCheck = { ok: true; sandboxed: boolean } | { ok: false; problems: string[] };
+export type EvidenceCheck = { ok: true; sandboxed: boolean; sandbox: SandboxRecord | null } | { ok: false; problems: string[] };
 
 /**
  * Looks a blob up by its hex SHA-256; a failure, whose reason completes "blob <digest> …"
@@ -191,5 +192,5 @@ export function verifyEvidence(bundle: unknown, trustedPublicKey: KeyObject, blo
     checkSubjects(st, blobs, problems);
     checkAnchor(st, trustedPublicKey, problems);
   }
-  return problems.length === 0 && st !== null ? { ok: true, sandboxed: st.predicate.sandboxed === true } : { ok: false, problems };
+  return problems.length === 0 && st !== null ? { ok: true, sandboxed: st.predicate.sandboxed === true, sandbox: st.predicate.sandbox ?? null } : { ok: false, problems };
 }

@@ -1,0 +1,148 @@
+// The sandbox plan against the real bubblewrap: what the agent can see and write.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { sandboxedArgv, type SandboxSpec } from '../../../src/core/sandbox.js';
+import { planSandbox, type SandboxPlanInput } from '../../../src/runtime/sandbox/plan.js';
+import { probeSandbox } from '../../../src/runtime/sandbox/probe.js';
+import { HOOK, tempDir } from '../../support/cli.js';
+
+const tools = probeSandbox(process.env);
+
+let base: string;
+let wt: string;
+let home: string;
+let state: string;
+
+beforeEach(() => {
+  base = tempDir();
+  wt = join(base, 'wt');
+  home = join(base, 'home');
+  state = join(home, '.local', 'state', 'gatehouse', 'projects', 'wt-1');
+  mkdirSync(join(wt, 'src'), { recursive: true });
+  mkdirSync(join(state, 'keys'), { recursive: true });
+  writeFileSync(join(state, 'keys', 'ed25519.key.pem'), 'SECRET KEY\n');
+  writeFileSync(join(wt, 'README.md'), 'readme\n');
+  const git = (...args: string[]): void => void spawnSync('git', args, { cwd: wt });
+  git('init', '-q');
+  git('config', 'user.email', 't@example.com');
+  git('config', 'user.name', 't');
+});
+
+function input(over: Partial<SandboxPlanInput> = {}): SandboxPlanInput {
+  if (!tools.ok) throw new Error(tools.reason);
+  return {
+    tools: tools.value,
+    network: 'host',
+    socketDir: null,
+    worktree: wt,
+    allow: ['src/**'],
+    protect: [state, join(wt, '.git', 'config'), join(wt, '.git', 'hooks'), join(wt, '.claude', 'settings.local.json')],
+    projectState: state,
+    hookBundle: HOOK,
+    agentData: { dirs: [join(home, '.claude')], files: [] },
+    agentSettings: [join(home, '.claude', 'settings.json'), join(wt, '.claude', 'settings.local.json')],
+    env: { ...process.env, HOME: home, GATEHOUSE_HOME: '', XDG_STATE_HOME: '' },
+    newSession: true,
+    ...over,
+  };
+}
+
+/** Runs `sh -c script` inside the sandbox; returns status and output. */
+function inside(spec: SandboxSpec, script: string): { status: number | null; out: string } {
+  const argv = sandboxedArgv(spec, wt, ['sh', '-c', script]);
+  const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', env: { ...process.env, HOME: home } });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+function plan(over: Partial<SandboxPlanInput> = {}): { spec: SandboxSpec; cleanup(): void } {
+  const p = planSandbox(input(over));
+  if (!p.ok) throw new Error(p.reason);
+  return p.value;
+}
+
+describe.skipIf(!tools.ok)('the sandbox plan, under the real bubblewrap', () => {
+  it('with a folder-shaped allowlist, makes only those folders and the git folder writable', () => {
+    const { spec } = plan();
+    expect(spec.writable).toContain(join(wt, 'src'));
+    expect(spec.writable).toContain(join(wt, '.git'));
+    expect(spec.writable).not.toContain(wt);
+    expect(inside(spec, 'echo x > src/a.ts && echo ok').out).toContain('ok');
+    const root = inside(spec, 'echo x > README.md');
+    expect(root.status).not.toBe(0);
+    expect(root.out).toContain('Read-only file system');
+    expect(readFileSync(join(wt, 'README.md'), 'utf8')).toBe('readme\n');
+    expect(readFileSync(join(wt, 'src', 'a.ts'), 'utf8')).toBe('x\n');
+  });
+
+  it('creates a missing allowlisted folder, and refuses one that leads out of the worktree', () => {
+    plan({ allow: ['lib/**'] });
+    expect(existsSync(join(wt, 'lib'))).toBe(true);
+    symlinkSync(base, join(wt, 'out'));
+    const p = planSandbox(input({ allow: ['out/**'] }));
+    expect(p.ok).toBe(false);
+    if (!p.ok) expect(p.reason).toContain('leads out of the worktree');
+  });
+
+  it('with any other allowlist, makes the whole worktree writable but keeps the git control files read-only; commits work', () => {
+    const { spec } = plan({ allow: ['*.md'] });
+    expect(spec.writable).toContain(wt);
+    const r = inside(spec, 'echo y > README.md && git add README.md && git commit -qm y && echo committed; echo evil > .git/hooks/x; git config core.hooksPath /tmp/h; echo end');
+    expect(r.out).toContain('committed');
+    expect(r.out).toMatch(/\.git\/hooks\/x: (Read-only file system|Permission denied)/);
+    expect(readFileSync(join(wt, '.git', 'config'), 'utf8')).not.toContain('hooksPath');
+    expect(existsSync(join(wt, '.git', 'hooks', 'x'))).toBe(false);
+  });
+
+  it("hides Gatehouse's state even inside a writable worktree: the key cannot be read or replaced, the folder looks empty", () => {
+    // The state inside the worktree, which is visible and writable: the hard case.
+    const inner = join(wt, '.gh-state', 'projects', 'wt-1');
+    mkdirSync(join(inner, 'keys'), { recursive: true });
+    writeFileSync(join(inner, 'keys', 'ed25519.key.pem'), 'SECRET KEY\n');
+    const { spec } = plan({ allow: ['*.md'], projectState: inner, protect: [inner], env: { ...process.env, HOME: home, GATEHOUSE_HOME: join(wt, '.gh-state') } });
+    const r = inside(spec, `cat ${join(inner, 'keys', 'ed25519.key.pem')}; echo listing; ls -A ${join(wt, '.gh-state')}; echo forged > ${join(wt, '.gh-state', 'x')}; echo end`);
+    expect(r.out).not.toContain('SECRET KEY');
+    expect(r.out).toMatch(/listing\nend/);
+    expect(r.out).toContain('No such file or directory');
+    expect(r.out).toContain('Read-only file system');
+    expect(existsSync(join(wt, '.gh-state', 'x'))).toBe(false);
+  });
+
+  it('keeps a private /tmp and the rest of the system read-only', () => {
+    writeFileSync(join(base, 'host-tmp-file'), 'host\n');
+    const { spec } = plan();
+    const r = inside(spec, `ls /tmp; touch /tmp/mine && echo tmp-ok; touch ${join(home, '.bashrc')}; touch /usr/x; echo end`);
+    expect(r.out).toContain('tmp-ok');
+    expect(r.out).not.toContain('host-tmp-file');
+    expect(existsSync(join(home, '.bashrc'))).toBe(false);
+  });
+
+  it('makes a read-only stand-in for a missing agent settings file in a data folder, and removes it after', () => {
+    const settings = join(home, '.claude', 'settings.json');
+    const p = plan();
+    expect(readFileSync(settings, 'utf8')).toBe('{}\n');
+    const r = inside(p.spec, `echo '{"disableAllHooks": true}' > ${settings}; echo x > ${join(home, '.claude', 'notes')} && echo data-ok`);
+    expect(r.out).toContain('data-ok');
+    expect(r.out).toContain('Read-only file system');
+    expect(readFileSync(settings, 'utf8')).toBe('{}\n');
+    p.cleanup();
+    expect(existsSync(settings)).toBe(false);
+    expect(existsSync(join(home, '.claude', 'notes'))).toBe(true);
+  });
+
+  it('keeps an existing agent settings file as it is, and read-only', () => {
+    const settings = join(home, '.claude', 'settings.json');
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    writeFileSync(settings, '{"model": "x"}\n');
+    const p = plan();
+    expect(inside(p.spec, `echo '{}' > ${settings}`).out).toContain('Read-only file system');
+    p.cleanup();
+    expect(readFileSync(settings, 'utf8')).toBe('{"model": "x"}\n');
+  });
+
+  it('sees the network only with `host`', () => {
+    const none = plan({ network: 'none' });
+    expect(inside(none.spec, 'cat /proc/net/dev | grep -c :').out.trim()).toBe('1');
+  });
+});
