@@ -74,7 +74,7 @@ export function gitControlPaths(worktree: string): string[] {
   const { gitDir, commonDir } = dirs;
   // Also as the shell analysis sees them, `<worktree>/.git/…`, when `.git` is a file (a linked worktree).
   const logical = ['config', 'hooks', 'info'].map((f) => join(worktree, '.git', f));
-  return [...new Set([join(gitDir, 'config'), join(gitDir, 'config.worktree'), join(commonDir, 'config'), join(commonDir, 'hooks'), join(commonDir, 'info'), join(commonDir, 'modules'), ...logical])];
+  return [...new Set([join(gitDir, 'config'), join(gitDir, 'config.worktree'), join(gitDir, 'commondir'), join(commonDir, 'config'), join(commonDir, 'hooks'), join(commonDir, 'info'), join(commonDir, 'modules'), ...logical])];
 }
 
 /**

@@ -38,12 +38,12 @@ export interface ControlDirs {
 /**
  * Calls `found` for every control file present now, with its path relative to `root`
  * (with `..` when outside it): `<gitdir>/config`, `<gitdir>/config.worktree`, the same in
- * the common dir, everything under `hooks/` and `info/`, and in `<commondir>/modules/`
+ * the common dir, `<gitdir>/commondir` (it moves where git reads its config from), everything under `hooks/` and `info/`, and in `<commondir>/modules/`
  * every `config` and everything below a `hooks/` or `info/` folder; and everything in
  * the folder `core.hooksPath` named at baseline (ignored or not: its files run later).
  */
 export async function eachControlFile(root: string, dirs: ControlDirs, found: Found, deadline?: number): Promise<void> {
-  const files = unique([join(dirs.gitdir, 'config'), join(dirs.gitdir, 'config.worktree'), join(dirs.commondir, 'config'), join(dirs.commondir, 'config.worktree')]);
+  const files = unique([join(dirs.gitdir, 'config'), join(dirs.gitdir, 'config.worktree'), join(dirs.gitdir, 'commondir'), join(dirs.commondir, 'config'), join(dirs.commondir, 'config.worktree')]);
   const trees = unique([join(dirs.commondir, 'hooks'), join(dirs.commondir, 'info'), join(dirs.gitdir, 'info'), ...(dirs.hooks_path === null ? [] : [dirs.hooks_path])]);
   for (const abs of [...files, ...trees]) {
     const st = lstatOrNull(abs);
@@ -159,7 +159,7 @@ export function isControlPath(abs: string, dirs: ControlDirs): boolean {
   };
   if (dirs.hooks_path !== null && under(dirs.hooks_path) !== null) return true;
   const inGitDir = under(dirs.gitdir);
-  if (inGitDir !== null && (inGitDir === 'config' || inGitDir === 'config.worktree' || inGitDir.startsWith('info/')) && !GENERATED_INFO.has(inGitDir)) return true;
+  if (inGitDir !== null && (inGitDir === 'config' || inGitDir === 'config.worktree' || inGitDir === 'commondir' || inGitDir.startsWith('info/')) && !GENERATED_INFO.has(inGitDir)) return true;
   const rel = under(dirs.commondir);
   if (rel === null || GENERATED_INFO.has(rel)) return false;
   if (rel === 'config' || rel === 'config.worktree' || rel.startsWith('hooks/') || rel.startsWith('info/')) return true;

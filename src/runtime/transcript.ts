@@ -1,6 +1,6 @@
 // Reads what the turn-level verifiers need from an agent's transcript file, touching as
 // little of it as possible: transcripts run to megabytes, and a Stop pays for every one.
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { TASK_TOOL_NAMES, taskFactsOfLine, taskListFromCalls, type ExecItem, type TaskToolCall, type ToolOutcome } from '../core/turn/index.js';
 
 /** The newest bytes of a transcript read at most: more than any turn's worth of lines. */
@@ -53,16 +53,42 @@ function outcomeAfter(bytes: Buffer, id: string, from: number): ToolOutcome | un
   return undefined;
 }
 
-/** The agent's current task list from its transcript; null when there is none or the file cannot be read. */
-export function readTranscriptTodos(path: string | null): ExecItem[] | null {
-  if (!path) return null;
-  let bytes: Buffer;
+/**
+ * The last `max` bytes of the regular file at `path`, or null. The path comes from the hook
+ * input, which the agent controls: a FIFO, a device or a growing special file must never
+ * block or exhaust the process reading it (the supervisor, for a sandboxed session).
+ */
+export function readTail(path: string, max: number): Buffer | null {
+  let fd: number;
   try {
-    bytes = readFileSync(path);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch {
     return null;
   }
-  if (bytes.length > MAX_TRANSCRIPT_BYTES) bytes = bytes.subarray(bytes.length - MAX_TRANSCRIPT_BYTES);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return null;
+    const size = Math.min(st.size, max);
+    const buf = Buffer.alloc(size);
+    let got = 0;
+    while (got < size) {
+      const n = readSync(fd, buf, got, size - got, st.size - size + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The agent's current task list from its transcript; null when there is none or the file cannot be read. */
+export function readTranscriptTodos(path: string | null): ExecItem[] | null {
+  if (!path) return null;
+  const bytes = readTail(path, MAX_TRANSCRIPT_BYTES);
+  if (bytes === null) return null;
   const calls: TaskToolCall[] = [];
   const seen = new Set<string>();
   const outcomes = new Map<string, ToolOutcome>();

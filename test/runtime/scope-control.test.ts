@@ -21,6 +21,15 @@ describe('git control files', () => {
     expect(controlChangeHint(b, found[1]!)).toBeNull();
   });
 
+  it('reports a commondir file planted in the git folder: it would move where git reads its config and hooks from', async () => {
+    const root = repo();
+    const b = await recordBaseline(root, { allow: ALLOW });
+    write(root, 'src/fake/config', '[core]\n\thooksPath = /tmp/evil\n');
+    write(root, '.git/commondir', '../src/fake\n');
+    const found = await changedSince(root, b, { allow: ALLOW });
+    expect(found.map((c) => `${c.change} ${c.path}`)).toContain('created .git/commondir');
+  });
+
   it('shows the lines to put back when a control file lost some, and its whole text when it was deleted', async () => {
     const root = repo();
     git(root, 'config', 'user.name', 'Keeper');

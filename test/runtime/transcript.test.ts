@@ -1,11 +1,12 @@
 // The transcript reader that decodes only the lines naming a task tool and their results must
 // agree with the plain text reader on every transcript, non-ASCII text, CRLF and torn lines included.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { todosFromTranscript } from '../../src/core/turn/execution-list.js';
-import { readTranscriptTodos } from '../../src/runtime/transcript.js';
+import { readTail, readTranscriptTodos } from '../../src/runtime/transcript.js';
 import { claudeFixture } from '../core/turn/fixtures/claude-code.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gh-transcript-'));
@@ -123,5 +124,24 @@ describe('readTranscriptTodos', () => {
   it('gives null for no path and for a file that cannot be read', () => {
     expect(readTranscriptTodos(null)).toBeNull();
     expect(readTranscriptTodos(join(dir, 'missing.jsonl'))).toBeNull();
+  });
+});
+
+describe('readTail: the transcript path is the agent\'s to choose', () => {
+  it('reads only regular files, and never blocks on a FIFO or reads a device without end', () => {
+    const fifo = join(dir, 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    expect(readTail(fifo, 1024)).toBeNull();
+    expect(readTranscriptTodos(fifo)).toBeNull();
+    expect(readTail('/dev/zero', 1024)).toBeNull();
+    expect(readTail(dir, 1024)).toBeNull();
+    expect(readTail(join(dir, 'missing'), 1024)).toBeNull();
+  });
+
+  it('keeps the last bytes of a long file', () => {
+    const file = join(dir, 'long.jsonl');
+    writeFileSync(file, 'abcdefghij');
+    expect(readTail(file, 4)?.toString()).toBe('ghij');
+    expect(readTail(file, 100)?.toString()).toBe('abcdefghij');
   });
 });
