@@ -123,7 +123,16 @@ function policyLines(policy: Policy | null, problem: string | null, columns: num
     `  allow:    ${safeForDisplay(allow.join(', ')) || '(none)'}`,
     `  requires: ${safeForDisplay(producers.map((x) => `${String(x.name)} (${command(x)})`).join(', ')) || '(none)'}`,
     `  posture:  ${safe(policy.posture)}`,
+    `  sandbox:  ${sandboxLine(policy)}`,
   ];
+}
+
+/** The sandbox a policy names, or that there was none. */
+function sandboxLine(policy: Policy): string {
+  const s = policy.sandbox;
+  if (s === null || s === undefined || typeof s !== 'object') return 'none (the agent ran as your user)';
+  const writable = Array.isArray(s.writable) ? s.writable.map(String).join(', ') : '';
+  return safeForDisplay(`${String(s.engine)} ${String(s.version)}, network ${String(s.network)}, writable ${writable}`);
 }
 
 /**

@@ -17,6 +17,8 @@ import { SHA256_HEX_RE } from '../runtime/session-files.js';
 
 /** The hook's stdin cap (the cold path's) plus room for the cwd. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024 + 64 * 1024;
+/** Calls answered at once: an agent's hooks come a few at a time; a flood of connections (each may buffer a large input) is cut off. */
+const MAX_CONNECTIONS = 64;
 /** A header line is short; anything longer is not a hook client. */
 const MAX_HEADER_BYTES = 1024;
 const EVENT_RE = /^[A-Za-z][A-Za-z.]{0,31}$/;
@@ -86,6 +88,7 @@ export async function startHookSocket(opts: { projectState: string; sessionId: s
     conn.on('close', () => open.delete(conn));
     serve(conn, opts, samplesUs);
   });
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolvePromise, reject) => {
     server.once('error', reject);
     server.listen(join(dir, SANDBOX_SOCKET_NAME), () => resolvePromise());

@@ -135,6 +135,8 @@ describe.skipIf(!canSandbox)('gatehouse run --sandbox', () => {
     const v = gatehouse(['evidence', 'verify', list.at(-1)!.id, '--key', pub, '--require-sandbox', ...at()]);
     expect(v.status).toBe(0);
     expect(v.stdout).toMatch(/sandboxed: bubblewrap [\d.]+, network host/);
+    const shown = gatehouse(['session', 'show', started.session_id!, ...at()]);
+    expect(shown.stdout).toMatch(/sandbox: {2}bubblewrap [\d.]+, network host, writable .*\/src/);
   });
 
   it('a command that is not there is NOT RUN, as without the sandbox', () => {
