@@ -37,10 +37,11 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-/** Runs `bin args` with stdin closed and waits for it (killing its group after `timeoutMs`). */
-export async function runAgentProcess(bin: string, args: string[], opts: { cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<AgentProcessRun> {
+/** Runs `bin args` with stdin closed and waits for it (killing its group after `timeoutMs`); `onSpawn` learns its pid. */
+export async function runAgentProcess(bin: string, args: string[], opts: { cwd: string; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void }): Promise<AgentProcessRun> {
   const started = Date.now();
   const child = spawn(bin, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  if (child.pid !== undefined) opts.onSpawn?.(child.pid);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));

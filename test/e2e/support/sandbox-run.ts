@@ -27,6 +27,8 @@ export interface SandboxedRunOptions {
   argv: string[];
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Called with the pid of `gatehouse run` once it is started (a test that kills it). */
+  onSpawn?: (pid: number) => void;
 }
 
 /** Runs `gatehouse run --sandbox … -- argv` and waits for it. */
@@ -34,7 +36,7 @@ export async function runSandboxed(opts: SandboxedRunOptions): Promise<AgentProc
   mkdirSync(opts.home, { recursive: true });
   const env = { ...inheritedEnv(), HOME: opts.home, ...opts.env };
   const args = [CLI, 'run', '--sandbox', '--agent', opts.agent, '--worktree', opts.worktree, '--state-dir', opts.state, ...opts.flags, '--', ...opts.argv];
-  return runAgentProcess(process.execPath, args, { cwd: opts.worktree, env, timeoutMs: opts.timeoutMs ?? 60_000 });
+  return runAgentProcess(process.execPath, args, { cwd: opts.worktree, env, timeoutMs: opts.timeoutMs ?? 60_000, ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}) });
 }
 
 /** A scratch folder for a test's HOME, removed by the returned function. */
