@@ -34,3 +34,6 @@ export { loadOrCreateKey, publicKeyFromPem, keyIdOf } from './runtime/keys.js';
 // The supervisor's building blocks, for embedding and for the benchmarks.
 export { startGateway } from './gateway/index.js';
 export { PtyManager } from './gateway/pty/index.js';
+// A session's sandbox as the launcher starts it, for the benchmarks and other launchers.
+export { sandboxedArgv } from './core/sandbox.js';
+export type { SandboxSpec } from './core/sandbox.js';

@@ -13,8 +13,9 @@ export function summarize(samples) {
 }
 
 /**
- * A measured metric. `target` is a list of checks `{ on: 'median' | 'ratio', op: '<=' | '<' | '>=', value }`
- * (all must hold), checked once the baseline is attached (see `finish`).
+ * A measured metric. `target` is a list of checks `{ on: 'median' | 'ratio' | 'over', op: '<=' | '<' | '>=', value }`
+ * (all must hold), checked once the baseline is attached (see `finish`); `over` is the median
+ * minus the baseline's median, in the metric's unit (a fixed cost added to the baseline).
  */
 export function metric(name, unit, samples, extra = {}) {
   return { name, unit, ...summarize(samples), ...extra };
@@ -31,13 +32,13 @@ const OPS = { '<=': (a, b) => a <= b, '<': (a, b) => a < b, '>=': (a, b) => a >=
 const SYMBOL = { '<=': '≤', '>=': '≥', '<': '<', '>': '>' };
 
 function describe(checks, unit) {
-  return checks.map((c) => `${SYMBOL[c.op]} ${c.value.toLocaleString('en-US')}${c.on === 'ratio' ? '×' : ` ${unit}`}`).join(' and ');
+  return checks.map((c) => `${SYMBOL[c.op]} ${c.value.toLocaleString('en-US')}${c.on === 'ratio' ? '×' : ` ${unit}`}${c.on === 'over' ? ' over baseline' : ''}`).join(' and ');
 }
 
 /** Rounds the figures in the JSON to a precision that means something on a noisy machine. */
 function round(m) {
   const r = (x) => (typeof x === 'number' && Number.isFinite(x) ? Number(x.toPrecision(6)) : x);
-  for (const k of ['median', 'p90', 'min', 'max', 'ratio']) if (k in m) m[k] = r(m[k]);
+  for (const k of ['median', 'p90', 'p95', 'min', 'max', 'ratio', 'over']) if (k in m) m[k] = r(m[k]);
   if (m.baseline) m.baseline.median = r(m.baseline.median);
   return m;
 }
@@ -56,6 +57,7 @@ export function finish(metrics) {
       const b = byName.get(m.baselineOf);
       out.baseline = { name: m.baselineOf, median: b && b.error === undefined ? b.median : null };
       out.ratio = out.baseline.median && m.error === undefined ? m.median / out.baseline.median : null;
+      if (m.targetChecks?.some((c) => c.on === 'over')) out.over = out.baseline.median !== null && m.error === undefined ? m.median - out.baseline.median : null;
     }
     if (m.targetChecks) {
       const checks = m.targetChecks;
@@ -63,7 +65,7 @@ export function finish(metrics) {
         m.error !== undefined
           ? null
           : checks.every((c) => {
-              const v = c.on === 'ratio' ? out.ratio : m.median;
+              const v = c.on === 'ratio' ? out.ratio : c.on === 'over' ? out.over : m.median;
               return v !== null && v !== undefined && OPS[c.op](v, c.value);
             });
       out.target = { text: describe(checks, m.unit), checks, met };

@@ -10,14 +10,15 @@ import { auditBench } from './audit.mjs';
 import { CLI, cleanup, ROOT } from './common.mjs';
 import { hookBench } from './hooks.mjs';
 import { ptyBench } from './pty.mjs';
+import { sandboxBench, SANDBOX_METRICS } from './sandbox.mjs';
 import { sdkBench } from './sdk.mjs';
 import { failed, finish, table } from './stats.mjs';
 import { verifierBench } from './verifier.mjs';
 
 /** Sizes per mode: quick has fewer runs and smaller inputs, and the same metrics. */
 export const MODES = {
-  full: { hook: { runs: 40, warmup: 5 }, agents: { runs: 20, warmup: 3 }, verifier: { runs: 200, warmup: 30 }, sdk: { runs: 200, warmup: 30 }, approval: { runs: 30, warmup: 3 }, audit: { events: 100_000, repeats: 3, perWriter: 500 }, pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 } },
-  quick: { hook: { runs: 8, warmup: 2 }, agents: { runs: 4, warmup: 1 }, verifier: { runs: 50, warmup: 10 }, sdk: { runs: 50, warmup: 10 }, approval: { runs: 8, warmup: 2 }, audit: { events: 20_000, repeats: 2, perWriter: 100 }, pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 } },
+  full: { hook: { runs: 40, warmup: 5 }, agents: { runs: 20, warmup: 3 }, verifier: { runs: 200, warmup: 30 }, sdk: { runs: 200, warmup: 30 }, approval: { runs: 30, warmup: 3 }, audit: { events: 100_000, repeats: 3, perWriter: 500 }, pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 }, sandbox: { runs: 100, warmup: 10 } },
+  quick: { hook: { runs: 8, warmup: 2 }, agents: { runs: 4, warmup: 1 }, verifier: { runs: 50, warmup: 10 }, sdk: { runs: 50, warmup: 10 }, approval: { runs: 8, warmup: 2 }, audit: { events: 20_000, repeats: 2, perWriter: 100 }, pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 }, sandbox: { runs: 20, warmup: 3 } },
 };
 
 export const GROUPS = {
@@ -28,6 +29,7 @@ export const GROUPS = {
   approval: (o, log) => approvalBench({ ...o.approval, log }),
   audit: (o, log) => auditBench({ ...o.audit, log }),
   pty: (o, log) => ptyBench({ ...o.pty, log }),
+  sandbox: (o, log) => sandboxBench({ ...o.sandbox, log }),
 };
 
 /** Every metric name a full run reports, per group (a group that crashes reports them as errors). */
@@ -39,13 +41,14 @@ export const METRIC_NAMES = {
   approval: ['approval.round_trip'],
   audit: ['audit.append.1_writer', 'audit.append.8_writers', 'audit.append.in_process', 'audit.verify'],
   pty: ['pty.direct_read', 'pty.ws_throughput', 'pty.keystroke_echo', 'pty.stalled_viewer_retained', 'pty.stalled_viewer_dropped'],
+  sandbox: Object.values(SANDBOX_METRICS),
 };
 
 const USAGE = `usage: node bench/run.mjs [--quick] [--out FILE] [--only GROUP[,GROUP…]] [--runs N] [--events N] [--mb N] [--keys N]
 groups: ${Object.keys(GROUPS).join(', ')}
   --quick     fewer runs and smaller sizes (same metrics)
   --out FILE  where to write the JSON (default bench/results.json; with --only, none unless given)
-  --runs N    hook rounds and approval round trips; --events N audit verify log size; --mb N PTY flood size; --keys N keystrokes`;
+  --runs N    hook rounds, approval round trips and sandbox rounds; --events N audit verify log size; --mb N PTY flood size; --keys N keystrokes`;
 
 /** Parses the command line; throws a usage error. */
 export function parseArgs(argv) {
@@ -106,7 +109,7 @@ export async function runSuite(argv) {
   if (!existsSync(CLI)) throw new Error('dist/ is not built: run `npm run build` first (or use `npm run bench`)');
   const mode = opts.quick ? 'quick' : 'full';
   const o = JSON.parse(JSON.stringify(MODES[mode]));
-  if (opts.overrides.runs) o.hook.runs = o.approval.runs = opts.overrides.runs;
+  if (opts.overrides.runs) o.hook.runs = o.approval.runs = o.sandbox.runs = opts.overrides.runs;
   if (opts.overrides.events) o.audit.events = opts.overrides.events;
   if (opts.overrides.mb) o.pty.mb = opts.overrides.mb;
   if (opts.overrides.keys) o.pty.keys = opts.overrides.keys;
