@@ -47,6 +47,15 @@ export function sandboxRecord(spec: SandboxSpec): SandboxRecord {
   return { engine: spec.engine, version: spec.version, network: spec.network, writable: [...spec.writable] };
 }
 
+/** How a launcher starts the sandbox, beyond what the spec says. */
+export interface BwrapOptions {
+  /**
+   * End the sandbox when the process that started bwrap dies (`--die-with-parent`): for a
+   * launcher that ends it with a signal to bwrap, which bwrap does not pass on (a PTY's hangup).
+   */
+  dieWithParent?: boolean;
+}
+
 /** One mount, ordered by path depth so that a deeper one lands on top of the folder that holds it. */
 interface Mount {
   path: string;
@@ -62,8 +71,9 @@ const depth = (p: string): number => p.split('/').filter(Boolean).length;
  * folders, the read-only ones inside them and the hidden ones, deepest last.
  * @example [spec.bwrap, ...bwrapArgs(spec, '/src/app'), '--', 'claude']
  */
-export function bwrapArgs(spec: SandboxSpec, cwd: string): string[] {
+export function bwrapArgs(spec: SandboxSpec, cwd: string, opts: BwrapOptions = {}): string[] {
   const head = ['--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  if (opts.dieWithParent === true) head.push('--die-with-parent');
   if (spec.network === 'none') head.push('--unshare-net');
   if (spec.disable_userns) head.push('--disable-userns');
   if (spec.new_session) head.push('--new-session');
@@ -87,8 +97,8 @@ export function bwrapArgs(spec: SandboxSpec, cwd: string): string[] {
 }
 
 /** The full argv that runs `argv` in the sandbox, in `cwd`. */
-export function sandboxedArgv(spec: SandboxSpec, cwd: string, argv: readonly string[]): string[] {
-  return [spec.bwrap, ...bwrapArgs(spec, cwd), '--', ...argv];
+export function sandboxedArgv(spec: SandboxSpec, cwd: string, argv: readonly string[], opts: BwrapOptions = {}): string[] {
+  return [spec.bwrap, ...bwrapArgs(spec, cwd, opts), '--', ...argv];
 }
 
 /**

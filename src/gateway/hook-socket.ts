@@ -67,7 +67,7 @@ export interface HookSocket {
 }
 
 /** Why a sandboxed hook refuses when the supervisor cannot answer. */
-const UNREACHABLE = 'Gatehouse refused this: the supervisor of this sandboxed session cannot be reached (the `gatehouse run` that started it has stopped), and a sandboxed session fails closed. Nothing the agent does can fix this; stop and tell the operator.';
+const UNREACHABLE = 'Gatehouse refused this: the supervisor of this sandboxed session cannot be reached (the `gatehouse run` or dashboard that started it has stopped), and a sandboxed session fails closed. Nothing the agent does can fix this; stop and tell the operator.';
 
 /**
  * Starts the endpoint for one session in a fresh private folder under the system temp

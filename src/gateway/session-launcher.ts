@@ -1,10 +1,17 @@
 // Starts a Gatehouse session for an agent spawned from the dashboard (`pty.spawn` with
-// `session`), so it runs with its hooks rendered; at exit: remove the hooks, run the final check.
+// `session`), so it runs with its hooks rendered (in its sandbox when one is asked for);
+// at exit: remove the hooks, run the final check, then close the sandbox.
+import { resolve } from 'node:path';
 import { agentMismatch } from '../adapters/agent-programs.js';
 import { NO_AGENT } from '../adapters/registry.js';
 import { startSession } from '../adapters/session-lifecycle.js';
 import { checkSession, endSession, recordNeverRan } from '../adapters/session-end.js';
+import type { SandboxOffer } from '../adapters/session-sandbox.js';
 import { splitCommand } from '../core/argv.js';
+import { sandboxedArgv } from '../core/sandbox.js';
+import { findOnPath, isExecutableFile } from '../runtime/find-on-path.js';
+import { startHookSocket } from './hook-socket.js';
+import type { ExitInfo } from './pty/types.js';
 import { redactText } from '../core/redact-argv.js';
 import { verdictPassed, verdictWord } from '../core/verdict-report.js';
 import { fail, ok, type Result } from '../core/result.js';
@@ -37,6 +44,12 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
     // Checked before anything is rendered: another agent's CLI under this session would run ungated.
     const mismatch = agentMismatch(params.session.agent, [command, ...args], 'session.agent');
     if (mismatch !== null) return fail(mismatch);
+    const offer: SandboxOffer = {
+      // Always offered, so a config with `sandbox.enabled` is sandboxed from the dashboard too.
+      requested: params.session.sandbox !== undefined,
+      ...(params.session.sandbox?.network !== undefined ? { network: params.session.sandbox.network } : {}),
+      startSocket: startHookSocket,
+    };
     const started = await startSession({
       agent: params.session.agent,
       worktree: opts.worktree,
@@ -46,29 +59,63 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
       env: opts.env,
       nodePath: opts.nodePath,
       hookBundle: opts.hookBundle,
+      sandbox: offer,
     });
     if (!started.ok) return fail(started.reason);
-    const { store, policy, baseline, renderRecords } = started.value;
+    const { store, policy, baseline, renderRecords, sandbox } = started.value;
     const trusted = { policy, baseline, rendered: renderRecords };
+    const id = policy.session_id;
+    // Once the agent and its end-of-session check are done: the hook socket and stand-in files go.
+    const closeSandbox = (): void => {
+      sandbox?.close().catch((err: unknown) => opts.log?.(`session ${id}: could not close its sandbox: ${String(err)}`));
+    };
+    const onExit = (info: ExitInfo): void => {
+      const ended = endSession(store, info.exit_code, trusted);
+      if (!ended.ok) opts.log?.(`session ${id}: could not remove its hooks: ${ended.reason}`);
+      // Neither an exit code nor a signal: the PTY never started the command (or the client left first).
+      if (info.exit_code === null && info.signal === null) {
+        // The program word may itself be a secret (`API_KEY=sk-1`): the record and the log show it hidden.
+        const shown = redactText(command);
+        recordNeverRan(store, `${shown} was not started`);
+        opts.log?.(`session ${id}: the command never ran (${shown}); nothing was checked`);
+        closeSandbox();
+        return;
+      }
+      checkSession(store, { ...trusted, hooksRendered: !ended.ok && renderRecords.length > 0 })
+        .then(
+          (r) => opts.log?.(`session ${id}: end-of-session check ${r.ok ? `${verdictWord(r.value)}${verdictPassed(r.value) ? '' : ` (${r.value.failed.join(', ')})`}` : `could not run: ${r.reason}`}`),
+          (err: unknown) => opts.log?.(`session ${id}: end-of-session check failed to run: ${String(err)}`),
+        )
+        .finally(closeSandbox);
+    };
+    const geometry = { ...(params.rows ? { rows: params.rows } : {}), ...(params.cols ? { cols: params.cols } : {}) };
+    const env = { GATEHOUSE_SESSION: id };
+    if (sandbox === null) {
+      return ok({ spawn: { command, args, cwd: policy.worktree, env, ...geometry }, label: `${policy.agent} · ${id}`, onExit });
+    }
+    // Inside, bwrap would only print "execvp: No such file" and exit 1, read as the agent's own exit.
+    const missing = programMissing(command, policy.worktree, opts.env);
+    if (missing !== null) {
+      onExit(NEVER_STARTED);
+      return fail(redactText(missing));
+    }
+    const spec = sandbox.spec;
+    // --die-with-parent: closing the terminal hangs up bwrap, which passes no signal on; this ends the sandbox with it.
+    const [bwrap, ...bwrapArgv] = sandboxedArgv(spec, policy.worktree, [command, ...args], { dieWithParent: true });
     return ok({
-      spawn: { command, args, cwd: policy.worktree, env: { GATEHOUSE_SESSION: policy.session_id }, ...(params.rows ? { rows: params.rows } : {}), ...(params.cols ? { cols: params.cols } : {}) },
-      label: `${policy.agent} · ${policy.session_id}`,
-      onExit: (info) => {
-        const ended = endSession(store, info.exit_code, trusted);
-        if (!ended.ok) opts.log?.(`session ${policy.session_id}: could not remove its hooks: ${ended.reason}`);
-        // Neither an exit code nor a signal: the PTY never started the command (or the client left first).
-        if (info.exit_code === null && info.signal === null) {
-          // The program word may itself be a secret (`API_KEY=sk-1`): the record and the log show it hidden.
-          const shown = redactText(command);
-          recordNeverRan(store, `${shown} was not started`);
-          opts.log?.(`session ${policy.session_id}: the command never ran (${shown}); nothing was checked`);
-          return;
-        }
-        checkSession(store, { ...trusted, hooksRendered: !ended.ok && renderRecords.length > 0 }).then(
-          (r) => opts.log?.(`session ${policy.session_id}: end-of-session check ${r.ok ? `${verdictWord(r.value)}${verdictPassed(r.value) ? '' : ` (${r.value.failed.join(', ')})`}` : `could not run: ${r.reason}`}`),
-          (err: unknown) => opts.log?.(`session ${policy.session_id}: end-of-session check failed to run: ${String(err)}`),
-        );
-      },
+      spawn: { command: bwrap!, args: bwrapArgv, shown: [command, ...args], cwd: policy.worktree, env, unsetEnv: [...sandbox.dropEnv], ...geometry },
+      label: `${policy.agent} · ${id} · sandboxed (network ${spec.network})`,
+      onExit,
     });
   };
+}
+
+/** How a command the launcher itself found missing ends its session: it never ran. */
+const NEVER_STARTED: ExitInfo = { exit_code: null, signal: null, reason: 'closed' };
+
+/** Why `command` cannot start from `cwd` with `env`'s PATH, or null when it can. */
+function programMissing(command: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
+  const path = command.includes('/') ? resolve(cwd, command) : findOnPath(command, env);
+  if (path === null) return `command not found: ${JSON.stringify(command)} is not on PATH; give its absolute path or install it`;
+  return isExecutableFile(path) ? null : `cannot run ${JSON.stringify(command)}: not an executable file`;
 }

@@ -5,8 +5,11 @@ import type { AgentPrograms, UngatedWarning } from './agent-guard.js';
 import { fetchAgentPrograms, ungatedWarning } from './agent-guard.js';
 import { byId, h } from './dom.js';
 import { lines, splitCommandLine } from './format.js';
-import { recallFields, rememberFields } from './session-form-memory.js';
+import { recallFields, rememberFields, sandboxChoice } from './session-form-memory.js';
 import type { SpawnParams } from './wire.js';
+
+/** The sandbox choice: none, or bubblewrap with the machine's network or none at all. */
+export type SandboxChoice = 'off' | 'host' | 'none';
 
 /** What the form holds, as plain text. */
 export interface SessionFields {
@@ -16,11 +19,13 @@ export interface SessionFields {
   agent: string;
   allow: string;
   require: string;
+  sandbox: SandboxChoice;
 }
+
 
 /**
  * Turns the form into `pty.spawn` params sized to `geometry`, or says what to fix.
- * @example buildSpawnParams({ mode: 'command', commandLine: 'bash -l', cwd: '', agent: '', allow: '', require: '' }, { cols: 80, rows: 24 })
+ * @example buildSpawnParams({ mode: 'command', commandLine: 'bash -l', cwd: '', agent: '', allow: '', require: '', sandbox: 'off' }, { cols: 80, rows: 24 })
  * // { ok: true, params: { command: 'bash', args: ['-l'], cols: 80, rows: 24 } }
  */
 export function buildSpawnParams(f: SessionFields, geometry: { cols: number; rows: number }): { ok: true; params: SpawnParams } | { ok: false; reason: string } {
@@ -37,6 +42,7 @@ export function buildSpawnParams(f: SessionFields, geometry: { cols: number; row
     const agent = f.agent.trim();
     if (agent === '') return { ok: false, reason: 'Name the agent to run (e.g. claude): the field lists the agents this server can gate.' };
     params.session = { agent, allow: lines(f.allow), require: lines(f.require) };
+    if (f.sandbox !== 'off') params.session.sandbox = { network: f.sandbox };
   }
   return { ok: true, params };
 }
@@ -109,6 +115,7 @@ export class NewSessionForm {
       agent: text('agent'),
       allow: text('allow'),
       require: text('require'),
+      sandbox: sandboxChoice(text('sandbox')),
     };
   }
 
@@ -119,6 +126,7 @@ export class NewSessionForm {
     byId('new-agent', HTMLInputElement).value = f.agent;
     byId('new-allow', HTMLTextAreaElement).value = f.allow;
     byId('new-require', HTMLTextAreaElement).value = f.require;
+    byId('new-sandbox', HTMLSelectElement).value = f.sandbox;
   }
 
   #syncMode(): void {

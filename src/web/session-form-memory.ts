@@ -1,8 +1,8 @@
 // Remembers the new-session form across reloads in localStorage (mode, agent, command line,
-// folder, allowlist, checks), never a secret: a command line that carries one is not kept.
+// folder, allowlist, checks, sandbox), never a secret: a command line that carries one is not kept.
 import { carriesSecret } from '../core/redact-argv.js';
 import { splitCommandLine } from './format.js';
-import type { SessionFields } from './new-session-form.js';
+import type { SandboxChoice, SessionFields } from './new-session-form.js';
 
 /** One key per browser profile and origin; versioned so a later shape can ignore this one. */
 export const FORM_STORAGE_KEY = 'gatehouse.new-session.v1';
@@ -12,6 +12,13 @@ export function storableFields(f: SessionFields): SessionFields {
   // An unclosed quote still hides nothing: judge it word by word.
   const argv = splitCommandLine(f.commandLine.trim()) ?? f.commandLine.trim().split(/\s+/);
   return { ...f, commandLine: carriesSecret(argv) ? '' : f.commandLine };
+}
+
+const SANDBOX_CHOICES: readonly SandboxChoice[] = ['off', 'host', 'none'];
+
+/** A stored or submitted sandbox choice as one of ours; anything else reads as `off`, which the form shows. */
+export function sandboxChoice(v: unknown): SandboxChoice {
+  return SANDBOX_CHOICES.find((c) => c === v) ?? 'off';
 }
 
 /** Saves the form; a full or disabled storage only means the form is not remembered. */
@@ -34,5 +41,5 @@ export function recallFields(storage: Storage): SessionFields | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const r = raw as Record<string, unknown>;
   const text = (k: string): string => (typeof r[k] === 'string' ? r[k] : '');
-  return { mode: r.mode === 'agent' ? 'agent' : 'command', commandLine: text('commandLine'), cwd: text('cwd'), agent: text('agent'), allow: text('allow'), require: text('require') };
+  return { mode: r.mode === 'agent' ? 'agent' : 'command', commandLine: text('commandLine'), cwd: text('cwd'), agent: text('agent'), allow: text('allow'), require: text('require'), sandbox: sandboxChoice(r.sandbox) };
 }

@@ -115,7 +115,7 @@ export interface SpawnParams {
   cwd?: string;
   rows?: number;
   cols?: number;
-  session?: { agent: string; allow: string[]; require: string[] };
+  session?: { agent: string; allow: string[]; require: string[]; sandbox?: { network: 'host' | 'none' } };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -77,6 +77,15 @@ describe('bwrapArgs', () => {
     expect(old).not.toContain('--new-session');
   });
 
+  it('ends the sandbox with its parent only when the launcher asks', () => {
+    expect(bwrapArgs(spec(), '/w')).not.toContain('--die-with-parent');
+    const args = bwrapArgs(spec(), '/w', { dieWithParent: true });
+    expect(args.filter((a) => a === '--die-with-parent')).toHaveLength(1);
+    // An option of bwrap itself: before the mounts and the program.
+    expect(args.indexOf('--die-with-parent')).toBeLessThan(args.indexOf('--ro-bind'));
+    expect(sandboxedArgv(spec(), '/w', ['claude'], { dieWithParent: true })).toContain('--die-with-parent');
+  });
+
   it('sets TMPDIR to the private /tmp', () => {
     const args = bwrapArgs(spec(), '/w');
     const i = args.indexOf('--setenv');

@@ -7,7 +7,7 @@ import { programOf, ungatedWarning } from '../../src/web/agent-guard.js';
 import type { SessionFields } from '../../src/web/new-session-form.js';
 
 const AGENTS = agentPrograms();
-const EMPTY: SessionFields = { mode: 'command', commandLine: '', cwd: '', agent: '', allow: '', require: '' };
+const EMPTY: SessionFields = { mode: 'command', commandLine: '', cwd: '', agent: '', allow: '', require: '', sandbox: 'off' };
 
 describe('agentPrograms', () => {
   it('lists every agent of the registry, with the program that starts it', () => {

@@ -4,7 +4,7 @@ import type { SessionFields } from '../../src/web/new-session-form.js';
 import { buildSpawnParams } from '../../src/web/new-session-form.js';
 
 const GEOMETRY = { cols: 120, rows: 40 };
-const EMPTY: SessionFields = { mode: 'command', commandLine: '', cwd: '', agent: '', allow: '', require: '' };
+const EMPTY: SessionFields = { mode: 'command', commandLine: '', cwd: '', agent: '', allow: '', require: '', sandbox: 'off' };
 
 describe('buildSpawnParams', () => {
   it('spawns the default shell at the fitted size when the command line is empty', () => {
@@ -21,8 +21,18 @@ describe('buildSpawnParams', () => {
     expect(built).toEqual({ ok: true, params: { cols: 120, rows: 40, session: { agent: 'claude', allow: ['src/**', 'test/'], require: ['test', 'lint'] } } });
   });
 
+  it('asks for the sandbox with its network when one is chosen, and sends nothing of it when off', () => {
+    const agent: SessionFields = { ...EMPTY, mode: 'agent', agent: 'claude', allow: 'src/**' };
+    for (const network of ['host', 'none'] as const) {
+      const built = buildSpawnParams({ ...agent, sandbox: network }, GEOMETRY);
+      expect(built.ok && built.params.session).toEqual({ agent: 'claude', allow: ['src/**'], require: [], sandbox: { network } });
+    }
+    const off = buildSpawnParams(agent, GEOMETRY);
+    expect(off.ok && off.params.session).toEqual({ agent: 'claude', allow: ['src/**'], require: [] });
+  });
+
   it('ignores the agent fields in command mode', () => {
-    const built = buildSpawnParams({ ...EMPTY, agent: 'claude', allow: 'src/**' }, GEOMETRY);
+    const built = buildSpawnParams({ ...EMPTY, agent: 'claude', allow: 'src/**', sandbox: 'none' }, GEOMETRY);
     expect(built.ok && built.params.session).toBeUndefined();
   });
 

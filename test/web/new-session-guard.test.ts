@@ -1,4 +1,4 @@
-// The new-session form in Chromium: its choices survive a reload (secrets excepted), a known
+// The new-session form in Chromium: its choices (the sandbox too) survive a reload (secrets excepted), a known
 // agent started as a plain command is stopped with a warning until confirmed or gated, and
 // an API key on the command line shows nowhere on the page.
 import { execFileSync } from 'node:child_process';
@@ -57,6 +57,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the new-session form in Chromium', { tim
     await page.fill('#new-command', 'claude --model opus');
     await page.fill('#new-allow', 'src/**\ntest/');
     await page.fill('#new-require', 'test');
+    await page.selectOption('#new-sandbox', 'none');
     await page.keyboard.press('Escape');
 
     await page.reload();
@@ -68,6 +69,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the new-session form in Chromium', { tim
     expect(await page.inputValue('#new-command')).toBe('claude --model opus');
     expect(await page.inputValue('#new-allow')).toBe('src/**\ntest/');
     expect(await page.inputValue('#new-require')).toBe('test');
+    expect(await page.inputValue('#new-sandbox')).toBe('none');
+    // The sandbox is an agent session's: a plain command does not offer it.
+    await page.check('input[name="mode"][value="command"]');
+    expect(await page.isHidden('#new-sandbox')).toBe(true);
     await page.keyboard.press('Escape');
   });
 

@@ -26,7 +26,7 @@ class MemoryStorage implements Storage {
   }
 }
 
-const AGENT: SessionFields = { mode: 'agent', commandLine: 'claude --model opus', cwd: 'pkg', agent: 'claude', allow: 'src/**', require: 'test' };
+const AGENT: SessionFields = { mode: 'agent', commandLine: 'claude --model opus', cwd: 'pkg', agent: 'claude', allow: 'src/**', require: 'test', sandbox: 'none' };
 
 describe('session form memory', () => {
   it('gives back every field it was given', () => {
@@ -48,6 +48,15 @@ describe('session form memory', () => {
     s.setItem(FORM_STORAGE_KEY, '{not json');
     expect(recallFields(s)).toBeNull();
     s.setItem(FORM_STORAGE_KEY, JSON.stringify({ mode: 'root', commandLine: 7 }));
-    expect(recallFields(s)).toEqual({ mode: 'command', commandLine: '', cwd: '', agent: '', allow: '', require: '' });
+    expect(recallFields(s)).toEqual({ mode: 'command', commandLine: '', cwd: '', agent: '', allow: '', require: '', sandbox: 'off' });
+  });
+
+  it('reads the sandbox as off from an entry saved before the choice existed, or one it does not know', () => {
+    const s = new MemoryStorage();
+    const { sandbox: _left, ...older } = AGENT;
+    for (const entry of [older, { ...AGENT, sandbox: 'bubblewrap' }, { ...AGENT, sandbox: true }]) {
+      s.setItem(FORM_STORAGE_KEY, JSON.stringify(entry));
+      expect(recallFields(s)).toEqual({ ...AGENT, sandbox: 'off' });
+    }
   });
 });

@@ -34,6 +34,8 @@ export interface Launch {
   /** Absolute path of the program that will run. */
   file: string;
   args: string[];
+  /** The command line as reported (`SpawnSpec.shown`, else command and args). */
+  shown: string[];
   /** Real path, inside the project. */
   cwd: string;
   env: Record<string, string>;
@@ -64,14 +66,15 @@ export function prepareLaunch(spec: SpawnSpec, projectRoot: string, baseEnv: Nod
   const cwd = realFolder(spec.cwd, projectRoot);
   if (!cwd.ok) return cwd;
 
-  const env = childEnv(baseEnv, spec.env ?? {});
+  const env = childEnv(baseEnv, spec.env ?? {}, spec.unsetEnv ?? []);
   const command = spec.command ?? (nonEmpty(env.SHELL) ? env.SHELL : FALLBACK_SHELL);
   if (command.length === 0 || command.includes('\0')) return fail('command must be a non-empty program name or path');
   const args = spec.args ?? [];
   if (args.some((a) => a.includes('\0'))) return fail('arguments must not contain NUL bytes');
   const file = findProgram(command, cwd.value, env.PATH ?? '');
   if (!file.ok) return file;
-  return ok({ command, file: file.value, args: [...args], cwd: cwd.value, env, rows, cols });
+  const shown = spec.shown !== undefined && spec.shown.length > 0 ? [...spec.shown] : [command, ...args];
+  return ok({ command, file: file.value, args: [...args], shown, cwd: cwd.value, env, rows, cols });
 }
 
 function nonEmpty(s: string | undefined): s is string {
@@ -94,12 +97,14 @@ function realFolder(cwd: string, projectRoot: string): Result<string> {
   return ok(real);
 }
 
-function childEnv(base: NodeJS.ProcessEnv, overrides: Record<string, string>): Record<string, string> {
+function childEnv(base: NodeJS.ProcessEnv, overrides: Record<string, string>, unset: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) if (v !== undefined) env[k] = v;
   for (const k of INHERITED_ONLY_VARS) delete env[k];
   env.TERM = DEFAULT_TERM;
-  return Object.assign(env, overrides);
+  Object.assign(env, overrides);
+  for (const k of unset) delete env[k];
+  return env;
 }
 
 /** Like execvp's search, done up front so a missing program is a clear refusal, not a dead session. */

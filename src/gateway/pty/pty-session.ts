@@ -114,7 +114,7 @@ export class PtySession {
 
   /** A copy of what a caller may know about this session: environment and secret option values hidden. */
   info(): PtyInfo {
-    const [command = this.launch.command, ...args] = redactArgv([this.launch.command, ...this.launch.args]);
+    const [command = this.launch.command, ...args] = redactArgv(this.launch.shown);
     const info: PtyInfo = {
       id: this.id,
       command,

@@ -6,10 +6,17 @@ export interface SpawnSpec {
   /** Program to run; default: `$SHELL`, else `/bin/sh`. A bare name is looked up on PATH. */
   command?: string;
   args?: string[];
+  /**
+   * The command line `PtyInfo` reports instead of the one run: a sandboxed agent's own, not the
+   * bwrap wrapper around it, which names every hidden folder and can outgrow a WebSocket frame.
+   */
+  shown?: string[];
   /** Working folder; must resolve (symlinks followed) inside the project root. */
   cwd: string;
   /** Merged over the server's environment (and over `TERM=xterm-256color`). */
   env?: Record<string, string>;
+  /** Names removed from that environment after the merge: secrets a sandboxed agent must not inherit. */
+  unsetEnv?: string[];
   /** Default 24. */
   rows?: number;
   /** Default 80. */

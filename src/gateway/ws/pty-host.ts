@@ -1,6 +1,7 @@
 // What the WebSocket layer needs from the PTY manager, and nothing more: the manager is
 // passed in, so this is the whole surface the protocol can reach.
 import type { Result } from '../../core/result.js';
+import type { SandboxNetwork } from '../../core/sandbox.js';
 import type { PtyManager } from '../pty/index.js';
 import type { ExitInfo, SpawnSpec } from '../pty/types.js';
 
@@ -20,6 +21,13 @@ export interface SessionRequest {
   agent: string;
   allow: string[];
   require: string[];
+  /** Run the agent in a bubblewrap sandbox; absent: only when the config's `sandbox.enabled` asks. */
+  sandbox?: SessionSandboxRequest | undefined;
+}
+
+/** The `session.sandbox` member: its network, or the config's (`host` by default) when left out. */
+export interface SessionSandboxRequest {
+  network?: SandboxNetwork | undefined;
 }
 
 /** The params of `pty.spawn` as the hook receives them, validated. */

@@ -2,6 +2,7 @@
 // list, attach/detach (catch up from the server-held screen, take control) and ack.
 import { z } from 'zod';
 import { parseAgentName } from '../../adapters/registry.js';
+import { SANDBOX_NETWORKS, type SandboxNetwork } from '../../core/sandbox.js';
 import type { ExitInfo } from '../pty/types.js';
 import { noSuchSession, RpcError } from './errors.js';
 import { fitScrollback } from './frames.js';
@@ -39,6 +40,12 @@ const SpawnParams = z.strictObject({
       agent: z.string().min(1),
       allow: z.array(z.string()).default([]),
       require: z.array(z.string()).default([]),
+      // Strict: a sandbox asked for in words this server does not know is refused, never run without one.
+      sandbox: z
+        .strictObject({
+          network: z.enum(SANDBOX_NETWORKS as [SandboxNetwork, ...SandboxNetwork[]], { error: `expected one of ${SANDBOX_NETWORKS.join(', ')}` }).optional(),
+        }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected an object such as {"network": "none"}, or leave it out to run unsandboxed' : undefined) })
+        .optional(),
     })
     .optional(),
 });

@@ -30,6 +30,20 @@ describe('prepareLaunch', () => {
     expect(r.value.env).toEqual({ PATH: '/bin', TERM: 'dumb', EXTRA: '1' });
   });
 
+  it('removes the names it is told to unset, whether inherited or given, after the merge', () => {
+    const r = prepareLaunch({ cwd: '.', env: { GIVEN: 'x', KEEP: '1' }, unsetEnv: ['CI_TOKEN', 'GIVEN'] }, temp.project, { PATH: '/bin', CI_TOKEN: 'secret' });
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.value.env).toEqual({ PATH: '/bin', TERM: 'xterm-256color', KEEP: '1' });
+  });
+
+  it('reports the command line it is told to show, and runs the real one', () => {
+    const r = prepareLaunch({ cwd: '.', command: '/bin/sh', args: ['-c', 'exit 0'], shown: ['claude', '-p', 'hi'] }, temp.project, { PATH: '/bin' });
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.value).toMatchObject({ file: '/bin/sh', args: ['-c', 'exit 0'], shown: ['claude', '-p', 'hi'] });
+    const plain = prepareLaunch({ cwd: '.', command: '/bin/sh', args: ['-l'] }, temp.project, { PATH: '/bin' });
+    expect(plain.ok && plain.value.shown).toEqual(['/bin/sh', '-l']);
+  });
+
   it('finds a bare command on the child PATH, and a relative path from the cwd', () => {
     const bin = join(temp.project, 'bin');
     mkdirSync(bin);
