@@ -27,8 +27,7 @@ import { compileAlwaysAllow, type AlwaysAllowRule } from '../core/approvals/alwa
 import { configAlwaysRules } from '../runtime/approvals/always-rules.js';
 import { compileProfileSpec, type ProfileSpec } from '../core/approvals/profiles.js';
 import { adapterFor, capabilitiesFor, parseAgentName } from './registry.js';
-import { prepareSessionSandbox, type SandboxOffer, type SessionSandbox } from './session-sandbox.js';
-import { probeSandbox, type SandboxTools } from '../runtime/sandbox/probe.js';
+import { prepareSessionSandbox, sandboxTools, type SandboxOffer, type SessionSandbox } from './session-sandbox.js';
 import { sandboxRecord } from '../core/sandbox.js';
 import { claudeOutput } from './claude/output.js';
 
@@ -168,22 +167,13 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
 
   // A sandbox asked for is never silently skipped: no launcher, no bwrap, or no user namespaces is a refusal.
   const sandboxCfg = config.value.sandbox;
-  const sandboxWanted = opts.sandbox?.requested === true || sandboxCfg.enabled;
-  let sandboxTools: SandboxTools | null = null;
-  if (!sandboxWanted && opts.sandbox?.network !== undefined) return fail('--network applies to a sandboxed session: add --sandbox (or set sandbox.enabled in the config)');
-  if (sandboxWanted) {
-    if (opts.sandbox === undefined) {
-      return fail(`${config.value.file ?? 'the config'} asks for a sandbox (sandbox.enabled), and only a command that starts the agent itself can put it in one: use \`gatehouse run --agent ${agent} -- CMD\` (or the dashboard's new-session form)`);
-    }
-    if (opts.transport !== undefined && opts.transport !== 'auto') return fail(`--transport ${opts.transport} does not apply to a sandboxed session: its hooks reach \`gatehouse run\` through a socket; leave --transport out`);
-    const probe = probeSandbox(opts.env);
-    if (!probe.ok) return probe;
-    sandboxTools = probe.value;
-  }
+  const tools = sandboxTools({ offer: opts.sandbox, config: sandboxCfg, configFile: config.value.file, agent, transport: opts.transport, env: opts.env });
+  if (!tools.ok) return tools;
+  const sandboxKit = tools.value;
   const stateDirRaw = resolveProjectState(worktree, opts.env, opts.stateDir);
   mkdirSync(stateDirRaw, { recursive: true, mode: 0o700 });
   const projectState = realpathSync(stateDirRaw);
-  const transport = sandboxTools !== null ? ok({ record: { kind: 'socket', supervisor_pid: process.pid } as TransportRecord, bash: null, client: null }) : await chooseTransport(opts.transport ?? 'auto', projectState, opts.hookBundle, opts.env, { worktree, stateDir: opts.stateDir ? projectState : undefined });
+  const transport = sandboxKit !== null ? ok({ record: { kind: 'socket', supervisor_pid: process.pid } as TransportRecord, bash: null, client: null }) : await chooseTransport(opts.transport ?? 'auto', projectState, opts.hookBundle, opts.env, { worktree, stateDir: opts.stateDir ? projectState : undefined });
   if (!transport.ok) return fail(transport.reason);
   const id = opts.id ?? newSessionId();
   const created = SessionStore.create(projectState, id);
@@ -206,9 +196,9 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       allow,
       env: opts.env,
     });
-    if (sandboxTools !== null && opts.sandbox !== undefined) {
+    if (sandboxKit !== null && opts.sandbox !== undefined) {
       const prepared = await prepareSessionSandbox({
-        tools: sandboxTools,
+        tools: sandboxKit,
         offer: opts.sandbox,
         network: opts.sandbox.network ?? sandboxCfg.network,
         sessionId: id,

@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import type { SandboxNetwork, SandboxSpec } from '../core/sandbox.js';
 import { fail, ok, type Result } from '../core/result.js';
 import { planSandbox, tiocstiPossible } from '../runtime/sandbox/plan.js';
-import type { SandboxTools } from '../runtime/sandbox/probe.js';
+import { probeSandbox, type SandboxTools } from '../runtime/sandbox/probe.js';
+import type { SandboxConfig } from '../runtime/config.js';
 import type { AgentAdapter, HookOutput } from './adapter.js';
 import type { Verdict } from '../core/verdict.js';
 import { SOCKET_CLIENT_FILE, type SocketTransport } from './hook-transport.js';
@@ -46,6 +47,21 @@ export interface SessionSandboxInput {
   output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput;
   tokenEnv: string[];
   env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Whether a session is to be sandboxed, and the tools to do it with: null when it is not. A
+ * sandbox asked for (by the launcher or the config) without a launcher that can start the agent,
+ * or on a machine that cannot make one, is a refusal, never a session without it.
+ */
+export function sandboxTools(inp: { offer: SandboxOffer | undefined; config: SandboxConfig; configFile: string | null; agent: string; transport: string | undefined; env: NodeJS.ProcessEnv }): Result<SandboxTools | null> {
+  const wanted = inp.offer?.requested === true || inp.config.enabled;
+  if (!wanted) return inp.offer?.network !== undefined ? fail('--network applies to a sandboxed session: add --sandbox (or set sandbox.enabled in the config)') : ok(null);
+  if (inp.offer === undefined) {
+    return fail(`${inp.configFile ?? 'the config'} asks for a sandbox (sandbox.enabled), and only a command that starts the agent itself can put it in one: use \`gatehouse run --agent ${inp.agent} -- CMD\` (or the dashboard's new-session form)`);
+  }
+  if (inp.transport !== undefined && inp.transport !== 'auto') return fail(`--transport ${inp.transport} does not apply to a sandboxed session: its hooks reach \`gatehouse run\` through a socket; leave --transport out`);
+  return probeSandbox(inp.env);
 }
 
 /** Starts the hook endpoint and plans the sandbox; on failure nothing is left running. */

@@ -107,12 +107,6 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
     const hiddenRoots = [inp.projectState, base, join(userInfo().homedir, '.local', 'state', 'gatehouse'), ...indexedProjectStates(base), join(configHome(inp.env), 'gatehouse')]
       .map(realIfExists)
       .filter((p): p is string => p !== null);
-    const hidden_dirs: string[] = [];
-    const hidden_files: string[] = [];
-    // A hidden folder inside another is hidden already (and the outer one is read-only: no mount point could be made in it).
-    const outermost = [...new Set(hiddenRoots)].filter((p, _, all) => !all.some((o) => o !== p && isInside(o, p)));
-    for (const p of outermost) (lstatSync(p).isDirectory() ? hidden_dirs : hidden_files).push(p);
-
     // The rest of the worktree stays visible, read-only (also where it lies under the private /tmp).
     const read_only = new Set<string>(folders === null ? [] : [inp.worktree]);
     for (const p of [...inp.protect, ...inp.agentSettings]) {
@@ -133,6 +127,14 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
     }
     // Gatehouse's own install must be visible (the hook client runs from it) even under /tmp.
     read_only.add(realpathSync.native(dirname(dirname(inp.hookBundle))));
+    const hidden_dirs: string[] = [];
+    const hidden_files: string[] = [];
+    // A hidden folder inside another is hidden already (and the outer one is read-only: no mount
+    // point could be made in it); one under the host's /tmp is gone with it, unless a bind shows it again.
+    const shown = [...writable, ...read_only];
+    const outermost = [...new Set(hiddenRoots)].filter((p, _, all) => !all.some((o) => o !== p && isInside(o, p)) && (!isInside('/tmp', p) || shown.some((s) => isInside(s, p) || isInside(p, s) || s === p)));
+    for (const p of outermost) (lstatSync(p).isDirectory() ? hidden_dirs : hidden_files).push(p);
+
     const spec: SandboxSpec = {
       engine: 'bubblewrap',
       version: inp.tools.version,

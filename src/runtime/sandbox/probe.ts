@@ -46,12 +46,12 @@ function namespaceAdvice(stderr: string): string {
  */
 export function probeSandbox(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Result<SandboxTools> {
   if (platform !== 'linux') {
-    return fail(`--sandbox needs Linux with bubblewrap; ${platform === 'darwin' ? 'macOS (Seatbelt) is not supported yet' : `${platform} is not supported`}. Nothing was started: run on Linux, or without --sandbox (the agent then runs as your user)`);
+    return fail(`a sandboxed session needs Linux with bubblewrap; ${platform === 'darwin' ? 'macOS (Seatbelt) is not supported yet' : `${platform} is not supported`}. Nothing was started: run on Linux, or without a sandbox (the agent then runs as your user)`);
   }
   const bwrap = findOnPath('bwrap', env);
-  if (bwrap === null) return fail(`--sandbox needs bubblewrap (bwrap), which is not on PATH: ${INSTALL_BWRAP}. Nothing was started`);
+  if (bwrap === null) return fail(`a sandboxed session needs bubblewrap (bwrap), which is not on PATH: ${INSTALL_BWRAP}. Nothing was started`);
   const perl = findOnPath('perl', env);
-  if (perl === null) return fail('--sandbox needs perl, which runs the hook client inside the sandbox, and it is not on PATH: install perl (Debian/Ubuntu: `sudo apt-get install perl-base`). Nothing was started');
+  if (perl === null) return fail('a sandboxed session needs perl, which runs the hook client inside the sandbox, and it is not on PATH: install perl (Debian/Ubuntu: `sudo apt-get install perl-base`). Nothing was started');
   const v = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000 });
   const version = parseBwrapVersion(`${v.stdout ?? ''}`);
   if (version === null) return fail(`${bwrap} --version did not name a bubblewrap version (${(v.stderr ?? '').trim() || v.error?.message || 'no output'}): ${INSTALL_BWRAP}`);

@@ -139,8 +139,8 @@ describe('sealEvidence + verifyEvidence', () => {
     expect(file).toBe(join(state, 'evidence', 'bundles', `${id}.json`));
     expect(id).toMatch(/^ev-\d{8}T\d{6}Z-[0-9a-f]{16}$/);
     const bundle = readBundle(file);
-    expect(verifyEvidence(bundle, key.publicKey, storeBlobs)).toEqual({ ok: true, sandboxed: false });
-    expect(verifyEvidenceFile(file, key.publicKey)).toEqual({ ok: true, sandboxed: false });
+    expect(verifyEvidence(bundle, key.publicKey, storeBlobs)).toEqual({ ok: true, sandboxed: false, sandbox: null });
+    expect(verifyEvidenceFile(file, key.publicKey)).toEqual({ ok: true, sandboxed: false, sandbox: null });
 
     const st = statementOf(bundle);
     expect(st._type).toBe('https://in-toto.io/Statement/v1');
@@ -153,7 +153,7 @@ describe('sealEvidence + verifyEvidence', () => {
 
   it('seals a refused write that verifies, with the write recorded and no scope subject', () => {
     const { file } = sealEvidence(state, refusedWrite, key, audit);
-    expect(verifyEvidenceFile(file, key.publicKey)).toEqual({ ok: true, sandboxed: false });
+    expect(verifyEvidenceFile(file, key.publicKey)).toEqual({ ok: true, sandboxed: false, sandbox: null });
     const st = statementOf(readBundle(file));
     expect(st.predicate).toMatchObject({ kind: 'write_refused', verdict: 'refused', write: { tool: 'Write', targets: ['/src/app/README.md'], rule: 'allowlist' }, producers: [] });
     expect(st.subject.map((s) => s.name)).toEqual(['policy.json']);
@@ -179,8 +179,8 @@ describe('sealEvidence + verifyEvidence', () => {
     const b = sealEvidence(state, completion({ now }), key, audit);
     expect(a.id).not.toBe(b.id);
     expect(a.id.startsWith('ev-20250601T120000Z-')).toBe(true);
-    expect(verifyEvidenceFile(a.file, key.publicKey)).toEqual({ ok: true, sandboxed: false });
-    expect(verifyEvidenceFile(b.file, key.publicKey)).toEqual({ ok: true, sandboxed: false });
+    expect(verifyEvidenceFile(a.file, key.publicKey)).toEqual({ ok: true, sandboxed: false, sandbox: null });
+    expect(verifyEvidenceFile(b.file, key.publicKey)).toEqual({ ok: true, sandboxed: false, sandbox: null });
     expect(listEvidence(state).map((e) => e.id).sort()).toEqual([a.id, b.id].sort());
   });
 
@@ -210,7 +210,7 @@ describe('exported evidence', () => {
       rmSync(out);
       expect(existsSync(state)).toBe(false);
       // The operator's copy of the public key, as text: nothing from the state folder.
-      expect(verifyEvidenceFile(join(elsewhere, 'receipt.json'), publicKeyFromPem(key.publicKeyPem))).toEqual({ ok: true, sandboxed: false });
+      expect(verifyEvidenceFile(join(elsewhere, 'receipt.json'), publicKeyFromPem(key.publicKeyPem))).toEqual({ ok: true, sandboxed: false, sandbox: null });
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }

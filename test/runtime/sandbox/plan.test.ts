@@ -68,6 +68,8 @@ describe.skipIf(!tools.ok)('the sandbox plan, under the real bubblewrap', () => 
     expect(spec.writable).toContain(join(wt, 'src'));
     expect(spec.writable).toContain(join(wt, '.git'));
     expect(spec.writable).not.toContain(wt);
+    // The state lies under the host's /tmp, which the private /tmp replaces: no mount needed to hide it.
+    expect(spec.hidden_dirs.some((d) => d.startsWith(base))).toBe(false);
     expect(inside(spec, 'echo x > src/a.ts && echo ok').out).toContain('ok');
     const root = inside(spec, 'echo x > README.md');
     expect(root.status).not.toBe(0);
