@@ -4,7 +4,7 @@
 import { dirname, join } from 'node:path';
 import type { SandboxNetwork, SandboxSpec } from '../core/sandbox.js';
 import { fail, ok, type Result } from '../core/result.js';
-import { planSandbox, tiocstiPossible } from '../runtime/sandbox/plan.js';
+import { planSandbox } from '../runtime/sandbox/plan.js';
 import { probeSandbox, type SandboxTools } from '../runtime/sandbox/probe.js';
 import type { SandboxConfig } from '../runtime/config.js';
 import type { AgentAdapter, HookOutput } from './adapter.js';
@@ -79,7 +79,6 @@ export async function prepareSessionSandbox(inp: SessionSandboxInput): Promise<R
     agentData: inp.adapter?.dataPaths() ?? { dirs: [], files: [] },
     agentSettings: inp.adapter?.settingsFiles(inp.worktree) ?? [],
     env: inp.env,
-    newSession: tiocstiPossible(),
   });
   if (!plan.ok) {
     await socket.close();

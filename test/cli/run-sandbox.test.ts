@@ -114,6 +114,8 @@ describe.skipIf(!canSandbox)('gatehouse run --sandbox', () => {
     expect(r.status).toBe(0);
     // Only the loopback interface: no network.
     expect(r.stdout.trim()).toBe('1');
+    const json = run(['--json', '--agent', 'none', ...at(), '--', 'true']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ passed: true, sandbox: { engine: 'bubblewrap', network: 'none' } });
     expect(r.stderr).toContain('network none');
   });
 

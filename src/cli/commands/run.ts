@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { StartedSession } from '../../adapters/session-lifecycle.js';
 import type { SandboxOffer } from '../../adapters/session-sandbox.js';
-import { SANDBOX_NETWORKS, type SandboxNetwork, type SandboxSpec } from '../../core/sandbox.js';
+import { SANDBOX_NETWORKS, sandboxRecord, type SandboxNetwork, type SandboxRecord, type SandboxSpec } from '../../core/sandbox.js';
 import { startHookSocket } from '../../gateway/hook-socket.js';
 import { findOnPath, isExecutableFile } from '../../runtime/find-on-path.js';
 import { spawnSandboxed } from '../../runtime/sandbox/spawn.js';
@@ -156,6 +156,11 @@ async function runSession(command: string[], flags: StartFlags, relay: SignalRel
   }
 }
 
+/** The sandbox for `--json`: its record, or null when the agent ran as the user. */
+function sandboxJson(s: StartedSession): SandboxRecord | null {
+  return s.sandbox !== null ? sandboxRecord(s.sandbox.spec) : null;
+}
+
 /** The environment the agent gets: this one, the session id, and none of the secrets the sandbox keeps from it. */
 function agentEnv(s: StartedSession): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, GATEHOUSE_SESSION: s.policy.session_id };
@@ -179,7 +184,7 @@ async function runStarted(s: StartedSession, command: string[], flags: StartFlag
   if (child.error !== undefined) {
     // Nothing ran, so nothing can have passed: say so instead of judging an untouched worktree.
     recordNeverRan(s.store, child.error);
-    if (flags.json) printJson({ session_id: id, command_status: child.status, command_ran: false, passed: false, verdict: 'not_run', gated_in_session: gated, check: null, error: child.error });
+    if (flags.json) printJson({ session_id: id, command_status: child.status, command_ran: false, passed: false, verdict: 'not_run', gated_in_session: gated, sandbox: sandboxJson(s), check: null, error: child.error });
     else process.stderr.write(`gatehouse: session ${id} NOT RUN — the command never ran: ${child.error}. There is no work to check; run again once it can start.\n`);
     process.exitCode = child.status;
     return;
@@ -188,7 +193,7 @@ async function runStarted(s: StartedSession, command: string[], flags: StartFlag
   const passed = check.ok && verdictPassed(check.value);
   if (flags.json) {
     const verdict = check.ok ? verdictJson(check.value) : { error: check.reason };
-    printJson({ session_id: id, command_status: child.status, command_ran: true, passed, verdict: 'verdict' in verdict ? verdict.verdict : 'failed', gated_in_session: gated, check: verdict });
+    printJson({ session_id: id, command_status: child.status, command_ran: true, passed, verdict: 'verdict' in verdict ? verdict.verdict : 'failed', gated_in_session: gated, sandbox: sandboxJson(s), check: verdict });
   } else if (!check.ok) {
     process.stderr.write(`gatehouse: session ${id} could not be checked${notGated} — ${check.reason}\n`);
   } else if (passed) {

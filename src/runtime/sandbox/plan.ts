@@ -36,8 +36,6 @@ export interface SandboxPlanInput {
   agentData: AgentDataPaths;
   agentSettings: readonly string[];
   env: NodeJS.ProcessEnv;
-  /** True when the kernel still honours TIOCSTI, so the sandbox needs a session of its own. */
-  newSession: boolean;
 }
 
 /** A planned sandbox and the undo for what planning created. */
@@ -145,21 +143,15 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
       hidden_dirs,
       hidden_files,
       socket_dir: inp.socketDir,
-      new_session: inp.newSession,
+      // Always: without a session of its own the agent could push keystrokes into the terminal
+      // (TIOCSTI), and `gatehouse run` starts bwrap in a process group of its own, which only a
+      // new session lets read the terminal.
+      new_session: true,
       disable_userns: inp.tools.disableUserns,
     };
     return ok({ spec, cleanup });
   } catch (err) {
     cleanup();
     return fail(`could not prepare the sandbox: ${(err as Error).message}`);
-  }
-}
-
-/** True unless the kernel has turned TIOCSTI off (`dev.tty.legacy_tiocsti = 0`, Linux 6.2+). */
-export function tiocstiPossible(): boolean {
-  try {
-    return readFileSync('/proc/sys/dev/tty/legacy_tiocsti', 'utf8').trim() !== '0';
-  } catch {
-    return true;
   }
 }

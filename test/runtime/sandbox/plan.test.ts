@@ -44,7 +44,6 @@ function input(over: Partial<SandboxPlanInput> = {}): SandboxPlanInput {
     agentData: { dirs: [join(home, '.claude')], files: [] },
     agentSettings: [join(home, '.claude', 'settings.json'), join(wt, '.claude', 'settings.local.json')],
     env: { ...process.env, HOME: home, GATEHOUSE_HOME: '', XDG_STATE_HOME: '' },
-    newSession: true,
     ...over,
   };
 }
