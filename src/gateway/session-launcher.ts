@@ -1,7 +1,6 @@
 // Starts a Gatehouse session for an agent spawned from the dashboard (`pty.spawn` with
 // `session`), so it runs with its hooks rendered (in its sandbox when one is asked for);
 // at exit: remove the hooks, run the final check, then close the sandbox.
-import { resolve } from 'node:path';
 import { agentMismatch } from '../adapters/agent-programs.js';
 import { NO_AGENT } from '../adapters/registry.js';
 import { startSession } from '../adapters/session-lifecycle.js';
@@ -9,7 +8,7 @@ import { checkSession, endSession, recordNeverRan } from '../adapters/session-en
 import type { SandboxOffer } from '../adapters/session-sandbox.js';
 import { splitCommand } from '../core/argv.js';
 import { sandboxedArgv } from '../core/sandbox.js';
-import { findOnPath, isExecutableFile } from '../runtime/find-on-path.js';
+import { programProblem } from '../runtime/find-on-path.js';
 import { startHookSocket } from './hook-socket.js';
 import type { ExitInfo } from './pty/types.js';
 import { redactText } from '../core/redact-argv.js';
@@ -94,7 +93,7 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
       return ok({ spawn: { command, args, cwd: policy.worktree, env, ...geometry }, label: `${policy.agent} · ${id}`, onExit });
     }
     // Inside, bwrap would only print "execvp: No such file" and exit 1, read as the agent's own exit.
-    const missing = programMissing(command, policy.worktree, opts.env);
+    const missing = programProblem(command, policy.worktree, opts.env);
     if (missing !== null) {
       onExit(NEVER_STARTED);
       return fail(redactText(missing));
@@ -112,10 +111,3 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
 
 /** How a command the launcher itself found missing ends its session: it never ran. */
 const NEVER_STARTED: ExitInfo = { exit_code: null, signal: null, reason: 'closed' };
-
-/** Why `command` cannot start from `cwd` with `env`'s PATH, or null when it can. */
-function programMissing(command: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
-  const path = command.includes('/') ? resolve(cwd, command) : findOnPath(command, env);
-  if (path === null) return `command not found: ${JSON.stringify(command)} is not on PATH; give its absolute path or install it`;
-  return isExecutableFile(path) ? null : `cannot run ${JSON.stringify(command)}: not an executable file`;
-}

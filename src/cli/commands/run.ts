@@ -11,13 +11,11 @@ import { printJson } from '../context.js';
 import { agentMismatch } from '../../adapters/agent-programs.js';
 import { gatesNothing, parseAgentName } from '../../adapters/registry.js';
 import { formatCapabilities, inSessionGates, startFromFlags, withStartFlags, type StartFlags } from './session.js';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { StartedSession } from '../../adapters/session-lifecycle.js';
 import type { SandboxOffer } from '../../adapters/session-sandbox.js';
 import { SANDBOX_NETWORKS, sandboxRecord, type SandboxNetwork, type SandboxRecord, type SandboxSpec } from '../../core/sandbox.js';
 import { startHookSocket } from '../../gateway/hook-socket.js';
-import { findOnPath, isExecutableFile } from '../../runtime/find-on-path.js';
+import { programProblem } from '../../runtime/find-on-path.js';
 import { spawnSandboxed } from '../../runtime/sandbox/spawn.js';
 
 /** Exit status of a child that ended by a signal, as a shell reports it. */
@@ -86,8 +84,7 @@ function runChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv, relay: Si
 
 /** {@link runChild} inside the session's sandbox. */
 function runSandboxedChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv, relay: SignalRelay, sandbox: SandboxSpec): Promise<ChildEnd> {
-  // Inside, bwrap would only say "execvp: No such file"; the same words as unsandboxed, up front.
-  const missing = programMissing(argv[0]!, cwd, env);
+  const missing = programProblem(argv[0]!, cwd, env);
   if (missing !== null) return Promise.resolve({ status: EXIT_NOT_STARTED, error: redactText(missing) });
   return new Promise((resolvePromise) => {
     const started = spawnSandboxed(sandbox, cwd, argv, env);
@@ -100,14 +97,6 @@ function runSandboxedChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv, 
       else resolvePromise({ status: code ?? (signal ? signalStatus(signal) : 1) });
     });
   });
-}
-
-/** Why `cmd` cannot start (not found, not executable), or null when it can. */
-function programMissing(cmd: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
-  const path = cmd.includes('/') ? resolve(cwd, cmd) : findOnPath(cmd, env);
-  if (path === null || !existsSync(path)) return `${cmd}: command not found (check the name and PATH)`;
-  if (!isExecutableFile(path)) return `${cmd} is not executable (chmod +x, or run it through its interpreter)`;
-  return null;
 }
 
 /** Why `cmd` could not start, in plain words with what to do; the errno only when it is neither common case. */
