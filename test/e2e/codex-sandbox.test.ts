@@ -128,10 +128,12 @@ describe.skipIf(bin === null || !sandboxAvailable())('Gatehouse gates the real C
   );
 
   it(
-    'keeps the hooks file the session made in a project without one read-only when the whole worktree is writable',
+    'keeps the hooks file the session made in a project without one read-only, its folder in place, when the whole worktree is writable',
     async () => {
       expect(existsSync(g.project.path('.codex'))).toBe(false);
-      const write = shellJoin(['python3', '-c', "open('.codex/hooks.json','w').write('{}')"]);
+      // Neither moved aside (its folder is a mount point) nor rewritten in place.
+      const py = ['import os', 'try:', "  os.rename('.codex', '.codex-old')", 'except OSError as e:', '  print(e)', "open('.codex/hooks.json','w').write('{}')"].join('\n');
+      const write = shellJoin(['python3', '-c', py]);
       let hooksDuring = '';
       stub = await startResponsesStub((_req, i) => {
         if (i === 0) return tool('exec_command', { cmd: write });
@@ -140,7 +142,10 @@ describe.skipIf(bin === null || !sandboxAvailable())('Gatehouse gates the real C
       });
       await runCodexSandboxed('do the task', []);
       expect(stub.problems).toEqual([]);
-      expect(toolOutputs(stub.turns[1]).map((o) => o.text).join('\n')).toContain('Read-only file system');
+      const output = toolOutputs(stub.turns[1]).map((o) => o.text).join('\n');
+      expect(output).toContain('Device or resource busy');
+      expect(output).toContain('Read-only file system');
+      expect(existsSync(g.project.path('.codex-old'))).toBe(false);
       expect(hooksDuring).toContain('PreToolUse');
     },
     RUN_TEST_TIMEOUT_MS,
