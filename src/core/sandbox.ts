@@ -65,6 +65,22 @@ interface Mount {
 
 const depth = (p: string): number => p.split('/').filter(Boolean).length;
 
+const parentOf = (p: string): string => p.slice(0, p.lastIndexOf('/')) || '/';
+const strictlyInside = (root: string, p: string): boolean => p.startsWith(root.endsWith('/') ? root : `${root}/`);
+
+/**
+ * The folders between a writable folder and a read-only path inside it. Each is bound onto
+ * itself (still writable) so that it is a mount point: a mount point cannot be renamed, so the
+ * agent cannot move the folder holding a read-only settings file aside and put its own in its place.
+ */
+function anchors(spec: SandboxSpec): string[] {
+  const out = new Set<string>();
+  for (const r of spec.read_only) {
+    for (let a = parentOf(r); spec.writable.some((w) => strictlyInside(w, a)); a = parentOf(a)) out.add(a);
+  }
+  return [...out].filter((a) => !spec.writable.includes(a));
+}
+
 /**
  * The bwrap argv (without the program to run) for `spec`, starting the program in `cwd`.
  * Everything is read-only (`/` bound read-only), `/tmp` is private, then the writable
@@ -83,6 +99,7 @@ export function bwrapArgs(spec: SandboxSpec, cwd: string, opts: BwrapOptions = {
   const mounts: Mount[] = [
     // `-try`: a path gone since the plan (a stand-in settings file removed at the end) is left out, not fatal.
     ...spec.writable.map((p) => ({ path: p, rank: 0, args: ['--bind-try', p, p] })),
+    ...anchors(spec).map((p) => ({ path: p, rank: 0, args: ['--bind-try', p, p] })),
     ...spec.read_only.map((p) => ({ path: p, rank: 1, args: ['--ro-bind-try', p, p] })),
     ...spec.hidden_dirs.map((p) => ({ path: p, rank: 2, args: ['--tmpfs', p, '--remount-ro', p] })),
     ...spec.hidden_files.map((p) => ({ path: p, rank: 2, args: ['--ro-bind', '/dev/null', p] })),

@@ -4,7 +4,7 @@
 // and says how to take the stand-ins away again.
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { folderShapedDirs, type SandboxNetwork, type SandboxSpec } from '../../core/sandbox.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { isInside } from '../../core/write-gate.js';
@@ -62,6 +62,19 @@ function realIfExists(p: string): string | null {
   }
 }
 
+/**
+ * The real path `p` will have once made: its nearest existing folder resolved, the rest as
+ * named. Null when no folder above it exists.
+ */
+function realOnceMade(p: string): string | null {
+  const parent = dirname(p);
+  if (parent === p) return null;
+  const real = realIfExists(parent);
+  if (real !== null) return join(real, basename(p));
+  const above = realOnceMade(parent);
+  return above === null ? null : join(above, basename(p));
+}
+
 const within = (roots: readonly string[], p: string): boolean => roots.some((r) => r === p || isInside(r, p));
 
 /**
@@ -113,6 +126,11 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
         if (within(writable, real) && !within(hiddenRoots, real)) read_only.add(real);
         continue;
       }
+      // A settings file the session's own render makes after this plan (the hooks file of a
+      // project that had none) exists by the time the sandbox starts: bound read-only then
+      // (`--ro-bind-try` leaves it out if it never was made).
+      const planned = inp.agentSettings.includes(p) ? realOnceMade(p) : null;
+      if (planned !== null && within(writable, planned) && !within(hiddenRoots, planned)) read_only.add(planned);
       // A settings file missing in a writable data folder could be created to switch the
       // hooks off for this and every later session: a read-only stand-in takes its place.
       const parent = realIfExists(dirname(p));

@@ -1,0 +1,42 @@
+// The bubblewrap command line of a sandbox spec: the order of its mounts, and the folders that
+// hold a read-only path inside a writable one bound onto themselves so they cannot be moved aside.
+import { describe, expect, it } from 'vitest';
+import { bwrapArgs, type SandboxSpec } from '../../src/core/sandbox.js';
+
+function spec(over: Partial<SandboxSpec>): SandboxSpec {
+  return { engine: 'bubblewrap', version: '0.8.0', bwrap: '/usr/bin/bwrap', network: 'host', writable: [], read_only: [], hidden_dirs: [], hidden_files: [], socket_dir: null, new_session: false, disable_userns: true, ...over };
+}
+
+/** The mount arguments, as `[flag, path]` pairs, in order. */
+function mounts(args: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  args.forEach((a, i) => {
+    if (a === '--bind-try' || a === '--ro-bind-try') out.push([a, args[i + 1] ?? '']);
+  });
+  return out;
+}
+
+describe('bwrapArgs', () => {
+  it('binds every folder between a writable folder and a read-only path in it onto itself, before the read-only bind', () => {
+    const args = bwrapArgs(spec({ writable: ['/w', '/home/u/.agent'], read_only: ['/w/.agent/hooks/settings.json', '/w/.git/config', '/home/u/.agent/config.toml'] }), '/w');
+    expect(mounts(args)).toEqual([
+      ['--bind-try', '/w'],
+      ['--bind-try', '/w/.agent'],
+      ['--bind-try', '/w/.git'],
+      ['--bind-try', '/home/u/.agent'],
+      ['--bind-try', '/w/.agent/hooks'],
+      ['--ro-bind-try', '/w/.git/config'],
+      ['--ro-bind-try', '/w/.agent/hooks/settings.json'],
+      ['--ro-bind-try', '/home/u/.agent/config.toml'],
+    ]);
+  });
+
+  it('adds nothing for a read-only path outside every writable folder', () => {
+    const args = bwrapArgs(spec({ writable: ['/w/src'], read_only: ['/w', '/opt/tool/dist'] }), '/w');
+    expect(mounts(args)).toEqual([
+      ['--ro-bind-try', '/w'],
+      ['--bind-try', '/w/src'],
+      ['--ro-bind-try', '/opt/tool/dist'],
+    ]);
+  });
+});
