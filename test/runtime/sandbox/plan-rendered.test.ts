@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { planSandbox, type SandboxPlanInput } from '../../src/runtime/sandbox/plan.js';
+import { planSandbox, type SandboxPlanInput } from '../../../src/runtime/sandbox/plan.js';
 
 let dir: string;
 
