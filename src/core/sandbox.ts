@@ -69,13 +69,14 @@ const parentOf = (p: string): string => p.slice(0, p.lastIndexOf('/')) || '/';
 const strictlyInside = (root: string, p: string): boolean => p.startsWith(root.endsWith('/') ? root : `${root}/`);
 
 /**
- * The folders between a writable folder and a read-only path inside it. Each is bound onto
- * itself (still writable) so that it is a mount point: a mount point cannot be renamed, so the
- * agent cannot move the folder holding a read-only settings file aside and put its own in its place.
+ * The folders between a writable folder and a read-only or hidden path inside it. Each is bound
+ * onto itself (still writable) so that it is a mount point: a mount point cannot be renamed, so the
+ * agent cannot move the folder holding a read-only settings file (or the hidden state) aside and
+ * put its own in its place.
  */
 function anchors(spec: SandboxSpec): string[] {
   const out = new Set<string>();
-  for (const r of spec.read_only) {
+  for (const r of [...spec.read_only, ...spec.hidden_dirs, ...spec.hidden_files]) {
     for (let a = parentOf(r); spec.writable.some((w) => strictlyInside(w, a)); a = parentOf(a)) out.add(a);
   }
   return [...out].filter((a) => !spec.writable.includes(a));

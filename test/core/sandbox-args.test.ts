@@ -31,6 +31,16 @@ describe('bwrapArgs', () => {
     ]);
   });
 
+  it('binds the folders above a hidden state folder inside a writable worktree too, so the state cannot be moved aside', () => {
+    const args = bwrapArgs(spec({ writable: ['/w'], hidden_dirs: ['/w/.cache/gh/state'] }), '/w');
+    expect(mounts(args)).toEqual([
+      ['--bind-try', '/w'],
+      ['--bind-try', '/w/.cache'],
+      ['--bind-try', '/w/.cache/gh'],
+    ]);
+    expect(args.slice(args.indexOf('--tmpfs', args.indexOf('/w/.cache/gh')), args.indexOf('--tmpfs', args.indexOf('/w/.cache/gh')) + 2)).toEqual(['--tmpfs', '/w/.cache/gh/state']);
+  });
+
   it('adds nothing for a read-only path outside every writable folder', () => {
     const args = bwrapArgs(spec({ writable: ['/w/src'], read_only: ['/w', '/opt/tool/dist'] }), '/w');
     expect(mounts(args)).toEqual([

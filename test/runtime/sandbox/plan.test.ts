@@ -96,18 +96,21 @@ describe.skipIf(!tools.ok)('the sandbox plan, under the real bubblewrap', () => 
     expect(existsSync(join(wt, '.git', 'hooks', 'x'))).toBe(false);
   });
 
-  it("hides Gatehouse's state even inside a writable worktree: the key cannot be read or replaced, the folder looks empty", () => {
+  it("hides Gatehouse's state even inside a writable worktree: the key cannot be read, replaced or moved aside", () => {
     // The state inside the worktree, which is visible and writable: the hard case.
-    const inner = join(wt, '.gh-state', 'projects', 'wt-1');
+    const gh = join(wt, '.cache', 'gh-state');
+    const inner = join(gh, 'projects', 'wt-1');
     mkdirSync(join(inner, 'keys'), { recursive: true });
     writeFileSync(join(inner, 'keys', 'ed25519.key.pem'), 'SECRET KEY\n');
-    const { spec } = plan({ allow: ['*.md'], projectState: inner, protect: [inner], env: { ...process.env, HOME: home, GATEHOUSE_HOME: join(wt, '.gh-state') } });
-    const r = inside(spec, `cat ${join(inner, 'keys', 'ed25519.key.pem')}; echo listing; ls -A ${join(wt, '.gh-state')}; echo forged > ${join(wt, '.gh-state', 'x')}; echo end`);
+    const { spec } = plan({ allow: ['*.md'], projectState: inner, protect: [inner], env: { ...process.env, HOME: home, GATEHOUSE_HOME: gh } });
+    const r = inside(spec, `cat ${join(inner, 'keys', 'ed25519.key.pem')}; echo listing; ls -A ${gh}; echo forged > ${join(gh, 'x')}; mv .cache .moved; mv ${gh} .moved2; echo end`);
     expect(r.out).not.toContain('SECRET KEY');
     expect(r.out).toMatch(/listing\nend/);
     expect(r.out).toContain('No such file or directory');
     expect(r.out).toContain('Read-only file system');
-    expect(existsSync(join(wt, '.gh-state', 'x'))).toBe(false);
+    expect(r.out).toMatch(/Device or resource busy/);
+    expect(existsSync(join(gh, 'x'))).toBe(false);
+    expect(readFileSync(join(inner, 'keys', 'ed25519.key.pem'), 'utf8')).toBe('SECRET KEY\n');
   });
 
   it('keeps a private /tmp and the rest of the system read-only', () => {
