@@ -210,6 +210,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
         adapter,
         output: adapter?.output ?? claudeOutput,
         tokenEnv: approvalsCfg.tokens.flatMap((t) => (t.env !== undefined ? [t.env] : [])),
+        hide: sandboxCfg.hide,
         env: opts.env,
       });
       if (!prepared.ok) throw new RenderError(prepared.reason);

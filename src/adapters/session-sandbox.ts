@@ -46,6 +46,8 @@ export interface SessionSandboxInput {
   /** The agent's output form, for the refusals a hook prints when the supervisor is gone. */
   output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput;
   tokenEnv: string[];
+  /** The config's `sandbox.hide`. */
+  hide: readonly string[];
   env: NodeJS.ProcessEnv;
 }
 
@@ -78,6 +80,7 @@ export async function prepareSessionSandbox(inp: SessionSandboxInput): Promise<R
     hookBundle: inp.hookBundle,
     agentData: inp.adapter?.dataPaths() ?? { dirs: [], files: [] },
     agentSettings: inp.adapter?.settingsFiles(inp.worktree) ?? [],
+    hide: inp.hide,
     env: inp.env,
   });
   if (!plan.ok) {

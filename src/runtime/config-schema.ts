@@ -175,6 +175,13 @@ const unsupported = (name: string) =>
 const SandboxShape = {
   enabled: z.boolean({ error: 'expected true or false' }).default(false),
   network: z.enum(['host', 'none'], { error: 'expected "host" (the machine\'s network) or "none" (no network at all)' }).default('host'),
+  // More to keep out of sight: `~/.ssh`, an absolute path, or a path in the worktree (`.env`).
+  hide: z
+    .array(
+      z.string({ error: 'expected a path: `~/…`, absolute, or relative to the worktree' }).refine((p) => p.trim() !== '' && !p.split('/').includes('..'), { error: 'expected a path without `..`' }),
+      { error: 'expected a list of paths' },
+    )
+    .default([]),
 };
 
 /** The whole config file (v1). A YAML `gate:` with nothing under it counts as an empty section. */
@@ -191,7 +198,7 @@ export const ConfigFile = z.strictObject(
       .prefault({}),
     // `sandbox: true` is short for `sandbox: {enabled: true}`.
     sandbox: z
-      .preprocess((v) => (v === null ? {} : typeof v === 'boolean' ? { enabled: v } : v), z.strictObject(SandboxShape, { error: 'expected `sandbox` to be true, false or a mapping with `enabled` and `network`' }))
+      .preprocess((v) => (v === null ? {} : typeof v === 'boolean' ? { enabled: v } : v), z.strictObject(SandboxShape, { error: 'expected `sandbox` to be true, false or a mapping with `enabled`, `network` and `hide`' }))
       .prefault({}),
     gateway: unsupported('gateway'),
   },

@@ -61,6 +61,8 @@ export interface LoadedConfig {
 export interface SandboxConfig {
   enabled: boolean;
   network: 'host' | 'none';
+  /** Paths hidden inside the sandbox besides Gatehouse's own (`~/…`, absolute, or worktree-relative). */
+  hide: string[];
 }
 
 /** File names looked for at the project root, in this order; at most one may exist. */

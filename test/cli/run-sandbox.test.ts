@@ -83,6 +83,10 @@ describe('gatehouse run --sandbox refuses, never runs unsandboxed', () => {
     const r = run(['--agent', 'none', ...at(), '--', 'true']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/gatehouse\.yaml:2.*enabeld.*did you mean `enabled`/);
+    writeFileSync(join(root, 'gatehouse.yaml'), 'sandbox:\n  hide: ["../secrets"]\n');
+    const bad = run(['--agent', 'none', ...at(), '--', 'true']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/sandbox\.hide\[0\].*without `\.\.`/);
   });
 });
 

@@ -185,7 +185,7 @@ describe('findConfigFile and loadConfig', () => {
 
   it('returns the defaults with file null when the project has no config', () => {
     expect(findConfigFile(root)).toEqual({ ok: true, value: null });
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host' } } });
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] } } });
   });
 
   it.each([
@@ -194,7 +194,7 @@ describe('findConfigFile and loadConfig', () => {
     ['gatehouse.toml', FULL_TOML],
   ])('loads %s from the project root', (name, text) => {
     writeFileSync(join(root, name), text);
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host' } } });
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] } } });
   });
 
   it('refuses to choose when both gatehouse.yaml and gatehouse.toml exist', () => {
@@ -209,7 +209,7 @@ describe('findConfigFile and loadConfig', () => {
   it('loads an explicit file relative to the root, whatever its base name', () => {
     mkdirSync(join(root, 'conf'));
     writeFileSync(join(root, 'conf', 'ci.toml'), FULL_TOML);
-    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host' } } });
+    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] } } });
   });
 
   it('fails when an explicit file does not exist, even though defaults would apply', () => {

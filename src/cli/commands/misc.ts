@@ -44,7 +44,7 @@ export const SANDBOX_NOTE = [
   'folders are writable; agent settings files and .git/config, hooks and info stay read-only; hooks',
   'reach `gatehouse run` through a socket and refuse when it is gone. Not covered: kernel exploits,',
   'the network with `--network host` (the default: agents need their model API), and secrets the',
-  'worktree or the readable file system already holds (~/.ssh is readable unless you keep it out).',
+  'worktree or the readable file system already holds (~/.ssh is readable unless sandbox.hide names it).',
 ].join('\n');
 
 /** `gatehouse agents`. */

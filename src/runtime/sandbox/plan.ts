@@ -4,7 +4,7 @@
 // and says how to take the stand-ins away again.
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { folderShapedDirs, type SandboxNetwork, type SandboxSpec } from '../../core/sandbox.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { isInside } from '../../core/write-gate.js';
@@ -35,6 +35,8 @@ export interface SandboxPlanInput {
   /** The agent's data folders and files under HOME (writable), and every settings file that could switch its hooks off. */
   agentData: AgentDataPaths;
   agentSettings: readonly string[];
+  /** The config's `sandbox.hide`: `~/…`, absolute, or relative to the worktree. */
+  hide?: readonly string[];
   env: NodeJS.ProcessEnv;
 }
 
@@ -44,6 +46,9 @@ export interface SandboxPlan {
   /** Removes the stand-in settings files made for the sandbox (only those still as made). */
   cleanup(): void;
 }
+
+/** Browser profile folders under HOME: a signed-in dashboard leaves its access token there as a cookie. */
+const BROWSER_PROFILES = ['.config/chromium', '.config/google-chrome', '.config/google-chrome-beta', '.config/microsoft-edge', '.config/BraveSoftware', '.config/vivaldi', '.mozilla', 'snap/chromium', 'snap/firefox'];
 
 /** What a stand-in settings file holds: an empty settings object every agent accepts. */
 const STAND_IN = '{}\n';
@@ -114,8 +119,12 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
     // This session's state, the state base (every project's keys and tokens), the user's default one
     // when HOME points elsewhere, every state folder the session index knows (`--state-dir`), and
     // Gatehouse's user config.
+    // Browser profiles too: they hold the dashboard's sign-in cookie, the access token by another name.
     const base = stateBase(inp.env);
-    const hiddenRoots = [inp.projectState, base, join(userInfo().homedir, '.local', 'state', 'gatehouse'), ...indexedProjectStates(base), join(configHome(inp.env), 'gatehouse')]
+    const home = inp.env.HOME || userInfo().homedir;
+    const browsers = BROWSER_PROFILES.map((p) => join(home, p));
+    const asked = (inp.hide ?? []).map((p) => (p.startsWith('~/') ? join(home, p.slice(2)) : resolve(inp.worktree, p)));
+    const hiddenRoots = [inp.projectState, base, join(userInfo().homedir, '.local', 'state', 'gatehouse'), ...indexedProjectStates(base), join(configHome(inp.env), 'gatehouse'), ...browsers, ...asked]
       .map(realIfExists)
       .filter((p): p is string => p !== null);
     // The rest of the worktree stays visible, read-only (also where it lies under the private /tmp).
