@@ -48,33 +48,34 @@ export function watchedOutside(env: NodeJS.ProcessEnv): string[] {
   return [...userGitFiles(env), join(configHome(env), 'gatehouse')].map(realOrSelf);
 }
 
-/** The worktree's git dir and common dir (absolute), asked of git hardened; null outside git. */
-export function gitDirs(worktree: string): { gitDir: string; commonDir: string } | null {
+/** The worktree's git dir, common dir and hooks folder (`core.hooksPath` when set), absolute, asked of git hardened; null outside git. */
+export function gitDirs(worktree: string): { gitDir: string; commonDir: string; hooksDir: string } | null {
   const env = { ...process.env };
   for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_INDEX_FILE']) delete env[name];
   let out: string;
   try {
-    out = execFileSync('git', ['-c', 'core.fsmonitor=false', 'rev-parse', '--absolute-git-dir', '--git-common-dir'], { cwd: worktree, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env });
+    out = execFileSync('git', ['-c', 'core.fsmonitor=false', 'rev-parse', '--absolute-git-dir', '--git-common-dir', '--git-path', 'hooks'], { cwd: worktree, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env });
   } catch {
     return null;
   }
-  const [gitDir, common] = out.split('\n');
+  const [gitDir, common, hooks] = out.split('\n');
   if (!gitDir) return null;
-  return { gitDir, commonDir: resolve(worktree, common || gitDir) };
+  const commonDir = resolve(worktree, common || gitDir);
+  return { gitDir, commonDir, hooksDir: hooks ? resolve(worktree, hooks) : join(commonDir, 'hooks') };
 }
 
 /**
- * The repository's own control files: config (hooksPath, fsmonitor, filters, aliases), hooks,
+ * The repository's own control files: config (hooksPath, fsmonitor, filters, aliases), hooks (and the folder `core.hooksPath` names),
  * info (exclude, attributes, sparse-checkout) and the submodules' git folders. Objects, refs
  * and the index are left alone: committing is ordinary work.
  */
 export function gitControlPaths(worktree: string): string[] {
   const dirs = gitDirs(worktree);
   if (dirs === null) return []; // not a git work tree (or no git): nothing to protect here
-  const { gitDir, commonDir } = dirs;
+  const { gitDir, commonDir, hooksDir } = dirs;
   // Also as the shell analysis sees them, `<worktree>/.git/…`, when `.git` is a file (a linked worktree).
   const logical = ['config', 'hooks', 'info'].map((f) => join(worktree, '.git', f));
-  return [...new Set([join(gitDir, 'config'), join(gitDir, 'config.worktree'), join(gitDir, 'commondir'), join(commonDir, 'config'), join(commonDir, 'hooks'), join(commonDir, 'info'), join(commonDir, 'modules'), ...logical])];
+  return [...new Set([join(gitDir, 'config'), join(gitDir, 'config.worktree'), join(gitDir, 'commondir'), join(commonDir, 'config'), join(commonDir, 'hooks'), join(commonDir, 'info'), join(commonDir, 'modules'), hooksDir, ...logical])];
 }
 
 /**

