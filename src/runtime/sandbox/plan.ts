@@ -50,8 +50,8 @@ export interface SandboxPlan {
 /** Browser profile folders under HOME: a signed-in dashboard leaves its access token there as a cookie. */
 const BROWSER_PROFILES = ['.config/chromium', '.config/google-chrome', '.config/google-chrome-beta', '.config/microsoft-edge', '.config/BraveSoftware', '.config/vivaldi', '.mozilla', 'snap/chromium', 'snap/firefox'];
 
-/** What a stand-in settings file holds: an empty settings object every agent accepts. */
-const STAND_IN = '{}\n';
+/** What a stand-in settings file holds: an empty JSON object, or nothing (an empty TOML file or hooks list). */
+const standIn = (file: string): string => (file.endsWith('.json') ? '{}\n' : '');
 
 function realDir(p: string): string {
   mkdirSync(p, { recursive: true, mode: 0o700 });
@@ -91,7 +91,7 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
   const cleanup = (): void => {
     for (const f of made) {
       try {
-        if (readFileSync(f, 'utf8') === STAND_IN) rmSync(f);
+        if (readFileSync(f, 'utf8') === standIn(f)) rmSync(f);
       } catch {
         // Already gone or replaced: leave it.
       }
@@ -145,7 +145,7 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
       const parent = realIfExists(dirname(p));
       if (parent !== null && inp.agentSettings.includes(p) && dataDirs.some((d) => parent === d || isInside(d, parent))) {
         const file = join(parent, p.slice(dirname(p).length + 1));
-        writeFileAtomic(file, STAND_IN, { mode: 0o600 });
+        writeFileAtomic(file, standIn(file), { mode: 0o600 });
         made.push(file);
         read_only.add(file);
       }

@@ -161,6 +161,15 @@ describe.skipIf(!tools.ok)('the sandbox plan, under the real bubblewrap', () => 
     expect(existsSync(join(home, '.claude', 'notes'))).toBe(true);
   });
 
+  it('makes an empty stand-in for a settings file that is not JSON (an empty TOML file is valid, `{}` is not)', () => {
+    const toml = join(home, '.claude', 'config.toml');
+    const p = plan({ agentSettings: [toml] });
+    expect(readFileSync(toml, 'utf8')).toBe('');
+    expect(inside(p.spec, `echo 'x = 1' > ${toml}`).out).toContain('Read-only file system');
+    p.cleanup();
+    expect(existsSync(toml)).toBe(false);
+  });
+
   it('keeps an existing agent settings file as it is, and read-only', () => {
     const settings = join(home, '.claude', 'settings.json');
     mkdirSync(join(home, '.claude'), { recursive: true });
