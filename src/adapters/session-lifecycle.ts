@@ -28,6 +28,7 @@ import { configAlwaysRules } from '../runtime/approvals/always-rules.js';
 import { compileProfileSpec, type ProfileSpec } from '../core/approvals/profiles.js';
 import { adapterFor, capabilitiesFor, parseAgentName } from './registry.js';
 import { prepareSessionSandbox, sandboxTools, type SandboxOffer, type SessionSandbox } from './session-sandbox.js';
+import { stopChainNotes } from './stop-chain.js';
 import { sandboxRecord } from '../core/sandbox.js';
 import { claudeOutput } from './claude/output.js';
 
@@ -75,8 +76,10 @@ export interface StartedSession {
   capabilities: Capabilities;
   rendered: string[];
   transport: TransportRecord;
-  /** The session's sandbox, null when it runs as the user. The launcher runs the agent with `sandboxedArgv(sandbox.spec, …)`. */
+  /** The session's sandbox, null when it runs as the user. The launcher runs the agent with `sandbox.spec`. */
   sandbox: SessionSandbox | null;
+  /** What the config's `verifiers.order` leaves out or adds, to show once at start. */
+  notes: string[];
 }
 
 /** Resolves the project state dir for a worktree (real path). */
@@ -298,7 +301,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     });
     // So `session end ID`, `evidence export` and the rest find this session from any folder.
     recordSessionPointer(stateBase(opts.env), { id, state_dir: projectState, worktree, started_at: policy.created_at });
-    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(agent), rendered: rendered.map((f) => f.file), transport: transport.value.record, sandbox });
+    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(agent), rendered: rendered.map((f) => f.file), transport: transport.value.record, sandbox, notes: stopChainNotes(policy) });
   } catch (err) {
     // Nothing half-made stays behind: the session folder goes, and hooks already rendered come out.
     if (rendered.length > 0) adapterFor(agent)?.unrender(rendered);

@@ -19,7 +19,7 @@ import type { Baseline } from '../runtime/scope-baseline.js';
 export { differsFromBaseline } from '../runtime/scope-baseline.js';
 import { loadSessionBaseline } from '../runtime/session-files.js';
 import { readTranscriptTodos } from '../runtime/transcript.js';
-import { kvStore, readTurnState, type TurnState } from '../runtime/turn-state.js';
+import { emptyTurnState, kvStore, readTurnState, type TurnState } from '../runtime/turn-state.js';
 import { profileOf } from './pre-tool.js';
 import { sandboxWrap } from '../core/sandbox.js';
 
@@ -60,12 +60,8 @@ function stateInside(policy: Policy): string[] {
   return isInside(policy.worktree, policy.state_dir) && policy.state_dir !== policy.worktree ? [relativeInside(policy.worktree, policy.state_dir)] : [];
 }
 
-/** Runs the in-session chain at a Stop, in the policy's order, with its kill switch. */
-export async function runInSessionChain(policy: Policy, dir: string, input: StopInput): Promise<StopChainRun | { tampered: string }> {
-  const baseline = loadSessionBaseline(policy, dir);
-  if (!baseline.ok) return { tampered: baseline.reason };
-  const state = readTurnState(dir);
-  const work: TurnState = { ...state, kv: { ...state.kv } };
+/** The in-session chain for a policy, in its order, with its kill switch; `work` is the turn state its stages may change. */
+function buildStopChain(policy: Policy, input: StopInput, work: TurnState): ReturnType<typeof buildVerifierChain<StopContext & StopHookContext>> {
   const store = kvStore(work);
   const cwd = policy.worktree;
   const parts: VerifierParts<StopChainContext> = {
@@ -85,7 +81,26 @@ export async function runInSessionChain(policy: Policy, dir: string, input: Stop
   if (policy.turn.goal) parts.shell_stop_hooks = goalGateVerifier({ globalHooks: policy.stop_hooks, objective: policy.turn.goal }, { cwd, wrap });
   else if (policy.stop_hooks.length > 0) parts.shell_stop_hooks = shellStopHooksVerifier(policy.stop_hooks, { cwd, wrap });
   if (policy.extension_hooks.length > 0) parts.extension_stop_hooks = extensionStopHooksVerifier(policy.extension_hooks, store, { wrap });
-  const built = buildVerifierChain<StopContext & StopHookContext>({ enabled: policy.turn.enabled, ...(policy.turn.order ? { order: policy.turn.order } : {}) }, parts);
+  return buildVerifierChain<StopContext & StopHookContext>({ enabled: policy.turn.enabled, ...(policy.turn.order ? { order: policy.turn.order } : {}) }, parts);
+}
+
+/**
+ * What the session's `verifiers.order` leaves out or adds, in words, for `session start` and
+ * `run` to show once (a verifier left out of the order is otherwise silently not run).
+ */
+export function stopChainNotes(policy: Policy): string[] {
+  if (!policy.turn.enabled || policy.turn.order === null) return [];
+  const built = buildStopChain(policy, { lastMessage: null, transcriptPath: null }, emptyTurnState());
+  return built.ok ? built.value.notes.filter((n) => !n.includes('not available here')) : [];
+}
+
+/** Runs the in-session chain at a Stop, in the policy's order, with its kill switch. */
+export async function runInSessionChain(policy: Policy, dir: string, input: StopInput): Promise<StopChainRun | { tampered: string }> {
+  const baseline = loadSessionBaseline(policy, dir);
+  if (!baseline.ok) return { tampered: baseline.reason };
+  const state = readTurnState(dir);
+  const work: TurnState = { ...state, kv: { ...state.kv } };
+  const built = buildStopChain(policy, input, work);
   if (!built.ok) throw new Error(built.reason);
   const result = await built.value.chain.run(contextOf(policy, baseline.value, state, input, policy.scope_exclude, true), new AbortController().signal);
   return { result, state: work, notes: built.value.notes };

@@ -28,16 +28,17 @@ const LOCK_FILE = 'turn-state.lock';
 /** Hooks must never hang on a stuck lock: past this, work without it (a lost update costs little). */
 const TURN_LOCK_TIMEOUT_MS = 2000;
 
-function empty(): TurnState {
+/** The state of a session before its first hook call. */
+export function emptyTurnState(): TurnState {
   return { tool_calls_made: 0, recent: [], run: null, failures: 0, track: { ...EMPTY_MUTATION_TRACK }, stops: 0, consecutive_blocks: 0, kv: {} };
 }
 
 /** Reads the session's turn state (empty when there is none yet or it is unreadable). */
 export function readTurnState(sessionDir: string): TurnState {
   try {
-    return { ...empty(), ...(JSON.parse(readFileSync(join(sessionDir, STATE_FILE), 'utf8')) as Partial<TurnState>) };
+    return { ...emptyTurnState(), ...(JSON.parse(readFileSync(join(sessionDir, STATE_FILE), 'utf8')) as Partial<TurnState>) };
   } catch {
-    return empty();
+    return emptyTurnState();
   }
 }
 

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CLI, gatehouse, tempDir } from '../support/cli.js';
+import { runRenderedHook } from '../support/rendered-hook.js';
 
 let base: string;
 let root: string;
@@ -239,5 +240,20 @@ describe('gatehouse demo', () => {
     expect(r.stdout).toContain('REFUSED by the completion gate');
     expect(r.stdout).toContain('allowed: the required checks pass');
     expect(r.status).toBe(0);
+  });
+});
+
+describe('verifiers.order cannot switch the completion gate off', () => {
+  it('says what the order leaves out at start, and still refuses a Stop with a change outside the allowlist', () => {
+    writeFileSync(join(root, 'gatehouse.yaml'), 'verifiers:\n  order: [tool_loop]\n');
+    const r = gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', 'src/**']);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain('note: verifier "scope_check" is not in verifiers.order; it runs last anyway, because it is part of the completion gate');
+    expect(r.stderr).toContain('note: verifier "mutation_nudge" is available but not in verifiers.order; not run');
+    writeFileSync(join(root, 'outside.txt'), 'x\n');
+    const stop = runRenderedHook(root, 'Stop', { hook_event_name: 'Stop', cwd: root, session_id: 'x', last_assistant_message: 'Done.', stop_hook_active: false });
+    expect(stop.status).toBe(2);
+    expect(stop.stderr).toContain('outside.txt');
+    gatehouse(['session', 'end', r.stdout.trim(), '--worktree', root, '--state-dir', state]);
   });
 });

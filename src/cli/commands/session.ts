@@ -78,6 +78,7 @@ export async function startFromFlags(flags: StartFlags, sandbox?: SandboxOffer):
     ...(sandbox !== undefined ? { sandbox } : {}),
   });
   if (!r.ok) throw new UserError(r.reason);
+  for (const note of r.value.notes) process.stderr.write(`gatehouse: note: ${note}\n`);
   return r.value;
 }
 

@@ -109,7 +109,15 @@ export function buildVerifierChain<Extra = object>(
     names.push(name);
   }
   for (const name of Object.keys(parts)) {
-    if (parts[name as VerifierName] && !seen.has(name)) notes.push(`verifier "${name}" is available but not in verifiers.order; not run`);
+    const v = parts[name as VerifierName];
+    if (!v || seen.has(name)) continue;
+    // The completion gate (required checks, scope) cannot be switched off by leaving it out of
+    // the order: it runs after the listed verifiers, and the note says so.
+    if (v.completion === true) {
+      verifiers.push(v);
+      names.push(name);
+      notes.push(`verifier "${name}" is not in verifiers.order; it runs last anyway, because it is part of the completion gate`);
+    } else notes.push(`verifier "${name}" is available but not in verifiers.order; not run`);
   }
   return ok({ chain: new VerifierChain(verifiers, config.enabled), names, notes });
 }

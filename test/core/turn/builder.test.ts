@@ -61,6 +61,14 @@ describe('buildVerifierChain', () => {
     expect((await built.chain.run(ctx(), signal)).decidedBy).toBe('scope_check');
   });
 
+  it('runs a completion verifier left out of the order last anyway, and says so: the order cannot switch the completion gate off', async () => {
+    const scope: TurnVerifier<TurnVerifyContext> = { ...fixed('scope_check', 'block'), completion: true };
+    const built = build({ enabled: true, order: ['shell_stop_hooks'] }, { shell_stop_hooks: fixed('shell_stop_hooks', 'continue'), scope_check: scope });
+    expect(built.names).toEqual(['shell_stop_hooks', 'scope_check']);
+    expect(built.notes).toEqual(['verifier "scope_check" is not in verifiers.order; it runs last anyway, because it is part of the completion gate']);
+    expect((await built.chain.run(ctx(), signal)).decidedBy).toBe('scope_check');
+  });
+
   it('returns an error value naming an unknown verifier', () => {
     const r = buildVerifierChain({ enabled: true, order: ['tool_loop', 'tool-loop'] }, {});
     expect(r.ok).toBe(false);
