@@ -301,7 +301,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     });
     // So `session end ID`, `evidence export` and the rest find this session from any folder.
     recordSessionPointer(stateBase(opts.env), { id, state_dir: projectState, worktree, started_at: policy.created_at });
-    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(agent), rendered: rendered.map((f) => f.file), transport: transport.value.record, sandbox, notes: stopChainNotes(policy) });
+    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(agent), rendered: rendered.map((f) => f.file), transport: transport.value.record, sandbox, notes: [...config.value.warnings, ...stopChainNotes(policy)] });
   } catch (err) {
     // Nothing half-made stays behind: the session folder goes, and hooks already rendered come out.
     if (rendered.length > 0) adapterFor(agent)?.unrender(rendered);

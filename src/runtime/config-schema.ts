@@ -82,20 +82,40 @@ const GateShape = {
 /** Longest a stop hook may run: stop hooks gate every turn, so minutes are already generous. */
 export const MAX_STOP_HOOK_TIMEOUT_S = 3_600;
 
-const Seconds = (max: number, fallback: number) =>
+const SecondsUpTo = (max: number) =>
   z
     .int({ error: `expected a whole number of seconds from 1 to ${max}` })
     .min(1, { error: `expected a whole number of seconds from 1 to ${max}` })
-    .max(max, { error: `expected a whole number of seconds from 1 to ${max}` })
-    .default(fallback);
+    .max(max, { error: `expected a whole number of seconds from 1 to ${max}` });
+
+/** Older spellings of `timeout_s`, still read (with a warning at load): the key each section once used. */
+export const OLD_TIMEOUT_KEYS = { stop_hook: 'timeout_secs', goal: 'timeout_secs', approvals: 'timeout_seconds' } as const;
+
+/** `timeout_s` or its older spelling, never both; the value under the name the code uses. */
+function oneTimeout<T extends { timeout_s?: number | undefined }>(old: string, fallback: number) {
+  return (v: T & Record<string, unknown>, ctx: z.RefinementCtx): number => {
+    if (v.timeout_s !== undefined && v[old] !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [old], message: `give \`timeout_s\` only (\`${old}\` is its older spelling), not both` });
+      return z.NEVER;
+    }
+    return v.timeout_s ?? (v[old] as number | undefined) ?? fallback;
+  };
+}
 
 /** One operator stop hook (`[[stop_hooks]]`): a shell command that sees the turn and may veto the stop. */
 const StopHookShape = {
   name: z.string({ error: 'expected a hook name (a string)' }).regex(PRODUCER_NAME, { error: 'expected a name of 1 to 64 letters, digits, `_`, `.` or `-`' }),
   command: z.string({ error: 'expected the shell command to run (a string)' }).min(1, { error: 'expected a non-empty command' }),
-  timeout_secs: Seconds(MAX_STOP_HOOK_TIMEOUT_S, 30),
+  timeout_s: SecondsUpTo(MAX_STOP_HOOK_TIMEOUT_S).optional(),
+  timeout_secs: SecondsUpTo(MAX_STOP_HOOK_TIMEOUT_S).optional(),
 };
-const StopHooks = z.array(z.strictObject(StopHookShape, { error: 'expected a stop hook: a mapping with `name` and `command`' }), { error: 'expected a list of stop hooks' });
+const stopHookTimeout = oneTimeout(OLD_TIMEOUT_KEYS.stop_hook, 30);
+const StopHooks = z.array(
+  z
+    .strictObject(StopHookShape, { error: 'expected a stop hook: a mapping with `name` and `command`' })
+    .transform((h, ctx) => ({ name: h.name, command: h.command, timeout_secs: stopHookTimeout(h, ctx) })),
+  { error: 'expected a list of stop hooks' },
+);
 
 const OptionalCount = (min: number, max: number) =>
   z
@@ -109,8 +129,10 @@ const OptionalCount = (min: number, max: number) =>
 const GoalShape = {
   objective: z.string({ error: 'expected the objective (a string)' }).min(1, { error: 'expected a non-empty objective' }),
   gate_command: z.string({ error: 'expected the gate command (a string)' }).min(1, { error: 'expected a non-empty gate command' }),
-  timeout_secs: Seconds(MAX_TIMEOUT_S, DEFAULT_TIMEOUT_S),
+  timeout_s: SecondsUpTo(MAX_TIMEOUT_S).optional(),
+  timeout_secs: SecondsUpTo(MAX_TIMEOUT_S).optional(),
 };
+const goalTimeout = oneTimeout(OLD_TIMEOUT_KEYS.goal, DEFAULT_TIMEOUT_S);
 
 /** The `verifiers` section: the Stop-side chain's kill switch, order and thresholds. */
 const VerifiersShape = {
@@ -120,7 +142,10 @@ const VerifiersShape = {
   halt_threshold: OptionalCount(3, 200),
   max_tool_calls: OptionalCount(1, 100_000),
   failure_threshold: OptionalCount(1, 100),
-  goal: z.strictObject(GoalShape, { error: 'expected `goal` to be a mapping with `objective` and `gate_command`' }).optional(),
+  goal: z
+    .strictObject(GoalShape, { error: 'expected `goal` to be a mapping with `objective` and `gate_command`' })
+    .transform((g, ctx) => ({ objective: g.objective, gate_command: g.gate_command, timeout_secs: goalTimeout(g, ctx) }))
+    .optional(),
 };
 
 /** Default approval TTL: long enough for a person to notice and answer, short enough that nothing waits forever. */
@@ -147,7 +172,8 @@ const AlwaysAllow = z.strictObject(AlwaysAllowShape, { error: 'expected a rule: 
 /** The `approvals` section: opt-in human review of tool calls. */
 const ApprovalsShape = {
   interactive: z.boolean({ error: 'expected true or false' }).default(false),
-  timeout_seconds: Seconds(MAX_APPROVAL_TIMEOUT_S, DEFAULT_APPROVAL_TIMEOUT_S),
+  timeout_s: SecondsUpTo(MAX_APPROVAL_TIMEOUT_S).optional(),
+  timeout_seconds: SecondsUpTo(MAX_APPROVAL_TIMEOUT_S).optional(),
   smart_auto_approve: z.boolean({ error: 'expected true or false' }).default(false),
   tokens: z.array(Token, { error: 'expected a list of tokens' }).default([]),
   always_allow: z.array(AlwaysAllow, { error: 'expected a list of rules' }).default([]),
@@ -184,13 +210,22 @@ const SandboxShape = {
     .default([]),
 };
 
+const approvalsTimeout = oneTimeout(OLD_TIMEOUT_KEYS.approvals, DEFAULT_APPROVAL_TIMEOUT_S);
+
 /** The whole config file (v1). A YAML `gate:` with nothing under it counts as an empty section. */
 export const ConfigFile = z.strictObject(
   {
     gate: z
       .preprocess((v) => (v === null ? {} : v), z.strictObject(GateShape, { error: 'expected the `gate` section to be a mapping' }))
       .prefault({}),
-    approvals: z.preprocess((v) => (v === null ? {} : v), z.strictObject(ApprovalsShape, { error: 'expected the `approvals` section to be a mapping' })).prefault({}),
+    approvals: z
+      .preprocess(
+        (v) => (v === null ? {} : v),
+        z
+          .strictObject(ApprovalsShape, { error: 'expected the `approvals` section to be a mapping' })
+          .transform(({ timeout_s: _s, timeout_seconds: _old, ...rest }, ctx) => ({ ...rest, timeout_seconds: approvalsTimeout({ timeout_s: _s, timeout_seconds: _old }, ctx) })),
+      )
+      .prefault({}),
     permissions: z.preprocess((v) => (v === null ? {} : v), z.strictObject(PermissionsShape, { error: 'expected the `permissions` section to be a mapping' })).prefault({}),
     stop_hooks: z.preprocess((v) => (v === null ? [] : v), StopHooks).default([]),
     verifiers: z

@@ -5,7 +5,8 @@ import { extname, join, resolve } from 'node:path';
 import { fail, ok } from '../core/result.js';
 import type { Result } from '../core/result.js';
 import type { Posture, ProducerSpec } from '../core/policy.js';
-import { ConfigFile, describeIssues } from './config-schema.js';
+import { ConfigFile, describeIssues, OLD_TIMEOUT_KEYS } from './config-schema.js';
+import { isRecord } from '../core/is-record.js';
 import type { ConfigProblem } from './config-schema.js';
 import { parseTomlText, parseYaml, type KeyPath } from './config-text.js';
 
@@ -55,6 +56,8 @@ export interface LoadedConfig {
   approvals: ApprovalsConfig;
   permissions: PermissionsConfig;
   sandbox: SandboxConfig;
+  /** Things that work but should change (an older key spelling), with file and line, to show once. */
+  warnings: string[];
 }
 
 /** `sandbox:` — whether `gatehouse run` must sandbox the agent, and its network. */
@@ -141,13 +144,32 @@ export function parseConfigSections(text: string, format: Format, fileLabel: str
   if (checked.success) {
     const gate: GateConfig = checked.data.gate;
     const turn: TurnConfig = { stop_hooks: checked.data.stop_hooks, verifiers: checked.data.verifiers };
-    return ok({ gate, turn, approvals: checked.data.approvals, permissions: checked.data.permissions, sandbox: checked.data.sandbox });
+    const warnings = oldTimeoutKeys(data).map((path) => {
+      const line = lineOf(path);
+      return `${line === null ? fileLabel : `${fileLabel}:${line}`}: ${formatKeyPath(path)} is the older spelling of \`timeout_s\`; it still works, but write \`timeout_s\``;
+    });
+    return ok({ gate, turn, approvals: checked.data.approvals, permissions: checked.data.permissions, sandbox: checked.data.sandbox, warnings });
   }
   const lines = describeIssues(checked.error.issues)
     .map((p) => ({ ...p, line: lineOf(p.path) }))
     .sort((a, b) => (a.line ?? 0) - (b.line ?? 0))
     .map((p) => formatProblem(fileLabel, p.line, p));
   return fail(lines.join('\n'));
+}
+
+/** Where the raw document uses an older spelling of `timeout_s`. */
+function oldTimeoutKeys(data: unknown): (string | number)[][] {
+  const doc = isRecord(data) ? data : {};
+  const paths: (string | number)[][] = [];
+  if (Array.isArray(doc.stop_hooks)) {
+    doc.stop_hooks.forEach((h, i) => {
+      if (isRecord(h) && OLD_TIMEOUT_KEYS.stop_hook in h) paths.push(['stop_hooks', i, OLD_TIMEOUT_KEYS.stop_hook]);
+    });
+  }
+  const goal = isRecord(doc.verifiers) ? doc.verifiers.goal : undefined;
+  if (isRecord(goal) && OLD_TIMEOUT_KEYS.goal in goal) paths.push(['verifiers', 'goal', OLD_TIMEOUT_KEYS.goal]);
+  if (isRecord(doc.approvals) && OLD_TIMEOUT_KEYS.approvals in doc.approvals) paths.push(['approvals', OLD_TIMEOUT_KEYS.approvals]);
+  return paths;
 }
 
 function formatProblem(fileLabel: string, line: number | null, problem: ConfigProblem): string {
@@ -165,7 +187,7 @@ export function formatKeyPath(path: KeyPath): string {
 
 function defaults(): Omit<LoadedConfig, 'file'> {
   const d = ConfigFile.parse({});
-  return { gate: d.gate, turn: { stop_hooks: d.stop_hooks, verifiers: d.verifiers }, approvals: d.approvals, permissions: d.permissions, sandbox: d.sandbox };
+  return { gate: d.gate, turn: { stop_hooks: d.stop_hooks, verifiers: d.verifiers }, approvals: d.approvals, permissions: d.permissions, sandbox: d.sandbox, warnings: [] };
 }
 
 function formatOf(file: string): Format | null {

@@ -185,7 +185,7 @@ describe('findConfigFile and loadConfig', () => {
 
   it('returns the defaults with file null when the project has no config', () => {
     expect(findConfigFile(root)).toEqual({ ok: true, value: null });
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] } } });
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, warnings: [] } });
   });
 
   it.each([
@@ -194,7 +194,7 @@ describe('findConfigFile and loadConfig', () => {
     ['gatehouse.toml', FULL_TOML],
   ])('loads %s from the project root', (name, text) => {
     writeFileSync(join(root, name), text);
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] } } });
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, warnings: [] } });
   });
 
   it('refuses to choose when both gatehouse.yaml and gatehouse.toml exist', () => {
@@ -209,7 +209,7 @@ describe('findConfigFile and loadConfig', () => {
   it('loads an explicit file relative to the root, whatever its base name', () => {
     mkdirSync(join(root, 'conf'));
     writeFileSync(join(root, 'conf', 'ci.toml'), FULL_TOML);
-    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] } } });
+    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, warnings: [] } });
   });
 
   it('fails when an explicit file does not exist, even though defaults would apply', () => {
@@ -279,5 +279,45 @@ describe('approvals and permissions sections', () => {
     if (!r.ok) throw new Error(r.reason);
     expect(r.value.permissions.profile).toBe('mine');
     expect(r.value.permissions.custom.mine?.tools.Write).toEqual({ paths: ['src/**'] });
+  });
+});
+
+describe('one timeout spelling: timeout_s, with the older ones still read', () => {
+  const sections = (text: string) => parseConfigSections(text, 'yaml', 'gatehouse.yaml');
+
+  it('reads timeout_s for stop hooks, the goal and approvals, with no warning', () => {
+    const r = sections('stop_hooks:\n  - name: lint\n    command: "true"\n    timeout_s: 7\nverifiers:\n  goal:\n    objective: o\n    gate_command: "true"\n    timeout_s: 9\napprovals:\n  timeout_s: 11\n');
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.value.turn.stop_hooks[0]?.timeout_secs).toBe(7);
+    expect(r.value.turn.verifiers.goal?.timeout_secs).toBe(9);
+    expect(r.value.approvals.timeout_seconds).toBe(11);
+    expect(r.value.warnings).toEqual([]);
+  });
+
+  it('still reads the older spellings, warning with the line of each', () => {
+    const r = sections('stop_hooks:\n  - name: lint\n    command: "true"\n    timeout_secs: 7\napprovals:\n  timeout_seconds: 11\n');
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.value.turn.stop_hooks[0]?.timeout_secs).toBe(7);
+    expect(r.value.approvals.timeout_seconds).toBe(11);
+    expect(r.value.warnings).toEqual([
+      'gatehouse.yaml:4: stop_hooks[0].timeout_secs is the older spelling of `timeout_s`; it still works, but write `timeout_s`',
+      'gatehouse.yaml:6: approvals.timeout_seconds is the older spelling of `timeout_s`; it still works, but write `timeout_s`',
+    ]);
+  });
+
+  it('refuses both spellings at once, and checks the new one as strictly', () => {
+    const both = sections('approvals:\n  timeout_s: 5\n  timeout_seconds: 6\n');
+    expect(both.ok).toBe(false);
+    if (!both.ok) expect(both.reason).toContain('give `timeout_s` only (`timeout_seconds` is its older spelling), not both');
+    const bad = sections('stop_hooks:\n  - name: lint\n    command: "true"\n    timeout_s: 0\n');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.reason).toMatch(/gatehouse\.yaml:4: stop_hooks\[0\]\.timeout_s: expected a whole number of seconds/);
+  });
+
+  it('keeps the defaults when no timeout is given', () => {
+    const r = sections('stop_hooks:\n  - name: lint\n    command: "true"\n');
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.value.turn.stop_hooks[0]?.timeout_secs).toBe(30);
+    expect(r.value.approvals.timeout_seconds).toBe(600);
   });
 });
