@@ -34,7 +34,7 @@ export default tseslint.config(
         {
           patterns: [
             { regex: '^node:(fs|fs/promises|child_process|net|http|https|os|process|worker_threads)$', message: 'core/ does no I/O; pass what it needs in.' },
-            { regex: '^\\.\\./(runtime|adapters|cli|gateway|tui|web)(/|$)', message: 'core/ imports nothing of our other layers.' },
+            { regex: '^(\\.\\./)+(runtime|adapters|cli|gateway|tui|web)(/|$)', message: 'core/ imports nothing of our other layers.' },
           ],
         },
       ],
@@ -45,7 +45,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^\\.\\./(adapters|cli|gateway|tui|web)(/|$)', message: 'runtime/ depends only on core/.' }] },
+        { patterns: [{ regex: '^(\\.\\./)+(adapters|cli|gateway|tui|web)(/|$)', message: 'runtime/ depends only on core/.' }] },
       ],
     },
   },
@@ -54,7 +54,16 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^\\.\\./\\.\\./(cli|gateway|tui|web)(/|$)', message: 'adapters/ depend on runtime/ and core/ only.' }] },
+        { patterns: [{ regex: '^(\\.\\./)+(cli|gateway|tui|web)(/|$)', message: 'adapters/ depend on runtime/ and core/ only.' }] },
+      ],
+    },
+  },
+  {
+    files: ['src/gateway/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./)+(cli|tui|web)(/|$)', message: 'gateway/ depends on adapters/, runtime/ and core/ (the dashboard is served as built files, not imported).' }] },
       ],
     },
   },
