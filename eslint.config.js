@@ -41,6 +41,41 @@ export default tseslint.config(
     },
   },
   {
+    // protocol is the wire contract the browser bundles too: no Node, nothing of the server.
+    files: ['src/protocol/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^node:', message: 'protocol/ runs in the browser too: no Node modules.' },
+            { regex: '^(fs|path|child_process|os|crypto|url|util|events|stream|net|http|https|buffer|process|worker_threads)(/|$)', message: 'protocol/ runs in the browser too: no Node modules.' },
+            { regex: '^\\.\\./(runtime|adapters|cli|gateway|tui|web)(/|$)', message: 'protocol/ imports only core/ and its own files: the server depends on it, never the other way.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The dashboard takes only types from the protocol's schemas, so the schema library stays out of its bundle.
+    files: ['src/web/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^zod(/|$)', message: 'Keep zod out of the browser bundle: check frames by hand in web/wire.ts.' },
+            {
+              regex: '^\\.\\./protocol/(index|pty|approvals|events|rpc-error-schema)(\\.js)?$',
+              allowTypeImports: true,
+              message: 'These protocol files hold zod schemas: import their types only (`import type`), and values from the zod-free files (close-codes, flow-control, rpc-errors, pty-states).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/runtime/**/*.ts'],
     rules: {
       'no-restricted-imports': [

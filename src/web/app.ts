@@ -144,7 +144,7 @@ function main(): void {
       if (o !== null) terminal.output(o);
     } else if (e.topic === 'pty.exit') {
       const x = asPtyExit(e.data);
-      if (x !== null) ended(x.session_id, { exit_code: x.exit_code, signal: x.signal, reason: x.reason, ...(x.verdict === undefined ? {} : { verdict: x.verdict }) });
+      if (x !== null) ended(x.session_id, { exit_code: x.exit_code, signal: x.signal, reason: x.reason });
     } else if (e.topic === 'pty.spawned') {
       const info = asPtyInfo(data?.info);
       if (info !== null) sessions.upsert(info);

@@ -1,13 +1,14 @@
 // Pure text helpers for the dashboard: how old a session is, how it ended, what to call
 // it, and how a typed command line splits into argv. No DOM, so they test under Node.
+import { splitCommand } from '../core/argv.js';
 import type { PtyExit, PtyInfo } from './wire.js';
 
 /**
- * Epoch milliseconds of an ISO 8601 string or an epoch-ms number; NaN if unreadable.
+ * Epoch milliseconds of an ISO 8601 string; NaN if unreadable.
  * @example timeMs('1970-01-01T00:00:01Z') // 1000
  */
-export function timeMs(t: string | number): number {
-  return typeof t === 'number' ? t : Date.parse(t);
+export function timeMs(t: string): number {
+  return Date.parse(t);
 }
 
 /**
@@ -24,19 +25,15 @@ export function formatAge(fromMs: number, nowMs: number): string {
 }
 
 /**
- * How a session ended, in a few words: `exit 0`, `SIGKILL`, `evicted`, plus the verdict.
+ * How a session ended, in a few words: `exit 0`, `SIGKILL`, `evicted · SIGHUP`.
  * @example formatExit({ exit_code: 0, signal: null, reason: 'exited' }) // 'exit 0'
  */
 export function formatExit(exit: PtyExit | null): string {
   if (exit === null) return '';
   const parts: string[] = [];
-  if (exit.reason !== 'exited' && exit.reason !== '') parts.push(exit.reason);
-  if (exit.signal !== null && exit.signal !== 0 && exit.signal !== '') {
-    parts.push(typeof exit.signal === 'number' ? `signal ${exit.signal}` : exit.signal);
-  } else if (exit.exit_code !== null) {
-    parts.push(`exit ${exit.exit_code}`);
-  }
-  if (exit.verdict !== undefined) parts.push(exit.verdict);
+  if (exit.reason !== 'exited') parts.push(exit.reason);
+  if (exit.signal !== null) parts.push(exit.signal);
+  else if (exit.exit_code !== null) parts.push(`exit ${exit.exit_code}`);
   return parts.join(' · ');
 }
 
@@ -46,52 +43,24 @@ function baseName(command: string): string {
 }
 
 /**
- * What the sessions list calls a session: its label, its agent, or its command line.
+ * What the sessions list calls a session: its label (a gated session's names its agent), or its command line.
  * @example sessionTitle({ command: '/bin/bash', args: ['-l'] } as PtyInfo) // 'bash -l'
  */
-export function sessionTitle(info: Pick<PtyInfo, 'command' | 'args' | 'label' | 'agent'>): string {
+export function sessionTitle(info: Pick<PtyInfo, 'command' | 'args' | 'label'>): string {
   if (info.label !== undefined && info.label !== '') return info.label;
-  if (info.agent !== undefined && info.agent !== '') return info.agent;
   return [baseName(info.command), ...info.args].join(' ');
 }
 
 /**
- * Splits a command line the way a shell would for plain words, `'single'` and `"double"`
- * quotes and backslash escapes; no expansion. Null when a quote is left open.
+ * Splits a command line into argv with the same word rules as the server (core/argv.ts):
+ * quotes and backslashes group words, nothing is expanded. An empty line is no words; null
+ * when the line cannot be split (an unclosed quote, a trailing lone backslash).
  * @example splitCommandLine(`git commit -m "first try"`) // ['git', 'commit', '-m', 'first try']
  */
 export function splitCommandLine(line: string): string[] | null {
-  const out: string[] = [];
-  let cur = '';
-  let inWord = false;
-  let quote: '"' | "'" | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i] ?? '';
-    if (quote === "'") {
-      if (c === "'") quote = null;
-      else cur += c;
-    } else if (quote === '"') {
-      if (c === '"') quote = null;
-      else if (c === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1] ?? '')) cur += line[++i];
-      else cur += c;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      inWord = true;
-    } else if (c === '\\' && i + 1 < line.length) {
-      cur += line[++i];
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) out.push(cur);
-      cur = '';
-      inWord = false;
-    } else {
-      cur += c;
-      inWord = true;
-    }
-  }
-  if (quote !== null) return null;
-  if (inWord) out.push(cur);
-  return out;
+  if (line.trim() === '') return [];
+  const argv = splitCommand(line);
+  return argv.ok ? argv.value : null;
 }
 
 /**

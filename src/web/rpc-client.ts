@@ -1,15 +1,17 @@
 // A JSON-RPC 2.0 client over the gateway's one WebSocket: reconnects with backoff,
 // signs in again on every new connection, and tells the page when it is ready.
+import { CLOSE_CODES } from '../protocol/close-codes.js';
+import { isRpcErrorName, type RpcErrorName } from '../protocol/rpc-errors.js';
 
 /** The connection as the page shows it. */
 export type ConnectionState = 'connecting' | 'ready' | 'offline' | 'unauthorized';
 
-/** An error answer from the gateway; `name` is the stable name in `error.data.name`. */
+/** An error answer from the gateway; `errorName` is the stable name in `error.data.name` (protocol/rpc-errors.ts). */
 export class RpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
-    readonly errorName: string,
+    readonly errorName: RpcErrorName | 'unknown',
     readonly reason?: string,
   ) {
     super(message);
@@ -33,8 +35,6 @@ const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 5_000;
 /** A call unanswered this long is failed, so a button never spins forever. */
 const CALL_TIMEOUT_MS = 15_000;
-/** The gateway closes with this when no valid token was presented (see ws/errors.ts). */
-const CLOSE_UNAUTHORIZED = 4401;
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -52,7 +52,7 @@ function toRpcError(e: unknown): RpcError {
   return new RpcError(
     typeof err.code === 'number' ? err.code : 0,
     typeof err.message === 'string' ? err.message : 'the gateway refused the call',
-    typeof data.name === 'string' ? data.name : 'unknown',
+    typeof data.name === 'string' && isRpcErrorName(data.name) ? data.name : 'unknown',
     typeof data.reason === 'string' ? data.reason : undefined,
   );
 }
@@ -84,7 +84,7 @@ export class RpcClient {
   stop(): void {
     this.#stopped = true;
     if (this.#retry !== null) clearTimeout(this.#retry);
-    this.#ws?.close(1000);
+    this.#ws?.close(CLOSE_CODES.normal);
   }
 
   /** The token the page signed in with, or null when it relies on the cookie. */
@@ -97,7 +97,7 @@ export class RpcClient {
     this.#opts.token = token;
     this.#delayMs = RECONNECT_MIN_MS;
     if (this.#retry !== null) clearTimeout(this.#retry);
-    if (this.#ws !== null) this.#ws.close(1000);
+    if (this.#ws !== null) this.#ws.close(CLOSE_CODES.normal);
     else this.#connect();
   }
 
@@ -143,7 +143,7 @@ export class RpcClient {
       this.#opts.onState('ready', '');
     } catch (err) {
       // The close that follows (4401 for a refused token) says what to show; make sure it comes.
-      if (this.#ws === ws && !(err instanceof RpcError && err.errorName === 'unauthorized')) ws.close(4000, 'setup failed');
+      if (this.#ws === ws && !(err instanceof RpcError && err.errorName === 'unauthorized')) ws.close(CLOSE_CODES.setup_failed, 'setup failed');
     }
   }
 
@@ -177,7 +177,7 @@ export class RpcClient {
     }
     this.#pending.clear();
     if (this.#stopped) return;
-    if (ev.code === CLOSE_UNAUTHORIZED) {
+    if (ev.code === CLOSE_CODES.unauthorized) {
       this.#opts.onState('unauthorized', 'Not signed in: open the dashboard URL that `gatehouse serve` printed, or paste the token from it (after ?token=) here.');
       // A new server start brings a new token; keep trying slowly in case the cookie is renewed in another tab.
       this.#delayMs = RECONNECT_MAX_MS;

@@ -1,6 +1,7 @@
 // The embedded terminal: one xterm.js instance attached to one PTY session at a time,
 // fed from `pty.output`, typing into `pty.input`, sized to its box, resynced by `pty.attach`.
 import { Terminal } from '@xterm/xterm';
+import { FlowControlConstants } from '../protocol/flow-control.js';
 import { decodeBase64, encodeBinaryString } from './base64.js';
 import { fitGeometry } from './fit.js';
 import { formatExit } from './format.js';
@@ -8,10 +9,10 @@ import type { RpcClient } from './rpc-client.js';
 import type { AttachResult, PtyExit, PtyOutput } from './wire.js';
 
 /**
- * Acknowledge output in steps of this many characters, once xterm has parsed them. Must
- * be at most the gateway's low watermark (5,000) or a paused PTY would never resume.
+ * Acknowledge output in steps of this many characters, once xterm has parsed them: the
+ * protocol's ack size, which is at most the low watermark or a paused PTY would never resume.
  */
-export const ACK_CHARS = 5_000;
+export const ACK_CHARS = FlowControlConstants.CharCountAckSize;
 /** Typed or pasted text goes out in pieces well under the gateway's 64 KiB frame cap. */
 const INPUT_CHUNK_CHARS = 16 * 1024;
 
@@ -110,7 +111,7 @@ export class TerminalView {
     this.#attachSeq = result.seq;
     this.#sentSize = '';
     this.term.reset();
-    if (result.truncated === true) this.term.write('\x1b[2m[older output not shown]\x1b[0m\r\n');
+    if (result.truncated) this.term.write('\x1b[2m[older output not shown]\x1b[0m\r\n');
     this.term.write(result.scrollback);
     for (const o of pending) this.#apply(o);
     this.#events.onStatus('');

@@ -33,8 +33,8 @@ describe('formatExit', () => {
     expect(formatExit({ exit_code: null, signal: 'SIGHUP', reason: 'evicted' })).toBe('evicted · SIGHUP');
   });
 
-  it('appends the verdict of a gated session', () => {
-    expect(formatExit({ exit_code: 0, signal: null, reason: 'exited', verdict: 'blocked' })).toBe('exit 0 · blocked');
+  it('shows a session closed from the dashboard by the signal that ended it', () => {
+    expect(formatExit({ exit_code: null, signal: 'SIGKILL', reason: 'closed' })).toBe('closed · SIGKILL');
   });
 });
 
@@ -53,12 +53,14 @@ describe('splitCommandLine', () => {
     [`echo 'a "b"' "c \\"d\\" \\x"`, ['echo', 'a "b"', 'c "d" \\x']],
     ['a\\ b c', ['a b', 'c']],
     [`say ''`, ['say', '']],
+    ['a\\\nb', ['ab']],
   ])('splits %j', (line, argv) => {
     expect(splitCommandLine(line)).toEqual(argv);
   });
 
-  it('refuses an unclosed quote', () => {
+  it('refuses an unclosed quote and a trailing lone backslash, as the server does', () => {
     expect(splitCommandLine(`echo "oops`)).toBeNull();
+    expect(splitCommandLine('echo \\')).toBeNull();
   });
 });
 

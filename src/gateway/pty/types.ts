@@ -1,5 +1,8 @@
 // The PTY layer's public shapes: what a caller asks to spawn, what it is told about a
-// session, and how a session ended. The WebSocket layer maps these onto the wire.
+// session, and how a session ended. The session, its end and why are wire shapes, defined once in protocol/.
+import type { ExitInfo } from '../../protocol/pty.js';
+
+export type { ExitInfo, ExitReason, PtyInfo } from '../../protocol/pty.js';
 
 /** What to run in a new pseudo-terminal. */
 export interface SpawnSpec {
@@ -21,36 +24,6 @@ export interface SpawnSpec {
   rows?: number;
   /** Default 80. */
   cols?: number;
-}
-
-/** Why a session ended: on its own, closed by a client, evicted at the cap, or idle past the TTL. */
-export type ExitReason = 'exited' | 'closed' | 'evicted' | 'idle';
-
-/** How a session ended; exactly one of `exit_code` and `signal` is set. */
-export interface ExitInfo {
-  exit_code: number | null;
-  /** Signal name, e.g. `SIGHUP`, when a signal ended the process. */
-  signal: string | null;
-  reason: ExitReason;
-}
-
-/** What a caller may know about one session. */
-export interface PtyInfo {
-  id: string;
-  /** The command line as shown: values of `KEY=value` words and secret-named options read `***` (core/redact-argv.ts). */
-  command: string;
-  args: string[];
-  cwd: string;
-  pid: number;
-  rows: number;
-  cols: number;
-  /** ISO 8601. */
-  created_at: string;
-  /** ISO 8601: the last output, input or resize. */
-  last_activity_at: string;
-  state: 'running' | 'exited';
-  exit: ExitInfo | null;
-  label?: string;
 }
 
 /** The server-held screen of one session, for a late or reconnecting viewer. */

@@ -2,7 +2,8 @@
 // list, attach/detach (catch up from the server-held screen, take control) and ack.
 import { z } from 'zod';
 import { parseAgentName } from '../../adapters/registry.js';
-import { SANDBOX_NETWORKS, type SandboxNetwork } from '../../core/sandbox.js';
+import type { AttachResult } from '../../protocol/pty.js';
+import { SpawnParams } from '../../protocol/pty.js';
 import type { ExitInfo } from '../pty/types.js';
 import { noSuchSession, RpcError } from './errors.js';
 import { fitScrollback } from './frames.js';
@@ -25,30 +26,8 @@ const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=
 /** How a PTY that never ran (or whose session ended before it could) is reported to its session. */
 const NEVER_RAN: ExitInfo = { exit_code: null, signal: null, reason: 'closed' };
 
-// String lengths need no caps of their own: the frame cap bounds every request.
 const SessionId = z.string().min(1);
 const Geometry = z.int().positive();
-
-const SpawnParams = z.strictObject({
-  command: z.string().min(1).optional(),
-  args: z.array(z.string()).optional(),
-  cwd: z.string().min(1).optional(),
-  rows: Geometry.optional(),
-  cols: Geometry.optional(),
-  session: z
-    .strictObject({
-      agent: z.string().min(1),
-      allow: z.array(z.string()).default([]),
-      require: z.array(z.string()).default([]),
-      // Strict: a sandbox asked for in words this server does not know is refused, never run without one.
-      sandbox: z
-        .strictObject({
-          network: z.enum(SANDBOX_NETWORKS as [SandboxNetwork, ...SandboxNetwork[]], { error: `expected one of ${SANDBOX_NETWORKS.join(', ')}` }).optional(),
-        }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected an object such as {"network": "none"}, or leave it out to run unsandboxed' : undefined) })
-        .optional(),
-    })
-    .optional(),
-});
 
 /** The session exists (running or exited but still listed), else the standard error. */
 function known(ctx: MethodContext, id: string): RpcError | null {
@@ -123,7 +102,8 @@ async function attach(ctx: MethodContext, p: { session_id: string; control: bool
     // Same tick as the snapshot: every chunk after `seq` reaches this connection.
     ctx.hub.attach(ctx.conn, p.session_id, p.control);
     const { text, truncated } = fitScrollback(snap.data);
-    return { session_id: p.session_id, scrollback: text, truncated, seq: snap.seq, cols: snap.cols, rows: snap.rows, skipped_bytes: snap.skipped_bytes, control: ctx.hub.controls(ctx.conn, p.session_id) };
+    const result: AttachResult = { session_id: p.session_id, scrollback: text, truncated, seq: snap.seq, cols: snap.cols, rows: snap.rows, skipped_bytes: snap.skipped_bytes, control: ctx.hub.controls(ctx.conn, p.session_id) };
+    return result;
   });
   return done.ok ? done.value : new RpcError('pty_refused', done.reason);
 }
