@@ -1,5 +1,5 @@
-// The hook-time half of each adapter (parse + output), kept apart from rendering so the
-// hook bundle loads no settings-editing code.
+// The one list of agents Gatehouse can gate, as the hook-time half of each adapter (parse +
+// output), kept apart from rendering so the hook bundle loads no settings-editing code.
 import type { GateEvent } from '../core/event.js';
 import type { Result } from '../core/result.js';
 import type { Verdict } from '../core/verdict.js';
@@ -27,7 +27,11 @@ export interface HookAdapter {
   output(event: GateEvent['kind'], verdict: Verdict): HookOutput;
 }
 
-const HOOK_ADAPTERS: Readonly<Record<string, HookAdapter>> = {
+/**
+ * Every agent with an adapter. The full adapters (registry.ts) are keyed by {@link AgentName},
+ * so an agent added here and not there, or there and not here, does not compile.
+ */
+const HOOK_ADAPTERS = {
   claude: { parseEvent: parseClaudeEvent, output: claudeOutput },
   qwen: { parseEvent: parseQwenEvent, output: qwenOutput },
   'claude-sdk': { parseEvent: parseSdkEvent, output: sdkOutput },
@@ -36,9 +40,15 @@ const HOOK_ADAPTERS: Readonly<Record<string, HookAdapter>> = {
   cursor: { parseEvent: parseCursorEvent, output: cursorOutput },
   opencode: { parseEvent: parseOpencodeEvent, output: opencodeOutput },
   codex: { parseEvent: parseCodexEvent, output: codexOutput },
-};
+} as const satisfies Readonly<Record<string, HookAdapter>>;
+
+/** The name of an agent with an adapter. */
+export type AgentName = keyof typeof HOOK_ADAPTERS;
+
+/** Names of the agents with an adapter, in the order they are declared. */
+export const AGENT_NAMES = Object.keys(HOOK_ADAPTERS) as readonly AgentName[];
 
 /** The hook-time adapter for an agent, or undefined for an agent with no hook surface. */
 export function hookAdapter(agent: string): HookAdapter | undefined {
-  return Object.hasOwn(HOOK_ADAPTERS, agent) ? HOOK_ADAPTERS[agent] : undefined;
+  return Object.hasOwn(HOOK_ADAPTERS, agent) ? HOOK_ADAPTERS[agent as AgentName] : undefined;
 }
