@@ -1,9 +1,14 @@
 // The contract every registered adapter keeps, checked for all of them in one loop (in the
 // manner of Hono's common.case.test.ts): one list of agents, and per agent the same checks.
-import { describe, expect, it } from 'vitest';
-import type { HookOutput } from '../../src/adapters/adapter.js';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AgentAdapter, HookOutput, RenderContext, RenderedFile } from '../../src/adapters/adapter.js';
+import { findCodexBinary } from '../../src/adapters/codex/app-server.js';
 import { AGENT_NAMES, hookAdapter, type AgentName } from '../../src/adapters/hook-adapters.js';
 import { allow, block, type Verdict } from '../../src/core/verdict.js';
+import type { Result } from '../../src/core/result.js';
+import { tempDir } from '../support/cli.js';
 import { adapterFor, knownAgents } from '../../src/adapters/registry.js';
 import { isStopEvent, STOP_EVENTS } from '../../src/adapters/stop-events.js';
 
@@ -178,6 +183,193 @@ describe.each([...AGENT_NAMES])('%s output', (agent) => {
       const out = hook.output('stop', allow('completion.unverified', NOTE));
       expect(out.exitCode).toBe(0);
       expect(read('stop', out)).toEqual({ ...ALLOWED, message: NOTE });
+    });
+  }
+});
+
+/** Each agent's hook event names for a tool call, beside its declared stop events. */
+const TOOL_EVENTS: Readonly<Record<AgentName, string[]>> = {
+  claude: ['PreToolUse', 'PostToolUse'],
+  qwen: ['PreToolUse', 'PostToolUse'],
+  'claude-sdk': ['PreToolUse', 'PostToolUse'],
+  gemini: ['BeforeTool', 'AfterTool'],
+  copilot: ['preToolUse'],
+  cursor: ['preToolUse', 'beforeShellExecution'],
+  opencode: ['tool.execute.before'],
+  codex: ['PreToolUse', 'PostToolUse'],
+};
+
+const MALFORMED: unknown[] = [null, 'Write', 42, true, [], [{ tool_name: 'Write' }], {}, { tool_name: 7, tool_input: 'x' }, { tool_name: 'Write', tool_input: null }, { toolName: 'edit', toolArgs: '{not json' }, { tool: 'write', args: 5 }, { command: 5 }, { tool_name: 'apply_patch', tool_input: { command: 12 } }];
+
+describe.each([...AGENT_NAMES])('%s parseEvent', (agent) => {
+  const hook = hookAdapter(agent)!;
+  const events = [...TOOL_EVENTS[agent], ...hook.stopEvents, 'NoSuchEvent'];
+
+  it('answers malformed input with a failure value, never a throw', () => {
+    for (const name of events) {
+      for (const input of MALFORMED) {
+        let parsed: Result<unknown> | undefined;
+        expect(() => (parsed = hook.parseEvent(name, input, '/tmp')), `${name} ${JSON.stringify(input)}`).not.toThrow();
+        // A non-object payload is never an event.
+        if (typeof input !== 'object' || input === null || Array.isArray(input)) expect(parsed?.ok, `${name} ${JSON.stringify(input)}`).toBe(false);
+      }
+    }
+    expect(hook.parseEvent('NoSuchEvent', { tool_name: 'Write', tool_input: {} }, '/tmp').ok).toBe(false);
+  });
+});
+
+/** The environment variables that point an agent at its home; each test points them at a temp folder. */
+const HOME_VARS = ['HOME', 'GEMINI_CLI_HOME', 'COPILOT_HOME', 'CODEX_HOME'] as const;
+
+/** Agents whose render→unrender round trip cannot run here, and why (named skips). */
+function noRoundTrip(agent: AgentName): string | undefined {
+  if (agent === 'claude-sdk') return 'the SDK adapter renders no files (its hooks live in the program)';
+  if (agent === 'codex' && findCodexBinary() === null) return 'Codex trusts its hooks through the codex binary, which is not installed here';
+  return undefined;
+}
+
+/** Every file (bytes and mode) and folder under `roots`, to compare before and after. */
+function snapshot(roots: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (p: string): void => {
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    if (st === undefined) return;
+    if (st.isDirectory()) {
+      out.set(p, `dir ${(st.mode & 0o777).toString(8)}`);
+      for (const name of readdirSync(p)) walk(join(p, name));
+    } else out.set(p, `file ${(st.mode & 0o777).toString(8)} ${readFileSync(p).toString('base64')}`);
+  };
+  for (const r of roots) walk(r);
+  return out;
+}
+
+/** A user's own settings, oddly formatted (tabs, CRLF, spaces before colons, no final newline). */
+function oddSettings(file: string): string {
+  if (basename(file) === 'trustedFolders.json') return '{ "/elsewhere" :\t"TRUST_FOLDER" }';
+  if (basename(file) === 'config.json') return '{\r\n\t"trusted_folders" : [ "/elsewhere" ] ,\r\n\t"theme":"dark"\r\n}';
+  return '{\r\n\t"model" : "sonnet" ,\r\n\t"hooks":{ "Stop" : [ {"hooks":[{"type":"command","command":"my-notify"}]} ] }\r\n}';
+}
+
+describe.each([...AGENT_NAMES])('%s render', (agent) => {
+  const adapter = adapterFor(agent) as AgentAdapter;
+  let base: string;
+  let home: string;
+  let worktree: string;
+  const saved: Partial<Record<(typeof HOME_VARS)[number], string | undefined>> = {};
+
+  beforeEach(() => {
+    base = tempDir('gh-contract-');
+    home = join(base, 'home');
+    worktree = join(base, 'repo');
+    mkdirSync(home);
+    mkdirSync(worktree);
+    for (const v of HOME_VARS) saved[v] = process.env[v];
+    process.env['HOME'] = home;
+    process.env['GEMINI_CLI_HOME'] = home;
+    process.env['COPILOT_HOME'] = join(home, '.copilot');
+    process.env['CODEX_HOME'] = join(home, '.codex');
+  });
+
+  afterEach(() => {
+    for (const v of HOME_VARS) {
+      if (saved[v] === undefined) delete process.env[v];
+      else process.env[v] = saved[v];
+    }
+  });
+
+  const ctx = (): RenderContext => ({
+    sessionId: 'contract-1',
+    worktree,
+    projectState: join(base, 'state'),
+    nodePath: process.execPath,
+    hookBundle: join(base, 'hook.js'),
+    stopTimeoutS: 120,
+    failClosed: false,
+    watchAllTools: true,
+    trackFailures: true,
+    preToolTimeoutS: 60,
+    warm: null,
+    maxStopBlocks: 3,
+    policyDigest: 'a'.repeat(64),
+  });
+
+  /** Renders, turning a throw into a test failure that names it. */
+  async function render(): Promise<Result<RenderedFile[]>> {
+    try {
+      return await adapter.render(ctx());
+    } catch (err) {
+      throw new Error(`${agent} render threw instead of returning a failure: ${String(err)}`);
+    }
+  }
+
+  /** The settings files a user may already have (JSON, not a file Gatehouse owns whole). */
+  const userFiles = (): string[] => adapter.settingsFiles(worktree).filter((f) => f.endsWith('.json') && !basename(f).startsWith('gatehouse.'));
+
+  const skip = noRoundTrip(agent);
+  if (skip !== undefined) {
+    it.skip(`render then unrender leaves every file byte-identical — skipped: ${skip}`, () => {});
+  } else {
+    it('render then unrender leaves every file byte-identical, a user settings file with odd formatting included', async () => {
+      for (const f of userFiles()) {
+        mkdirSync(dirname(f), { recursive: true });
+        writeFileSync(f, oddSettings(f), { mode: 0o644 });
+      }
+      const before = snapshot([home, worktree]);
+      const rendered = await render();
+      expect(rendered.ok, rendered.ok ? '' : rendered.reason).toBe(true);
+      if (!rendered.ok) return;
+      expect(snapshot([home, worktree])).not.toEqual(before);
+      const undone = adapter.unrender(rendered.value);
+      expect(undone.ok, undone.ok ? '' : undone.reason).toBe(true);
+      expect(snapshot([home, worktree])).toEqual(before);
+    });
+
+    it('render then unrender into a bare worktree leaves nothing behind', async () => {
+      // The agent's own folders exist (it has run as this user); a trust entry may create a
+      // missing one, as the agent itself would, and that folder is the agent's to keep.
+      for (const d of adapter.dataPaths().dirs) mkdirSync(d, { recursive: true });
+      const before = snapshot([home, worktree]);
+      const rendered = await render();
+      expect(rendered.ok, rendered.ok ? '' : rendered.reason).toBe(true);
+      if (rendered.ok) expect(adapter.unrender(rendered.value).ok).toBe(true);
+      expect(snapshot([home, worktree])).toEqual(before);
+    });
+  }
+
+  if (agent === 'claude-sdk') {
+    it.skip('render failures come back as values — skipped: the SDK adapter renders no files', () => {});
+  } else {
+    it('answers a settings file that is not valid JSON with a failure value, leaving every file as it was', async () => {
+      for (const f of [...adapter.renderTargets(worktree), ...userFiles()]) {
+        mkdirSync(dirname(f), { recursive: true });
+        writeFileSync(f, '{ "hooks": ', { mode: 0o644 });
+        const before = snapshot([home, worktree]);
+        const rendered = await render();
+        if (rendered.ok) {
+          // A file the render does not read may be anything; then unrender must restore it all.
+          expect(adapter.unrender(rendered.value).ok).toBe(true);
+        } else expect(rendered.reason.length).toBeGreaterThan(0);
+        expect(snapshot([home, worktree]), f).toEqual(before);
+      }
+    });
+
+    it('answers a folder where its file should be with a failure value, leaving every file as it was', async () => {
+      for (const f of adapter.renderTargets(worktree)) mkdirSync(f, { recursive: true });
+      const before = snapshot([home, worktree]);
+      const rendered = await render();
+      expect(rendered.ok).toBe(false);
+      expect(snapshot([home, worktree])).toEqual(before);
+    });
+
+    it('answers a file where its folder should be with a failure value, leaving every file as it was', async () => {
+      for (const f of adapter.renderTargets(worktree)) {
+        mkdirSync(dirname(dirname(f)), { recursive: true });
+        writeFileSync(dirname(f), 'not a folder\n');
+      }
+      const before = snapshot([home, worktree]);
+      const rendered = await render();
+      expect(rendered.ok).toBe(false);
+      expect(snapshot([home, worktree])).toEqual(before);
     });
   }
 });
