@@ -14,18 +14,18 @@ export interface FileEdit {
 /**
  * Restores `edit.original` (or deletes a file we created) when the file still holds what we
  * wrote. If something changed it since, `patch(current)` returns the text to write instead —
- * the current text without our part — or null to leave the file alone.
+ * the current text without our part — or null to leave the file alone. The file keeps its mode.
  */
 export function undoFileEdit(edit: FileEdit, patch: (current: string) => Result<string | null>): Result<void> {
   if (edit.written === null || !existsSync(edit.file)) return ok(undefined);
   const current = readFileSync(edit.file, 'utf8');
   if (current === edit.written) {
     if (edit.original === null) rmSync(edit.file, { force: true });
-    else writeFileAtomic(edit.file, edit.original, { mode: 0o600 });
+    else writeFileAtomic(edit.file, edit.original);
     return ok(undefined);
   }
   const next = patch(current);
   if (!next.ok) return next;
-  if (next.value !== null && next.value !== current) writeFileAtomic(edit.file, next.value, { mode: 0o600 });
+  if (next.value !== null && next.value !== current) writeFileAtomic(edit.file, next.value);
   return ok(undefined);
 }

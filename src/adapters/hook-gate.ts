@@ -14,7 +14,7 @@ import { claudeOutput } from './claude/output.js';
 import { hookAdapter } from './hook-adapters.js';
 import { decideToolUse, recordPostTool } from './pre-tool.js';
 import type { StopInput } from './stop-chain.js';
-import { STOP_EVENTS } from './stop-events.js';
+import { isStopEvent } from './stop-events.js';
 
 /** One invocation of the hook command. */
 export interface HookRequest {
@@ -48,7 +48,7 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   const infraFailure = (what: string, failClosed: boolean): HookOutput => {
     appendSessionLog(logFile, { kind: 'infra_error', event: req.eventName, error: what, posture: failClosed ? 'fail-closed' : 'fail-open' });
     if (!failClosed) return ALLOW_SILENTLY;
-    return output(STOP_EVENTS.has(req.eventName) ? 'stop' : 'pre_tool', block('posture.fail_closed', `Gatehouse could not check this action (${what}) and this session is fail-closed, so it is refused. Tell the operator; retrying will not help until the supervisor is fixed.`));
+    return output(isStopEvent(req.agent, req.eventName) ? 'stop' : 'pre_tool', block('posture.fail_closed', `Gatehouse could not check this action (${what}) and this session is fail-closed, so it is refused. Tell the operator; retrying will not help until the supervisor is fixed.`));
   };
   if (!adapter) return infraFailure(`no hook adapter for agent ${JSON.stringify(req.agent)}`, req.failClosed);
 
@@ -111,7 +111,7 @@ async function tampered(req: HookRequest, what: string, output: (kind: 'pre_tool
   const { recordTamper } = await import('../runtime/recorder.js');
   recordTamper(req.stateDir, req.sessionId, { event: req.eventName, what });
   const reason = `Gatehouse refused this: ${what}, so this session can no longer be checked and every action is refused. Nothing the agent does can fix this; stop and tell the operator, who must end this session (\`gatehouse session end ${req.sessionId}\`, or, if its state folder is gone, remove the hooks that name \`--session ${req.sessionId}\` from the agent's settings) and start a new one.`;
-  return output(STOP_EVENTS.has(req.eventName) ? 'stop' : 'pre_tool', block('tamper', reason));
+  return output(isStopEvent(req.agent, req.eventName) ? 'stop' : 'pre_tool', block('tamper', reason));
 }
 
 /** The completion gate: the verifier chain, with Gatehouse's own count of consecutive refused stops. */

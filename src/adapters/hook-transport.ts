@@ -5,7 +5,7 @@
 import { dirname, join } from 'node:path';
 import { shellJoin } from '../core/shell-quote.js';
 import { SANDBOX_SOCKET_DIR, SANDBOX_SOCKET_NAME } from '../core/sandbox.js';
-import { STOP_EVENTS } from './stop-events.js';
+import { isStopEvent } from './stop-events.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { TransportRecord } from '../runtime/session-store.js';
 import { findOnPath } from '../runtime/find-on-path.js';
@@ -113,7 +113,7 @@ export interface HookCall {
 export function hookInvocation(coldArgv: readonly string[], call: HookCall, coldTimeoutS: number, warm: WarmTransport | SocketTransport | null): { command: string; timeout: number } {
   if (warm === null) return { command: shellJoin(coldArgv), timeout: coldTimeoutS };
   if ('kind' in warm) {
-    const refusal = `${SANDBOX_SOCKET_DIR}/${refusalFileName(STOP_EVENTS.has(call.event) ? 'stop' : 'pre_tool')}`;
+    const refusal = `${SANDBOX_SOCKET_DIR}/${refusalFileName(isStopEvent(call.agent, call.event) ? 'stop' : 'pre_tool')}`;
     const argv = [warm.perl, warm.client, `${SANDBOX_SOCKET_DIR}/${SANDBOX_SOCKET_NAME}`, call.sessionId, call.event, call.agent, call.failClosed ? '1' : '0', String(coldTimeoutS), call.policyDigest, refusal];
     return { command: shellJoin(argv), timeout: coldTimeoutS + SOCKET_MARGIN_S };
   }

@@ -20,12 +20,19 @@ export function writeOwnedFile(file: string, content: string, depth: number): Re
   const parents: string[] = [];
   for (let dir = dirname(file), i = 0; i < depth; i++, dir = dirname(dir)) parents.unshift(dir);
   const createdDirs: string[] = [];
-  for (const dir of parents) {
-    if (existsSync(dir)) continue;
-    mkdirSync(dir);
-    createdDirs.push(dir);
+  try {
+    for (const dir of parents) {
+      if (existsSync(dir)) continue;
+      mkdirSync(dir);
+      createdDirs.push(dir);
+    }
+    writeFileAtomic(file, content);
+  } catch (err) {
+    // e.g. a file where one of its folders should be: a fault in the user's tree, not a bug.
+    if (!(err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string')) throw err;
+    removeEmptyDirs(createdDirs);
+    return fail(`cannot write ${file}: ${err.message}. Check the path and its permissions, then run again`);
   }
-  writeFileAtomic(file, content);
   return ok({ file, written: content, createdDirs });
 }
 
@@ -34,12 +41,17 @@ export function removeOwnedFile(record: OwnedFileRecord): Result<number> {
   if (!existsSync(record.file)) return ok(0);
   if (readFileSync(record.file, 'utf8') !== record.written) return fail(`${record.file} was edited during the session, so Gatehouse leaves it to you: check it and delete it`);
   rmSync(record.file);
-  for (const dir of [...record.createdDirs].reverse()) {
+  removeEmptyDirs(record.createdDirs);
+  return ok(1);
+}
+
+/** Removes the folders Gatehouse created (outermost first in the list), innermost first, where empty. */
+function removeEmptyDirs(createdDirs: string[]): void {
+  for (const dir of [...createdDirs].reverse()) {
     try {
       rmdirSync(dir);
     } catch {
       // not empty: someone else keeps files there now
     }
   }
-  return ok(1);
 }

@@ -11,8 +11,10 @@ import { copilotAdapter } from './copilot/index.js';
 import { cursorAdapter } from './cursor/index.js';
 import { opencodeAdapter } from './opencode/index.js';
 import { codexAdapter } from './codex/index.js';
+import { AGENT_NAMES, type AgentName } from './hook-adapters.js';
 
-const ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
+/** The full adapter of every agent in the one declared list (hook-adapters.ts): one each, no more. */
+const ADAPTERS: Readonly<Record<AgentName, AgentAdapter>> = {
   claude: claudeAdapter,
   qwen: qwenAdapter,
   'claude-sdk': claudeSdkAdapter,
@@ -65,12 +67,12 @@ export function gatesNothing(agent: string): boolean {
 
 /** The adapter for an agent, or null when Gatehouse has no hook surface for it. */
 export function adapterFor(agent: string): AgentAdapter | null {
-  return Object.hasOwn(ADAPTERS, agent) ? ADAPTERS[agent]! : null;
+  return Object.hasOwn(ADAPTERS, agent) ? ADAPTERS[agent as AgentName] : null;
 }
 
 /** Names of the agents with an adapter. */
 export function knownAgents(): string[] {
-  return Object.keys(ADAPTERS);
+  return [...AGENT_NAMES];
 }
 
 /** The capability table for an agent name (`none`, or a session recorded by an older Gatehouse: nothing). */

@@ -1,7 +1,7 @@
 // The folder-trust edits for Gemini CLI and Copilot CLI: added only when nothing covers the
 // folder, undone exactly, and — when the agent rewrote the file during the session — only
 // Gatehouse's own entry removed, everything the agent added kept.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -54,6 +54,22 @@ describe('an agent home that does not exist yet', () => {
     const copilot = ensureCopilotTrust('/projects/p', join(dir, 'c', 'config.json'));
     expect(copilot.ok).toBe(true);
     expect(JSON.parse(readFileSync(join(dir, 'c', 'config.json'), 'utf8'))).toEqual({ trusted_folders: ['/projects/p'] });
+  });
+});
+
+describe('an existing trust file', () => {
+  it("keeps the mode its owner gave it, through the edit and its undo", () => {
+    const gemini = join(dir, 'trustedFolders.json');
+    const copilot = join(dir, 'config.json');
+    writeFileSync(gemini, '{}', { mode: 0o644 });
+    writeFileSync(copilot, '{}', { mode: 0o644 });
+    const g = ensureTrusted('/projects/p', gemini);
+    const c = ensureCopilotTrust('/projects/p', copilot);
+    expect([statSync(gemini).mode & 0o777, statSync(copilot).mode & 0o777]).toEqual([0o644, 0o644]);
+    if (g.ok) undoTrust(g.value);
+    if (c.ok) undoCopilotTrust(c.value);
+    expect([readFileSync(gemini, 'utf8'), readFileSync(copilot, 'utf8')]).toEqual(['{}', '{}']);
+    expect([statSync(gemini).mode & 0o777, statSync(copilot).mode & 0o777]).toEqual([0o644, 0o644]);
   });
 });
 

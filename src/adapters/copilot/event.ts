@@ -13,6 +13,9 @@ export const COPILOT_TOOL_KINDS: ToolTable = {
   view: { kind: 'read' },
 };
 
+/** Copilot's end-of-turn event (it ignores exit 2 there; see output.ts). */
+export const COPILOT_STOP_EVENTS: readonly string[] = ['agentStop'];
+
 /**
  * Parses one Copilot CLI hook payload by renaming its fields to the Claude shape. Its
  * transcript (`events.jsonl`) is not Claude Code's format, so the transcript-reading
@@ -23,6 +26,6 @@ export function parseCopilotEvent(eventName: string, input: unknown, fallbackCwd
   if (eventName === 'preToolUse') {
     return parseClaudeShapedEvent(COPILOT_TOOL_KINDS, 'PreToolUse', { cwd: input['cwd'], tool_name: input['toolName'], tool_input: input['toolArgs'] }, fallbackCwd, false);
   }
-  if (eventName === 'agentStop') return parseClaudeShapedEvent(COPILOT_TOOL_KINDS, 'Stop', { cwd: input['cwd'] }, fallbackCwd, false);
+  if (COPILOT_STOP_EVENTS.includes(eventName)) return parseClaudeShapedEvent(COPILOT_TOOL_KINDS, 'Stop', { cwd: input['cwd'] }, fallbackCwd, false);
   return fail(`event ${eventName} is not one Gatehouse gates`);
 }

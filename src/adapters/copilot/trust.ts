@@ -60,7 +60,8 @@ export function ensureCopilotTrust(folder: string, file: string = copilotConfigF
   try {
     // The agent's home may not exist yet (never run as this user): it would create it too.
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    writeFileAtomic(file, written, { mode: 0o600 });
+    // A new file is private; an existing one keeps the mode its owner gave it.
+    writeFileAtomic(file, written, original === null ? { mode: 0o600 } : {});
   } catch (err) {
     return fail(`cannot trust ${folder} in ${file}: ${(err as Error).message}`);
   }

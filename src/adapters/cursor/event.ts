@@ -20,6 +20,9 @@ export const CURSOR_TOOL_KINDS: ToolTable = {
   Glob: { kind: 'read' },
 };
 
+/** Cursor's end-of-turn event, answered with a followup_message to continue. */
+export const CURSOR_STOP_EVENTS: readonly string[] = ['stop'];
+
 /** The write tools, as preToolUse matchers (one entry each, as Cursor's examples do). */
 export const CURSOR_WRITE_TOOLS = ['Write', 'StrReplace', 'Edit', 'Delete'];
 
@@ -44,6 +47,6 @@ export function parseCursorEvent(eventName: string, input: unknown, fallbackCwd:
     const toolInput = typeof path === 'string' ? { ...raw, file_path: path } : raw;
     return parseClaudeShapedEvent(CURSOR_TOOL_KINDS, 'PreToolUse', { tool_name: input['tool_name'], tool_input: toolInput, cwd }, fallbackCwd, false);
   }
-  if (eventName === 'stop') return ok({ kind: 'stop', cwd, lastMessage: null, transcriptPath: null });
+  if (CURSOR_STOP_EVENTS.includes(eventName)) return ok({ kind: 'stop', cwd, lastMessage: null, transcriptPath: null });
   return fail(`event ${eventName} is not one Gatehouse gates`);
 }

@@ -55,9 +55,21 @@ function parse(text: string, file: string): Result<Record<string, unknown>> {
   return fail(`cannot add Gatehouse hooks to ${file}: it is not a JSON object; fix it, then run again`);
 }
 
+/** An I/O error as a message the user can act on; anything else is a bug and is thrown. */
+function ioFailure(file: string, err: unknown): Result<never> {
+  if (!(err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string')) throw err;
+  return fail(`cannot add Gatehouse hooks to ${file}: ${err.message}. Check the path and its permissions, then run again`);
+}
+
 function render(ctx: RenderContext): Result<RenderedFile[]> {
   const file = cursorHooksFile(ctx.worktree);
-  const original = existsSync(file) ? readFileSync(file, 'utf8') : null;
+  let original: string | null;
+  try {
+    original = existsSync(file) ? readFileSync(file, 'utf8') : null;
+  } catch (err) {
+    // e.g. a folder where the file should be
+    return ioFailure(file, err);
+  }
   const parsed = original === null ? ok({ version: 1, hooks: {} }) : parse(original, file);
   if (!parsed.ok) return parsed;
   const root = { ...parsed.value };
@@ -68,8 +80,14 @@ function render(ctx: RenderContext): Result<RenderedFile[]> {
   root['version'] ??= 1;
   const written = `${JSON.stringify(root, null, 2)}\n`;
   const createdDir = !existsSync(dirname(file));
-  if (createdDir) mkdirSync(dirname(file));
-  writeFileAtomic(file, written);
+  try {
+    if (createdDir) mkdirSync(dirname(file));
+    writeFileAtomic(file, written);
+  } catch (err) {
+    // e.g. a file where the .cursor folder should be
+    if (createdDir && existsSync(dirname(file))) rmdirSync(dirname(file));
+    return ioFailure(file, err);
+  }
   const commands = [...new Set(Object.values(ours).flatMap((l) => l.map((h) => h.command)))];
   const record: CursorRecord = { file, original, written, createdDir, commands };
   return ok([{ file, record }]);

@@ -19,6 +19,9 @@ export const GEMINI_TOOL_KINDS: ToolTable = {
   google_web_search: { kind: 'read' },
 };
 
+/** Gemini's end-of-turn event: AfterAgent, where a deny makes the agent retry. */
+export const GEMINI_STOP_EVENTS: readonly string[] = ['AfterAgent'];
+
 /** The write tools, as a BeforeTool matcher. */
 export const GEMINI_WRITE_MATCHER = 'write_file|replace';
 

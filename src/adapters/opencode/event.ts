@@ -20,6 +20,9 @@ export const OPENCODE_TOOL_KINDS: ToolTable = {
 /** The plugin hook the session's plugin calls the gate from. */
 export const OPENCODE_EVENT = 'tool.execute.before';
 
+/** None: OpenCode has no blocking end-of-turn surface (only a session.idle event). */
+export const OPENCODE_STOP_EVENTS: readonly string[] = [];
+
 /** Parses one call from the plugin. OpenCode has no blocking stop event to parse. */
 export function parseOpencodeEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent> {
   if (eventName !== OPENCODE_EVENT) return fail(`event ${eventName} is not one Gatehouse gates`);

@@ -5,6 +5,9 @@ import type { GateEvent, ToolKind } from '../../core/event.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { isRecord } from '../../core/is-record.js';
 
+/** The Claude-shaped end-of-turn events: a failure there blocks the stop. */
+export const CLAUDE_SHAPED_STOP_EVENTS: readonly string[] = ['Stop', 'SubagentStop'];
+
 /** One agent tool as the gates see it: its kind, and for a write tool the input key of its path. */
 export interface ToolEntry {
   kind: ToolKind;
@@ -52,7 +55,7 @@ export function parseClaudeShapedEvent(tools: ToolTable, eventName: string, inpu
     const tool = typeof input.tool_name === 'string' ? input.tool_name : 'unknown';
     return ok({ kind: 'post_tool', tool, failed: toolFailed(input.tool_response), cwd });
   }
-  if (eventName === 'Stop' || eventName === 'SubagentStop') {
+  if (CLAUDE_SHAPED_STOP_EVENTS.includes(eventName)) {
     const last = input.last_assistant_message;
     const transcript = input.transcript_path;
     return ok({
