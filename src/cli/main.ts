@@ -11,12 +11,13 @@ import { serveCommand } from './commands/serve.js';
 import { runCommand } from './commands/run.js';
 import { sessionCommand } from './commands/session.js';
 import { EXIT, UserError } from './exit-codes.js';
+import { packageVersion } from './version.js';
 
 /** Builds the program; exported so tests can inspect the command tree. */
 export function buildProgram(): Command {
   const program = new Command('gatehouse')
     .description('Supervise AI coding agents: blocking write and completion gates inside the agent session.')
-    .version('0.1.0')
+    .version(packageVersion())
     .showHelpAfterError('(run with --help for usage)');
   for (const cmd of [sessionCommand(), runCommand(), auditCommand(), evidenceCommand(), keysCommand(), approveCommand(), serveCommand(), tuiCommand(), whereCommand(), agentsCommand(), hookGateCommand(), demoCommand()]) program.addCommand(cmd);
   const exitOverride = (c: Command): void => {

@@ -1,9 +1,13 @@
 // The write gate: given the real paths a tool call would write, decide allow or block.
 // Pure: path resolution (symlinks, the file system) happens before, in runtime/.
 import { compileGlob, matchesAny, type CompiledGlob } from './glob.js';
+import { isInside, relativeInside } from './path-inside.js';
 import { isPassThrough, type Policy } from './policy.js';
 import type { Result } from './result.js';
 import { allow, block, type Verdict } from './verdict.js';
+
+/** Kept here too so older imports still work; new code imports them from path-inside.ts. */
+export { isInside, relativeInside };
 
 /** The policy fields the write gate reads, with its globs compiled once. */
 export interface WriteScope {
@@ -38,19 +42,6 @@ export interface ResolvedTarget {
    * final content), but the worktree and every protected path but the restorable ones still do.
    */
   wayBack?: boolean;
-}
-
-/** True if `p` is `root` or inside it (both absolute, normalised, `/`-separated). */
-export function isInside(root: string, p: string): boolean {
-  if (p === root) return true;
-  const prefix = root.endsWith('/') ? root : `${root}/`;
-  return p.startsWith(prefix);
-}
-
-/** Path of `p` relative to `root`, `/`-separated; `p` must be inside `root`. */
-export function relativeInside(root: string, p: string): string {
-  if (p === root) return '';
-  return p.slice(root.endsWith('/') ? root.length : root.length + 1);
 }
 
 const NEXT_STEP =

@@ -1,6 +1,5 @@
 // Who a caller is, for HTTP and WebSocket alike: the server's access token (the operator,
 // with every capability) or a scoped token from config (only its scopes), compared by digest.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../core/approvals/principal.js';
 import { tokenPrincipal } from '../core/approvals/principal.js';
@@ -8,6 +7,8 @@ import type { Result } from '../core/result.js';
 import { fail, ok } from '../core/result.js';
 import type { Scope, ScopedToken } from './options.js';
 import { checkTokens } from './options.js';
+import { sameDigest, secretDigest } from '../runtime/secret-compare.js';
+import { bearerToken } from './bearer.js';
 import { TOKEN_COOKIE } from './web-routes.js';
 
 /**
@@ -40,13 +41,6 @@ export const MAX_TOKEN_CHARS = 512;
 /** Every capability: what the access token grants. */
 const ALL: ReadonlySet<Capability> = new Set<Capability>(['pty', 'approvals:read', 'approvals:resolve']);
 
-/** A bearer credential: printable ASCII without spaces (RFC 6750 token68-ish). */
-const BEARER_RE = /^Bearer +([\x21-\x7e]+) *$/i;
-
-function sha256(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
-}
-
 /**
  * Validates the tokens and reads `env` secrets once, keeping only their digests.
  * @example compileTokens([{ principal: 'ci', scopes: ['approvals:read'], env: 'CI_TOKEN' }], process.env)
@@ -64,7 +58,7 @@ export function compileTokens(tokens: ScopedToken[], env: NodeJS.ProcessEnv): Re
       if (secret === undefined || secret.length < MIN_SECRET_LENGTH) {
         return fail(`token "${t.principal}": environment variable ${t.env} must hold a secret of at least ${MIN_SECRET_LENGTH} characters`);
       }
-      digest = sha256(secret);
+      digest = secretDigest(secret);
     }
     const twin = out.find((o) => o.digest.equals(digest));
     if (twin !== undefined) {
@@ -97,7 +91,7 @@ export class Credentials {
     private readonly scoped: readonly CompiledToken[],
   ) {
     if (accessToken.length < MIN_SECRET_LENGTH) throw new Error(`the access token must be at least ${MIN_SECRET_LENGTH} characters`);
-    this.#access = sha256(accessToken);
+    this.#access = secretDigest(accessToken);
   }
 
   /** Whether any scoped token is configured (error messages mention them only then). */
@@ -108,10 +102,10 @@ export class Credentials {
   /** The grant for `secret`, or null if it is no token of ours. */
   match(secret: string): Grant | null {
     if (secret.length === 0 || secret.length > MAX_TOKEN_CHARS) return null;
-    const presented = sha256(secret);
-    let grant: Grant | null = timingSafeEqual(presented, this.#access) ? { principal: this.operator, capabilities: ALL } : null;
+    const presented = secretDigest(secret);
+    let grant: Grant | null = sameDigest(presented, this.#access) ? { principal: this.operator, capabilities: ALL } : null;
     for (const t of this.scoped) {
-      if (timingSafeEqual(presented, t.digest) && grant === null) grant = { principal: t.principal, capabilities: new Set<Capability>(t.scopes) };
+      if (sameDigest(presented, t.digest) && grant === null) grant = { principal: t.principal, capabilities: new Set<Capability>(t.scopes) };
     }
     return grant;
   }
@@ -123,8 +117,8 @@ export class Credentials {
   fromRequest(req: IncomingMessage): Presented {
     const header = req.headers.authorization;
     if (header !== undefined) {
-      const secret = BEARER_RE.exec(header)?.[1];
-      const grant = secret === undefined ? null : this.match(secret);
+      const secret = bearerToken(header);
+      const grant = secret === null ? null : this.match(secret);
       return grant === null ? { kind: 'invalid', via: 'bearer' } : { kind: 'grant', grant };
     }
     const cookie = cookieValue(req.headers.cookie, TOKEN_COOKIE);

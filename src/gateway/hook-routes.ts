@@ -1,13 +1,14 @@
 // The warm hook endpoint: the very hook gate the cold command runs (`runHookGate`),
 // evaluated inside the supervisor for the bash client in dist/hook/warm.sh, which pays no
 // Node start-up. Loopback callers only, each call carrying its own session's secret.
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { runHookGate } from '../adapters/hook-gate.js';
 import { AGENT_NAME_RE } from '../adapters/registry.js';
 import { readWarmSecret } from '../runtime/warm-secret.js';
+import { sameSecret } from '../runtime/secret-compare.js';
 import { isSafeSessionId } from '../runtime/state-dir.js';
 import { SHA256_HEX_RE } from '../runtime/session-files.js';
+import { bearerToken } from './bearer.js';
 import { errorReply, readBody, type Reply } from './http-io.js';
 import { isLoopbackHost } from './options.js';
 import type { RouteContext, Router } from './router.js';
@@ -24,10 +25,8 @@ export interface HookTimings {
 }
 
 function secretMatches(req: IncomingMessage, expected: string): boolean {
-  const header = req.headers.authorization ?? '';
-  const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
-  const want = Buffer.from(expected);
-  return given.length === want.length && timingSafeEqual(given, want);
+  const given = bearerToken(req.headers.authorization);
+  return given !== null && sameSecret(given, expected);
 }
 
 /** Splits `<len(cwd)>\n<cwd><stdin>`; null if malformed. */

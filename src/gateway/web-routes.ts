@@ -1,10 +1,10 @@
 // The dashboard's static files, served from the built `dist/web` under a strict CSP, and
 // the sign-ins that trade the access token (`?token=` link, or pasted) for an HttpOnly cookie.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { agentPrograms } from '../adapters/agent-programs.js';
+import { digestMatches, secretDigest } from '../runtime/secret-compare.js';
 import type { Reply } from './http-io.js';
 import { errorReply, readJsonBody } from './http-io.js';
 import type { RouteContext, Router } from './router.js';
@@ -85,11 +85,6 @@ async function serveFile(res: ServerResponse, webDir: string, file: string, type
   return send(res, 200, type, body);
 }
 
-/** Compares digests so neither the length nor the content of the token leaks through timing. */
-function sameSecret(presented: string, expected: Buffer): boolean {
-  return timingSafeEqual(createHash('sha256').update(presented, 'utf8').digest(), expected);
-}
-
 /** A sign-in body is `{"token": "<64 hex>"}`; anything much bigger is not one. */
 const SIGN_IN_BODY_LIMIT = 1024;
 
@@ -100,7 +95,7 @@ function tokenCookie(token: string): string {
 
 function signIn(ctx: RouteContext, expected: Buffer, token: string): null {
   const presented = ctx.query.get('token') ?? '';
-  if (!sameSecret(presented, expected)) {
+  if (!digestMatches(presented, expected)) {
     const text = 'That link does not carry this server\u2019s access token. Open the dashboard URL that `gatehouse serve` printed when it started.';
     return send(ctx.res, 401, 'text/html; charset=utf-8', page('Not signed in', text));
   }
@@ -116,7 +111,7 @@ async function signInPosted(ctx: RouteContext, expected: Buffer, token: string):
   const body = await readJsonBody(ctx.req, SIGN_IN_BODY_LIMIT);
   if (!body.ok) return body.reply;
   const presented = typeof body.value === 'object' && body.value !== null ? (body.value as { token?: unknown }).token : undefined;
-  if (typeof presented !== 'string' || !sameSecret(presented, expected)) {
+  if (typeof presented !== 'string' || !digestMatches(presented, expected)) {
     return errorReply(401, 'unauthorized', 'that is not this server\u2019s access token: copy it from the dashboard URL `gatehouse serve` printed (after `?token=`), or open that URL');
   }
   ctx.res.writeHead(204, { 'cache-control': 'no-store', 'set-cookie': tokenCookie(token) });
@@ -132,7 +127,7 @@ async function signInPosted(ctx: RouteContext, expected: Buffer, token: string):
  */
 export function addWebRoutes(router: Router, opts: WebRoutesOptions): Router {
   if (!COOKIE_VALUE_RE.test(opts.accessToken)) throw new Error('addWebRoutes: the access token must be a plain cookie value (e.g. hex or base64url)');
-  const expected = createHash('sha256').update(opts.accessToken, 'utf8').digest();
+  const expected = secretDigest(opts.accessToken);
   router.add({
     method: 'GET',
     path: '/',

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { compileGlob, matchesAny } from '../core/glob.js';
-import { isInside, relativeInside } from '../core/write-gate.js';
+import { isInside, relativeInside } from '../core/path-inside.js';
 import { resolveWriteTarget } from './resolve-path.js';
 import { stateBase } from './state-base.js';
 

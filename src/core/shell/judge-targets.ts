@@ -1,6 +1,6 @@
 // Judges the files a command would change: expands each target as far as the command line tells,
 // then refuses those that can reach the supervisor's files or, when confined, leave the worktree.
-import { isInside } from '../write-gate.js';
+import { isInside } from '../path-inside.js';
 import { isBlockDevice } from './deny-rules.js';
 import { expandWord, fieldText, MAX_FIELDS, type ExpandEnv, type Field } from './expand.js';
 import type { Judgement } from './judgement.js';

@@ -1,10 +1,11 @@
 // The two approval records (a pending request and its one resolution), their ids, and
 // the checks that every record read back from disk must pass before anyone trusts it.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { AlwaysTarget } from '../../core/approvals/always-scope.js';
 import type { Principal } from '../../core/approvals/principal.js';
 import { MAX_REVIEW_CHARS } from '../../core/approvals/summary.js';
 import { fail, ok, type Result } from '../../core/result.js';
+import { sameSecret } from '../secret-compare.js';
 import { checkStoredPrincipal } from './system-principals.js';
 
 /** An approval request a hook process is waiting on. */
@@ -118,10 +119,7 @@ export function newNonce(): string {
 
 /** Whether `given` equals the request's nonce, compared in constant time. */
 export function nonceMatches(given: unknown, expected: string): boolean {
-  if (typeof given !== 'string') return false;
-  const a = Buffer.from(given, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
+  return typeof given === 'string' && sameSecret(given, expected);
 }
 
 /** Cuts `text` to `max` characters, marking the cut. */

@@ -7,7 +7,7 @@ import { userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { folderShapedDirs, type SandboxNetwork, type SandboxSpec } from '../../core/sandbox.js';
 import { fail, ok, type Result } from '../../core/result.js';
-import { isInside } from '../../core/write-gate.js';
+import { isInside } from '../../core/path-inside.js';
 import { writeFileAtomic } from '../fs-atomic.js';
 import { configHome, gitDirs } from '../protected-paths.js';
 import { stateBase } from '../state-base.js';
