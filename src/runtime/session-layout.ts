@@ -8,7 +8,6 @@ export const SESSION_FILES = {
   meta: 'meta.json',
   baseline: 'baseline.json',
   render: 'render.json',
-  stop: 'stop-state.json',
   log: 'gate.log',
 } as const;
 
