@@ -64,7 +64,8 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
       return infraFailure(`cannot load the session policy: ${(err as Error).message}`, req.failClosed);
     }
   }
-  const failClosed = req.failClosed || policy.posture === 'fail-closed';
+  // A sandboxed session fails closed in every posture (docs/sandbox.md): nothing outside the sandbox can fall back.
+  const failClosed = req.failClosed || policy.posture === 'fail-closed' || policy.sandboxed === true;
   try {
     let input: unknown;
     try {

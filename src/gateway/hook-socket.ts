@@ -126,7 +126,9 @@ function serve(conn: Socket, opts: { projectState: string; sessionId: string }, 
     // Not a call for this session: no answer at all, and the client refuses.
     if (call === null) return void conn.destroy();
     const started = process.hrtime.bigint();
-    void runHookGate({ sessionId: opts.sessionId, eventName: call.event, stateDir: opts.projectState, agent: call.agent, failClosed: call.failClosed, policyDigest: call.policyDigest, stdin: call.stdin, cwd: call.cwd }).then((out) => {
+    // Fail-closed whatever the call says: only sandboxed sessions use this endpoint, and the
+    // caller could be any process in the sandbox, not the hook that was rendered.
+    void runHookGate({ sessionId: opts.sessionId, eventName: call.event, stateDir: opts.projectState, agent: call.agent, failClosed: true, policyDigest: call.policyDigest, stdin: call.stdin, cwd: call.cwd }).then((out) => {
       samplesUs.push(Number(process.hrtime.bigint() - started) / 1000);
       if (samplesUs.length > 1000) samplesUs.splice(0, samplesUs.length - 1000);
       conn.end(socketReply(out));

@@ -78,6 +78,14 @@ describe.skipIf(!hasPerl)('the sandboxed hook transport', () => {
     expect(s.samplesUs.length).toBe(3);
   });
 
+  it('fails closed on an infrastructure failure, whatever fail-closed flag the caller sends', async () => {
+    const s = await open();
+    // Any process in the sandbox can call the socket and claim fail-open (`0`, as `client` sends).
+    const r = await client(s.dir, 'PreToolUse', 'this is not JSON');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('fail-closed');
+  });
+
   it('carries a large hook input whole', async () => {
     const s = await open();
     const big = write('src/big.ts', 'y'.repeat(3 * 1024 * 1024));
