@@ -4,6 +4,7 @@ import type { PostToolEvent, PreToolEvent } from '../core/event.js';
 import type { Policy } from '../core/policy.js';
 import { toolCallRecord, pushRecent, type RobustnessProfile } from '../core/turn/context.js';
 import { observeCall } from '../core/turn/mutation-nudge.js';
+import { AWAITED_TASK_CALL_KEY, isTaskTool } from '../core/turn/task-tools.js';
 import { checkFailureCount, checkMaxToolCalls, checkToolRun, extendToolRun } from '../core/turn/tool-loop.js';
 import type { VerifierOutcome } from '../core/verifier-chain.js';
 import { allow, block, type Verdict } from '../core/verdict.js';
@@ -181,7 +182,9 @@ export function decidePreTool(policy: Policy, event: PreToolEvent, sessionDir: s
     else if (watchdog.kind === 'block') verdict = block('tool_loop', watchdog.reason);
     else verdict = write;
     const track = verdict.decision === 'allow' ? observeCall(s.track, rec, made - 1) : s.track;
-    return { state: { ...s, tool_calls_made: made, run, recent: pushRecent(s.recent, rec), track }, result: verdict };
+    // The Stop waits for this call's result to reach the transcript before it reads the task list.
+    const kv = verdict.decision === 'allow' && event.callId !== undefined && isTaskTool(event.tool) ? { ...s.kv, [AWAITED_TASK_CALL_KEY]: event.callId } : s.kv;
+    return { state: { ...s, tool_calls_made: made, run, recent: pushRecent(s.recent, rec), track, kv }, result: verdict };
   });
 }
 

@@ -18,7 +18,8 @@ import type { Baseline } from '../runtime/scope-baseline.js';
 /** For the PreToolUse way back, which loads this module lazily rather than the scope code on its own. */
 export { differsFromBaseline } from '../runtime/scope-baseline.js';
 import { loadSessionBaseline } from '../runtime/session-files.js';
-import { readTranscriptTodos } from '../runtime/transcript.js';
+import { settledTranscriptTodos } from '../runtime/transcript.js';
+import { AWAITED_TASK_CALL_KEY } from '../core/turn/task-tools.js';
 import { emptyTurnState, kvStore, readTurnState, type TurnState } from '../runtime/turn-state.js';
 import { profileOf } from './pre-tool.js';
 import { sandboxWrap } from '../core/sandbox.js';
@@ -66,7 +67,13 @@ function buildStopChain(policy: Policy, input: StopInput, work: TurnState): Retu
   const cwd = policy.worktree;
   const parts: VerifierParts<StopChainContext> = {
     tool_loop: toolLoopVerifier,
-    execution_list: executionListVerifier(() => readTranscriptTodos(input.transcriptPath)),
+    execution_list: executionListVerifier(async () => {
+      const awaited = store.get<string | null>(AWAITED_TASK_CALL_KEY) ?? null;
+      const read = await settledTranscriptTodos(input.transcriptPath, awaited);
+      // A call that never reached this transcript (a subagent's) is not waited for again.
+      if (!read.settled && awaited !== null) store.set(AWAITED_TASK_CALL_KEY, null);
+      return read.items;
+    }),
     evidence_producers: producersVerifier,
     scope_check: scopeVerifier,
     // A producer the gate ran just now is an execution after the last mutation.

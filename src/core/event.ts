@@ -17,6 +17,8 @@ export interface PreToolEvent {
   /** The tool's arguments as the agent sent them (hashed by the tool-loop watchdog, never stored). */
   input: unknown;
   cwd: string;
+  /** The agent's own id of this call (Claude Code's `tool_use_id`), when it sends one. */
+  callId?: string;
 }
 
 /** A tool call has finished. */

@@ -84,9 +84,13 @@ export function readTail(path: string, max: number): Buffer | null {
   }
 }
 
-/** The agent's current task list from its transcript; null when there is none or the file cannot be read. */
-export function readTranscriptTodos(path: string | null): ExecItem[] | null {
-  if (!path) return null;
+/** The task-tool calls in a transcript's tail and the results found for them so far. */
+interface TaskCalls {
+  calls: TaskToolCall[];
+  outcomes: Map<string, ToolOutcome>;
+}
+
+function readTaskCalls(path: string): TaskCalls | null {
   const bytes = readTail(path, MAX_TRANSCRIPT_BYTES);
   if (bytes === null) return null;
   const calls: TaskToolCall[] = [];
@@ -101,5 +105,48 @@ export function readTranscriptTodos(path: string | null): ExecItem[] | null {
       if (outcome) outcomes.set(call.id, outcome);
     }
   }
-  return taskListFromCalls(calls, outcomes);
+  return { calls, outcomes };
+}
+
+/** The agent's current task list from its transcript; null when there is none or the file cannot be read. */
+export function readTranscriptTodos(path: string | null): ExecItem[] | null {
+  if (!path) return null;
+  const read = readTaskCalls(path);
+  return read === null ? null : taskListFromCalls(read.calls, read.outcomes);
+}
+
+/**
+ * How long a Stop waits for the transcript to catch up. Claude Code writes it behind its hooks,
+ * in batches: at a Stop the turn's last task-tool call, or its result, may not be in the file
+ * yet (observed with 2.1.328: the TodoWrite line written, its result not). A real lag is tens
+ * of milliseconds; past this the list is judged as it stands.
+ */
+export const TRANSCRIPT_SETTLE_MS = 1500;
+/** How often a transcript that is behind is read again. */
+const SETTLE_POLL_MS = 20;
+
+/** A task list read once the transcript holds what the gate saw; `settled` false when it never did. */
+export interface SettledTodos {
+  items: ExecItem[] | null;
+  settled: boolean;
+}
+
+/**
+ * The agent's task list once the transcript has caught up with the turn: every task-tool call
+ * in it has its result, and so has `awaitedCallId`, the last task-tool call the gate allowed
+ * (its tool_use id), which may not be in the file at all yet. At a Stop every call of the turn
+ * has been answered, so a missing result only means the file is behind; read too early, the
+ * newest call looks unanswered and the list goes unjudged.
+ * @example await settledTranscriptTodos(event.transcriptPath, 'toolu_01…')
+ */
+export async function settledTranscriptTodos(path: string | null, awaitedCallId: string | null, budgetMs = TRANSCRIPT_SETTLE_MS): Promise<SettledTodos> {
+  if (!path) return { items: null, settled: true };
+  const deadline = Date.now() + budgetMs;
+  for (;;) {
+    const read = readTaskCalls(path);
+    if (read === null) return { items: null, settled: true };
+    const settled = read.calls.every((c) => read.outcomes.has(c.id)) && (awaitedCallId === null || read.outcomes.has(awaitedCallId));
+    if (settled || Date.now() >= deadline) return { items: taskListFromCalls(read.calls, read.outcomes), settled };
+    await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+  }
 }

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -120,6 +121,25 @@ describe('Stop-side verifiers in the Stop hook', () => {
     expect(hook(args(id, 'Stop'), stop({ transcript_path: transcript })).status).toBe(2);
     writeFileSync(transcript, todo([{ content: 'write tests', status: 'completed', activeForm: 'x' }]), { flag: 'a' });
     expect(hook(args(id, 'Stop'), stop({ transcript_path: transcript })).status).toBe(0);
+  });
+
+  it('waits at the Stop for the transcript to catch up with the last TodoWrite the gate allowed', async () => {
+    const id = await start();
+    const transcript = join(root, '..', 'lagging.jsonl');
+    const todos = [{ content: 'write tests', status: 'in_progress', activeForm: 'x' }];
+    expect(hook(args(id, 'PreToolUse'), { hook_event_name: 'PreToolUse', cwd: root, tool_name: 'TodoWrite', tool_use_id: 'toolu_lag', tool_input: { todos } }).status).toBe(0);
+    // Claude Code fires the Stop before its batched writer has put the call and its result in the file.
+    writeFileSync(transcript, `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'parser work' } })}\n`);
+    const call = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_lag', name: 'TodoWrite', input: { todos } }] } });
+    const result = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ tool_use_id: 'toolu_lag', type: 'tool_result', content: 'Todos have been modified successfully.' }] } });
+    const child = spawn(process.execPath, [HOOK, ...args(id, 'Stop')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.stdin.end(JSON.stringify(stop({ transcript_path: transcript })));
+    setTimeout(() => writeFileSync(transcript, `${call}\n${result}\n`, { flag: 'a' }), 300);
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(code).toBe(2);
+    expect(stderr).toContain('write tests (in progress)');
   });
 
   it('lets the stop through when the only TodoWrite was refused by Claude Code', async () => {

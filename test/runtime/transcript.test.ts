@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { todosFromTranscript } from '../../src/core/turn/execution-list.js';
-import { readTail, readTranscriptTodos } from '../../src/runtime/transcript.js';
+import { appendFileSync } from 'node:fs';
+import { readTail, readTranscriptTodos, settledTranscriptTodos } from '../../src/runtime/transcript.js';
 import { claudeFixture } from '../core/turn/fixtures/claude-code.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gh-transcript-'));
@@ -143,5 +144,47 @@ describe('readTail: the transcript path is the agent\'s to choose', () => {
     writeFileSync(file, 'abcdefghij');
     expect(readTail(file, 4)?.toString()).toBe('ghij');
     expect(readTail(file, 100)?.toString()).toBe('abcdefghij');
+  });
+});
+
+describe('settledTranscriptTodos: Claude Code writes the transcript behind its hooks', () => {
+  /** Appends `text` to `file` after `ms`, as Claude Code's batched writer does. */
+  const appendLater = (file: string, text: string, ms: number): Promise<void> => new Promise((r) => setTimeout(() => r(appendFileSync(file, text)), ms));
+
+  it('waits for the result of a call already in the file, then judges the list', async () => {
+    const [call, id] = todoCall(['write the parser', 'in_progress']);
+    const file = join(dir, 'lagging-result.jsonl');
+    writeFileSync(file, `${call}\n`);
+    const [read] = await Promise.all([settledTranscriptTodos(file, null), appendLater(file, `${answer(id)}\n`, 80)]);
+    expect(read).toEqual({ items: [{ text: 'write the parser', status: 'in_progress' }], settled: true });
+  });
+
+  it('waits for the call the gate allowed last even when the file does not name it yet', async () => {
+    const file = join(dir, 'lagging-call.jsonl');
+    writeFileSync(file, `${todoWrite(['old', 'completed'])}\n`);
+    const [call, id] = todoCall(['new', 'pending']);
+    const [read] = await Promise.all([settledTranscriptTodos(file, id), appendLater(file, `${call}\n${answer(id)}\n`, 80)]);
+    expect(read).toEqual({ items: [{ text: 'new', status: 'pending' }], settled: true });
+  });
+
+  it('reads at once when the file has caught up', async () => {
+    const [call, id] = todoCall(['a', 'pending']);
+    const file = join(dir, 'caught-up.jsonl');
+    writeFileSync(file, `${call}\n${answer(id)}\n`);
+    // A budget of zero still reads once: a caught-up file needs no second look.
+    expect(await settledTranscriptTodos(file, id, 0)).toEqual({ items: [{ text: 'a', status: 'pending' }], settled: true });
+  });
+
+  it('gives up after its budget and says so, judging nothing on an unanswered newest call', async () => {
+    const file = join(dir, 'never-answered.jsonl');
+    writeFileSync(file, `${todoCall(['a', 'pending'])[0]}\n`);
+    expect(await settledTranscriptTodos(file, null, 60)).toEqual({ items: null, settled: false });
+    writeFileSync(file, `${todoWrite(['a', 'pending'])}\n`);
+    expect(await settledTranscriptTodos(file, 'toolu_elsewhere', 60)).toEqual({ items: [{ text: 'a', status: 'pending' }], settled: false });
+  });
+
+  it('has nothing to wait for without a path or a readable file', async () => {
+    expect(await settledTranscriptTodos(null, 'toolu_x')).toEqual({ items: null, settled: true });
+    expect(await settledTranscriptTodos(join(dir, 'missing.jsonl'), 'toolu_x')).toEqual({ items: null, settled: true });
   });
 });

@@ -8,6 +8,9 @@ import { isRecord } from '../../core/is-record.js';
 /** The Claude-shaped end-of-turn events: a failure there blocks the stop. */
 export const CLAUDE_SHAPED_STOP_EVENTS: readonly string[] = ['Stop', 'SubagentStop'];
 
+/** A tool_use id is short (`toolu_` and a few dozen characters); a longer one is not kept. */
+const MAX_CALL_ID_CHARS = 256;
+
 /** One agent tool as the gates see it: its kind, and for a write tool the input key of its path. */
 export interface ToolEntry {
   kind: ToolKind;
@@ -49,7 +52,8 @@ export function parseClaudeShapedEvent(tools: ToolTable, eventName: string, inpu
       if (typeof p !== 'string') return fail(`${tool} input has no ${entry.pathKey}`);
       targets.push(p);
     }
-    return ok({ kind: 'pre_tool', tool, toolKind: entry?.kind ?? 'other', targets, input: toolInput, cwd });
+    const callId = typeof input.tool_use_id === 'string' && input.tool_use_id.length > 0 && input.tool_use_id.length <= MAX_CALL_ID_CHARS ? input.tool_use_id : undefined;
+    return ok({ kind: 'pre_tool', tool, toolKind: entry?.kind ?? 'other', targets, input: toolInput, cwd, ...(callId !== undefined ? { callId } : {}) });
   }
   if (eventName === 'PostToolUse') {
     const tool = typeof input.tool_name === 'string' ? input.tool_name : 'unknown';

@@ -6,7 +6,7 @@ export { clampProfile, DEFAULT_PROFILE, hashArgs, memoryStateStore, pushRecent, 
 export type { RobustnessProfile, ToolCallFlags, ToolCallRecord, TurnStateStore, TurnVerifyContext, VerifierOptions } from './context.js';
 export { checkExecutionList, executionListVerifier, parseScratchpad, todosFromTranscript } from './execution-list.js';
 export type { ExecItem, Scratchpad } from './execution-list.js';
-export { TASK_TOOL_NAMES, taskFactsOfLine, taskListFromCalls, taskListFromLines } from './task-tools.js';
+export { AWAITED_TASK_CALL_KEY, isTaskTool, TASK_TOOL_NAMES, taskFactsOfLine, taskListFromCalls, taskListFromLines } from './task-tools.js';
 export type { TaskLineFacts, TaskToolCall, TaskToolName, ToolOutcome } from './task-tools.js';
 export { checkGateCommand } from './goal-gate-command.js';
 export type { GateCommandCheck } from './goal-gate-command.js';

@@ -11,6 +11,15 @@ import type { ExecItem } from './execution-list.js';
 export const TASK_TOOL_NAMES = ['TodoWrite', 'TaskCreate', 'TaskUpdate'] as const;
 export type TaskToolName = (typeof TASK_TOOL_NAMES)[number];
 
+/**
+ * The turn-state key holding the tool_use id of the last task-tool call the gate allowed: a Stop
+ * waits until the transcript has that call's result (Claude Code writes the file behind its hooks).
+ */
+export const AWAITED_TASK_CALL_KEY = 'execution_list.awaited_call';
+
+/** Whether `tool` is one of Claude Code's task tools. */
+export const isTaskTool = (tool: string): boolean => (TASK_TOOL_NAMES as readonly string[]).includes(tool);
+
 /** One call of a task tool, as the main agent's assistant line holds it. */
 export interface TaskToolCall {
   /** The tool_use id its result names. */
