@@ -10,6 +10,15 @@ import type { SandboxConfig } from '../runtime/config.js';
 import type { AgentAdapter, HookOutput } from './adapter.js';
 import type { Verdict } from '../core/verdict.js';
 import { SOCKET_CLIENT_FILE, type SocketTransport } from './hook-transport.js';
+import { sessionDir } from '../runtime/state-dir.js';
+
+/** The folder of a session's state where git control files the agent made are moved. */
+export const QUARANTINE_DIR = 'quarantine';
+
+/** The line that tells a person a git control file the agent made was moved aside. */
+export function quarantineNote([from, to]: [string, string]): string {
+  return `moved ${from}, which the agent made in the sandbox, to ${to}: git would have read its settings and hooks from where it points`;
+}
 
 /** What `gatehouse run` and the dashboard offer `startSession`: they can start the agent inside a sandbox. */
 export interface SandboxOffer {
@@ -27,8 +36,12 @@ export interface SessionSandbox {
   transport: SocketTransport;
   /** Environment variables the agent must not inherit (the secrets of the config's scoped tokens). */
   dropEnv: string[];
-  /** Stops the hook endpoint and takes away the stand-in settings files; call once the agent and the end-of-session check are done. */
-  close(): Promise<void>;
+  /**
+   * Stops the hook endpoint, takes away the stand-in settings files and moves a git control file
+   * the agent made into the session's quarantine folder; call once the agent and the
+   * end-of-session check are done. Returns the files moved, `[from, to]`.
+   */
+  close(): Promise<[from: string, to: string][]>;
 }
 
 /** Everything the sandbox is made from. */
@@ -80,8 +93,10 @@ export async function prepareSessionSandbox(inp: SessionSandboxInput): Promise<R
     hookBundle: inp.hookBundle,
     agentData: inp.adapter?.dataPaths() ?? { dirs: [], files: [] },
     agentSettings: inp.adapter?.settingsFiles(inp.worktree) ?? [],
+    agentConfigDirs: (inp.adapter?.renderTargets(inp.worktree) ?? []).map((f) => dirname(f)),
     hide: inp.hide,
     env: inp.env,
+    quarantineDir: join(sessionDir(inp.projectState, inp.sessionId), QUARANTINE_DIR),
   });
   if (!plan.ok) {
     await socket.close();
@@ -93,7 +108,7 @@ export async function prepareSessionSandbox(inp: SessionSandboxInput): Promise<R
     dropEnv: inp.tokenEnv,
     close: async () => {
       await socket.close();
-      plan.value.cleanup();
+      return plan.value.cleanup();
     },
   });
 }

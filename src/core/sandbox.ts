@@ -26,6 +26,11 @@ export interface SandboxSpec {
   hidden_dirs: string[];
   /** Files that read as empty (`/dev/null` in their place). */
   hidden_files: string[];
+  /**
+   * Symbolic links made again inside a hidden folder, as `[target, path]`: a hidden `/run` keeps
+   * its links (`/run/shm`, NixOS's `/run/current-system`). Absent in policies written before.
+   */
+  symlinks?: [target: string, path: string][];
   /** Host folder holding the supervisor's socket and refusal files, shown read-only at {@link SANDBOX_SOCKET_DIR}; null for checks. */
   socket_dir: string | null;
   /** Start the sandbox in a new terminal session (setsid), so it cannot push keystrokes into the terminal (TIOCSTI). */
@@ -76,7 +81,7 @@ const strictlyInside = (root: string, p: string): boolean => p.startsWith(root.e
  */
 function anchors(spec: SandboxSpec): string[] {
   const out = new Set<string>();
-  for (const r of [...spec.read_only, ...spec.hidden_dirs, ...spec.hidden_files]) {
+  for (const r of [...spec.read_only, ...spec.hidden_dirs, ...spec.hidden_files, ...(spec.symlinks ?? []).map(([, p]) => p)]) {
     for (let a = parentOf(r); spec.writable.some((w) => strictlyInside(w, a)); a = parentOf(a)) out.add(a);
   }
   return [...out].filter((a) => !spec.writable.includes(a));
@@ -97,16 +102,22 @@ export function bwrapArgs(spec: SandboxSpec, cwd: string, opts: BwrapOptions = {
   head.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   // A TMPDIR set outside is another folder the sandbox may not write: the private /tmp is the temp folder inside.
   head.push('--setenv', 'TMPDIR', '/tmp');
+  // A hidden folder that something is shown in again (a hidden /run keeping its links) is made
+  // read-only only after those mounts: bwrap makes their mount points in it.
+  const shownAgain = [...spec.read_only, ...spec.writable, ...(spec.symlinks ?? []).map(([, p]) => p)];
+  const deferred = spec.hidden_dirs.filter((d) => shownAgain.some((p) => strictlyInside(d, p)));
   const mounts: Mount[] = [
     // `-try`: a path gone since the plan (a stand-in settings file removed at the end) is left out, not fatal.
     ...spec.writable.map((p) => ({ path: p, rank: 0, args: ['--bind-try', p, p] })),
     ...anchors(spec).map((p) => ({ path: p, rank: 0, args: ['--bind-try', p, p] })),
     ...spec.read_only.map((p) => ({ path: p, rank: 1, args: ['--ro-bind-try', p, p] })),
-    ...spec.hidden_dirs.map((p) => ({ path: p, rank: 2, args: ['--tmpfs', p, '--remount-ro', p] })),
+    ...spec.hidden_dirs.map((p) => ({ path: p, rank: 2, args: deferred.includes(p) ? ['--tmpfs', p] : ['--tmpfs', p, '--remount-ro', p] })),
     ...spec.hidden_files.map((p) => ({ path: p, rank: 2, args: ['--ro-bind', '/dev/null', p] })),
+    ...(spec.symlinks ?? []).map(([target, p]) => ({ path: p, rank: 3, args: ['--symlink', target, p] })),
   ];
   mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.rank - b.rank);
   const tail: string[] = [];
+  for (const d of deferred) tail.push('--remount-ro', d);
   // The socket folder sits in /dev, which is then made read-only: the agent can neither
   // replace the socket nor the folder above it. /dev/shm stays a writable tmpfs of its own.
   if (spec.socket_dir !== null) tail.push('--ro-bind', spec.socket_dir, SANDBOX_SOCKET_DIR);

@@ -5,7 +5,7 @@ import { agentMismatch } from '../adapters/agent-programs.js';
 import { NO_AGENT } from '../adapters/registry.js';
 import { startSession } from '../adapters/session-lifecycle.js';
 import { checkSession, endSession, recordNeverRan } from '../adapters/session-end.js';
-import type { SandboxOffer } from '../adapters/session-sandbox.js';
+import { quarantineNote, type SandboxOffer } from '../adapters/session-sandbox.js';
 import { splitCommand } from '../core/argv.js';
 import { sandboxedArgv } from '../core/sandbox.js';
 import { programProblem } from '../runtime/find-on-path.js';
@@ -66,7 +66,12 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
     const id = policy.session_id;
     // Once the agent and its end-of-session check are done: the hook socket and stand-in files go.
     const closeSandbox = (): void => {
-      sandbox?.close().catch((err: unknown) => opts.log?.(`session ${id}: could not close its sandbox: ${String(err)}`));
+      sandbox
+        ?.close()
+        .then((moved) => {
+          for (const m of moved) opts.log?.(`session ${id}: ${quarantineNote(m)}`);
+        })
+        .catch((err: unknown) => opts.log?.(`session ${id}: could not close its sandbox: ${String(err)}`));
     };
     const onExit = (info: ExitInfo): void => {
       const ended = endSession(store, info.exit_code, trusted);

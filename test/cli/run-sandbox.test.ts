@@ -145,6 +145,17 @@ describe.skipIf(!canSandbox)('gatehouse run --sandbox', () => {
     expect(shown.stdout).toMatch(/sandbox: {2}bubblewrap [\d.]+, network host, writable .*\/src/);
   });
 
+  it('fails a session whose agent planted .git/commondir, and moves the file into the session folder so that git cannot follow it', () => {
+    const r = run(['--sandbox', '--agent', 'none', ...at(), '--allow', 'src/**', '--', 'sh', '-c', 'mkdir -p src/evil/hooks && echo ../src/evil > .git/commondir']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('.git/commondir');
+    expect(r.stderr).toMatch(/moved .*\.git\/commondir, which the agent made in the sandbox, to .*quarantine\/commondir/);
+    expect(existsSync(join(root, '.git', 'commondir'))).toBe(false);
+    const [id] = sessions();
+    expect(readFileSync(join(state, 'sessions', id!, 'quarantine', 'commondir'), 'utf8')).toBe('../src/evil\n');
+    expect(spawnSync('git', ['status'], { cwd: root }).status).toBe(0);
+  });
+
   it('a command that is not there is NOT RUN, as without the sandbox', () => {
     const r = run(['--sandbox', '--agent', 'none', ...at(), '--', 'no-such-agent-xyz']);
     expect(r.status).toBe(127);

@@ -49,4 +49,15 @@ describe('bwrapArgs', () => {
       ['--ro-bind-try', '/opt/tool/dist'],
     ]);
   });
+
+  it('shows links and files again inside a hidden folder, and makes that folder read-only only after them', () => {
+    const args = bwrapArgs(spec({ hidden_dirs: ['/run', '/home/u/.state'], read_only: ['/run/resolve/resolv.conf'], symlinks: [['/dev/shm', '/run/shm']] }), '/w');
+    const at = (...seq: string[]): number => args.findIndex((_, i) => seq.every((x, j) => args[i + j] === x));
+    expect(at('--tmpfs', '/run')).toBeGreaterThan(-1);
+    expect(at('--tmpfs', '/run', '--remount-ro', '/run')).toBe(-1);
+    expect(at('--tmpfs', '/home/u/.state', '--remount-ro', '/home/u/.state')).toBeGreaterThan(-1);
+    expect(at('--ro-bind-try', '/run/resolve/resolv.conf')).toBeGreaterThan(at('--tmpfs', '/run'));
+    expect(at('--symlink', '/dev/shm', '/run/shm')).toBeGreaterThan(at('--tmpfs', '/run'));
+    expect(at('--remount-ro', '/run')).toBeGreaterThan(Math.max(at('--ro-bind-try', '/run/resolve/resolv.conf'), at('--symlink', '/dev/shm', '/run/shm')));
+  });
 });

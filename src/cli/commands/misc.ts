@@ -39,12 +39,14 @@ export const NO_SANDBOX_NOTE = [
 /** What `gatehouse run --sandbox` adds, and what it still does not cover (docs/sandbox.md). */
 export const SANDBOX_NOTE = [
   '`gatehouse run --sandbox` (Linux, bubblewrap) runs the agent, its tools, its hooks and the',
-  "required checks in a sandbox: Gatehouse's state, keys and tokens are not visible; only the",
-  'worktree (or the folders of a folder-shaped allowlist), a private /tmp and the agent\'s own data',
-  'folders are writable; agent settings files and .git/config, hooks and info stay read-only; hooks',
-  'reach `gatehouse run` through a socket and refuse when it is gone. Not covered: kernel exploits,',
-  'the network with `--network host` (the default: agents need their model API), and secrets the',
-  'worktree or the readable file system already holds (~/.ssh is readable unless sandbox.hide names it).',
+  "required checks in a sandbox: Gatehouse's state, keys and tokens are not visible, nor are /run",
+  "and the other folders where this machine's services listen; only the worktree (or the folders",
+  "of a folder-shaped allowlist), a private /tmp and the agent's own data folders are writable;",
+  'agent settings and .git/config, hooks and info stay read-only; hooks reach `gatehouse run`',
+  'through a socket and refuse when it is gone. Not covered: kernel exploits, the network with',
+  '`--network host` (the default: agents need their model API; abstract sockets such as an X11',
+  'display included), files the agent makes directly in .git (a commondir is moved aside at the',
+  'end), and secrets the readable file system holds (~/.ssh unless sandbox.hide names it).',
 ].join('\n');
 
 /** `gatehouse agents`. */

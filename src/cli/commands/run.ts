@@ -12,7 +12,7 @@ import { agentMismatch } from '../../adapters/agent-programs.js';
 import { gatesNothing, parseAgentName } from '../../adapters/registry.js';
 import { formatCapabilities, inSessionGates, startFromFlags, withStartFlags, type StartFlags } from './session.js';
 import type { StartedSession } from '../../adapters/session-lifecycle.js';
-import type { SandboxOffer } from '../../adapters/session-sandbox.js';
+import { quarantineNote, type SandboxOffer } from '../../adapters/session-sandbox.js';
 import { SANDBOX_NETWORKS, sandboxRecord, type SandboxNetwork, type SandboxRecord, type SandboxSpec } from '../../core/sandbox.js';
 import { startHookSocket } from '../../gateway/hook-socket.js';
 import { programProblem } from '../../runtime/find-on-path.js';
@@ -141,7 +141,7 @@ async function runSession(command: string[], flags: StartFlags, relay: SignalRel
   try {
     await runStarted(s, command, flags, relay);
   } finally {
-    await s.sandbox?.close();
+    for (const moved of (await s.sandbox?.close()) ?? []) process.stderr.write(`gatehouse: ${quarantineNote(moved)}\n`);
   }
 }
 

@@ -13,6 +13,8 @@ import { configHome, gitDirs } from '../protected-paths.js';
 import { stateBase } from '../state-base.js';
 import { indexedProjectStates } from '../session-index.js';
 import type { SandboxTools } from './probe.js';
+import { hostServices } from './host-services.js';
+import { gitControlDirs, type GitControlPlan } from './git-control.js';
 
 /** What an agent writes outside the worktree, absolute (each adapter declares its own). */
 export interface AgentDataPaths {
@@ -35,16 +37,28 @@ export interface SandboxPlanInput {
   /** The agent's data folders and files under HOME (writable), and every settings file that could switch its hooks off. */
   agentData: AgentDataPaths;
   agentSettings: readonly string[];
+  /**
+   * The worktree folders that hold only the agent's settings (the folder of each file the session
+   * renders its hooks into: `.claude/`, `.codex/`, `.github/hooks/`): read-only as a whole in a
+   * writable worktree, so a settings file missing from one (`.claude/settings.json`) cannot be made.
+   */
+  agentConfigDirs?: readonly string[];
   /** The config's `sandbox.hide`: `~/…`, absolute, or relative to the worktree. */
   hide?: readonly string[];
   env: NodeJS.ProcessEnv;
+  /** Where a git control file the agent made, which the sandbox cannot keep from being made, is moved after the session. */
+  quarantineDir: string;
 }
 
 /** A planned sandbox and the undo for what planning created. */
 export interface SandboxPlan {
   spec: SandboxSpec;
-  /** Removes the stand-in settings files made for the sandbox (only those still as made). */
-  cleanup(): void;
+  /**
+   * Removes the stand-in settings files and empty control folders made for the sandbox (only
+   * those still as made), and moves a git control file the agent made into the quarantine
+   * folder; returns those moved, `[from, to]`.
+   */
+  cleanup(): [from: string, to: string][];
 }
 
 /** Browser profile folders under HOME: a signed-in dashboard leaves its access token there as a cookie. */
@@ -88,7 +102,8 @@ const within = (roots: readonly string[], p: string): boolean => roots.some((r) 
  */
 export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
   const made: string[] = [];
-  const cleanup = (): void => {
+  let git: GitControlPlan | null = null;
+  const cleanup = (): [string, string][] => {
     for (const f of made) {
       try {
         if (readFileSync(f, 'utf8') === standIn(f)) rmSync(f);
@@ -96,9 +111,11 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
         // Already gone or replaced: leave it.
       }
     }
+    return git?.undo(inp.quarantineDir) ?? [];
   };
   try {
     const writable: string[] = [];
+    const repo = gitDirs(inp.worktree);
     const folders = folderShapedDirs(inp.allow);
     if (folders === null) {
       writable.push(inp.worktree);
@@ -109,9 +126,10 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
         writable.push(dir);
       }
       // Commits still work: the git folders are writable, their control files are not (below).
-      const git = gitDirs(inp.worktree);
-      if (git !== null) writable.push(...new Set([realDir(git.gitDir), realDir(git.commonDir)]));
+      if (repo !== null) writable.push(...new Set([realDir(repo.gitDir), realDir(repo.commonDir)]));
     }
+    // The git control folders the repository lacks are made now, so that they too can be read-only.
+    git = gitControlDirs(repo, writable);
     const dataDirs = inp.agentData.dirs.map(realDir);
     const dataFiles = inp.agentData.files.filter((f) => existsSync(f) && statSync(f).isFile()).map((f) => realpathSync.native(f));
     writable.push(...dataDirs, ...dataFiles);
@@ -124,11 +142,20 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
     const home = inp.env.HOME || userInfo().homedir;
     const browsers = BROWSER_PROFILES.map((p) => join(home, p));
     const asked = (inp.hide ?? []).map((p) => (p.startsWith('~/') ? join(home, p.slice(2)) : resolve(inp.worktree, p)));
-    const hiddenRoots = [inp.projectState, base, join(userInfo().homedir, '.local', 'state', 'gatehouse'), ...indexedProjectStates(base), join(configHome(inp.env), 'gatehouse'), ...browsers, ...asked]
+    const services = hostServices(inp.env, home);
+    const hiddenRoots = [inp.projectState, base, join(userInfo().homedir, '.local', 'state', 'gatehouse'), ...indexedProjectStates(base), join(configHome(inp.env), 'gatehouse'), ...browsers, ...asked, ...services.hiddenDirs]
       .map(realIfExists)
       .filter((p): p is string => p !== null);
     // The rest of the worktree stays visible, read-only (also where it lies under the private /tmp).
-    const read_only = new Set<string>(folders === null ? [] : [inp.worktree]);
+    const read_only = new Set<string>([...(folders === null ? [] : [inp.worktree]), ...git.readOnly, ...services.readOnly]);
+    // With a folder-shaped allowlist the rest of the worktree is read-only already, and an
+    // allowlisted agent folder is the user's explicit choice: its settings files alone stay read-only.
+    if (folders === null) {
+      for (const dir of inp.agentConfigDirs ?? []) {
+        const planned = realOnceMade(dir);
+        if (planned !== null && planned !== inp.worktree && isInside(inp.worktree, planned) && !within(hiddenRoots, planned)) read_only.add(planned);
+      }
+    }
     for (const p of [...inp.protect, ...inp.agentSettings]) {
       const real = realIfExists(p);
       if (real !== null) {
@@ -169,6 +196,7 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
       read_only: [...read_only],
       hidden_dirs,
       hidden_files,
+      symlinks: services.symlinks,
       socket_dir: inp.socketDir,
       // Always: without a session of its own the agent could push keystrokes into the terminal
       // (TIOCSTI), and `gatehouse run` starts bwrap in a process group of its own, which only a

