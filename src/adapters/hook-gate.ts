@@ -9,7 +9,9 @@ import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';
 import { updateTurnState, type TurnState } from '../runtime/turn-state.js';
 import { readVerifiedJson } from '../runtime/session-files.js';
 import type { ChainResult } from '../core/verifier-chain.js';
+import { checkHookInput, MAX_INPUT_BYTES } from '../core/hook-input.js';
 import type { HookOutput } from './adapter.js';
+import type { GateEvent } from '../core/event.js';
 import { claudeOutput } from './claude/output.js';
 import { hookAdapter } from './hook-adapters.js';
 import { decideToolUse, recordPostTool } from './pre-tool.js';
@@ -31,13 +33,18 @@ export interface HookRequest {
    */
   policyDigest: string | null;
   stdin: string;
+  /** Set when the input was larger than {@link MAX_INPUT_BYTES} and not read: refused. */
+  stdinTooLarge?: boolean;
   cwd: string;
 }
 
 const ALLOW_SILENTLY: HookOutput = { exitCode: 0, stdout: '', stderr: '' };
 
 
-/** Decides one hook call. Never throws: an internal failure follows the posture. */
+/**
+ * Decides one hook call. Input the agent controls that is not a well-formed event is refused; a
+ * failure while judging a call refuses it; a failure of Gatehouse's own files follows the posture.
+ */
 export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   // An unsafe id could point anywhere: touch nothing at all.
   if (!isSafeSessionId(req.sessionId) || !isAbsolute(req.stateDir)) return ALLOW_SILENTLY;
@@ -66,40 +73,76 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   }
   // A sandboxed session fails closed in every posture (docs/sandbox.md): nothing outside the sandbox can fall back.
   const failClosed = req.failClosed || policy.posture === 'fail-closed' || policy.sandboxed === true;
+  const kind = isStopEvent(req.agent, req.eventName) ? 'stop' : 'pre_tool';
+  // The input is the agent's: what cannot be read as a well-formed event is refused, never an infrastructure failure.
+  const refuseInput = (what: string): HookOutput => {
+    appendSessionLog(logFile, { kind: 'malformed_input', event: req.eventName, error: what });
+    return output(kind, block('input.malformed', `Gatehouse refused this: the hook input ${what}. Nothing was checked, so nothing runs; send the call again as plain, well-formed text.`));
+  };
+  // Anything that breaks while the call is judged (a helper on input it did not expect) refuses
+  // it, never toward allow; only Gatehouse's own files and processes follow the posture.
+  const broke = (err: unknown, at: 'pre_tool' | 'stop'): HookOutput => {
+    if (isSystemError(err)) return infraFailure(`internal error: ${describe(err)}`, failClosed);
+    appendSessionLog(logFile, { kind: 'gate_error', event: req.eventName, error: describe(err) });
+    return output(at, block('gate.error', `Gatehouse could not judge this call (${err instanceof Error ? err.message : String(err)}), so it is refused. Try another way; if every call fails, stop and tell the operator.`));
+  };
+  if (req.stdinTooLarge === true) return refuseInput(`is larger than ${MAX_INPUT_BYTES} bytes, more than Gatehouse reads`);
+  let input: unknown;
   try {
-    let input: unknown;
-    try {
-      input = JSON.parse(req.stdin);
-    } catch {
-      return infraFailure('the hook input is not valid JSON', failClosed);
-    }
-    const parsed = adapter.parseEvent(req.eventName, input, req.cwd);
-    if (!parsed.ok) return infraFailure(parsed.reason, failClosed);
-    const event = parsed.value;
-    let verdict: Verdict;
-    if (event.kind === 'pre_tool') {
-      verdict = await decideToolUse(policy, event, dir);
-      // The recorder (audit log, evidence, keys) is loaded only when there is something to seal.
-      if (verdict.decision !== 'allow' || policy.record_allows) {
-        const { recordGateDecision, digestOf } = await import('../runtime/recorder.js');
-        recordGateDecision(policy, event, verdict, digestOf(req.stdin));
-      }
-    } else if (event.kind === 'post_tool') {
-      verdict = recordPostTool(policy, event, dir);
-    } else {
+    input = JSON.parse(req.stdin);
+  } catch {
+    return refuseInput('is not valid JSON');
+  }
+  const wellFormed = checkHookInput(input);
+  if (!wellFormed.ok) return refuseInput(wellFormed.reason);
+  let event: GateEvent;
+  let verdict: Verdict;
+  let stopResult: ChainResult | null = null;
+  try {
+    const parsed = adapter.parseEvent(req.eventName, wellFormed.value, req.cwd);
+    if (!parsed.ok) return refuseInput(`cannot be read as a ${req.eventName} event (${parsed.reason})`);
+    event = parsed.value;
+    if (event.kind === 'pre_tool') verdict = await decideToolUse(policy, event, dir);
+    else if (event.kind === 'post_tool') verdict = recordPostTool(policy, event, dir);
+    else {
       const stop = await decideStop(policy, dir, { lastMessage: event.lastMessage, transcriptPath: event.transcriptPath }, logFile);
       if ('tampered' in stop) return await tampered(req, stop.tampered, output);
       verdict = stop.verdict;
+      stopResult = stop.result;
+    }
+  } catch (err) {
+    return broke(err, kind);
+  }
+  try {
+    // The recorder (audit log, evidence, keys) is loaded only when there is something to seal.
+    if (event.kind === 'pre_tool' && (verdict.decision !== 'allow' || policy.record_allows)) {
+      const { recordGateDecision, digestOf } = await import('../runtime/recorder.js');
+      recordGateDecision(policy, event, verdict, digestOf(req.stdin));
+    } else if (event.kind === 'stop' && stopResult !== null) {
       const { recordCompletion, digestOf } = await import('../runtime/recorder.js');
-      recordCompletion(policy, 'in_session', stop.result, { unverified: verdict.rule === 'completion.unverified', lastMessage: event.lastMessage, inputDigest: digestOf(req.stdin) });
+      recordCompletion(policy, 'in_session', stopResult, { unverified: verdict.rule === 'completion.unverified', lastMessage: event.lastMessage, inputDigest: digestOf(req.stdin) });
     }
     if (verdict.decision !== 'allow' || event.kind === 'stop') {
       appendSessionLog(logFile, { kind: 'decision', event: event.kind, tool: event.kind === 'pre_tool' ? event.tool : undefined, targets: event.kind === 'pre_tool' ? event.targets : undefined, decision: verdict.decision, rule: verdict.rule });
     }
+  } catch (err) {
+    // Failing to seal or log is logged where it can be and never changes the verdict (DESIGN: audit and evidence).
+    appendSessionLog(logFile, { kind: 'record_error', event: req.eventName, error: describe(err) });
+  }
+  try {
     return adapter.output(event.kind, verdict);
   } catch (err) {
-    return infraFailure(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, failClosed);
+    return broke(err, kind);
   }
+}
+
+/** An error from the operating system (a file, a lock, a process): Gatehouse's own infrastructure. */
+function isSystemError(err: unknown): boolean {
+  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && typeof (err as NodeJS.ErrnoException).syscall === 'string';
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
 /**

@@ -2,9 +2,9 @@
 // parse argv, read stdin, decide, write the agent's output, return the exit code.
 import { readFileSync } from 'node:fs';
 import { runHookGate, type HookRequest } from '../adapters/hook-gate.js';
+import { MAX_INPUT_BYTES } from '../core/hook-input.js';
 
 /** Largest hook input read from stdin; a Write of a large file carries its content. */
-const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
 const USAGE = 'usage: hook check --session ID --event PreToolUse|Stop --state-dir DIR [--agent claude] [--policy-sha256 HEX] [--fail-closed]';
 
@@ -32,10 +32,11 @@ export function parseHookArgs(argv: readonly string[]): Omit<HookRequest, 'stdin
   return out;
 }
 
-function readStdin(): string {
+/** The hook input, or null when it is larger than Gatehouse reads. */
+function readStdin(): string | null {
   try {
     const buf = readFileSync(0);
-    return buf.length > MAX_STDIN_BYTES ? '' : buf.toString('utf8');
+    return buf.length > MAX_INPUT_BYTES ? null : buf.toString('utf8');
   } catch {
     return '';
   }
@@ -49,7 +50,8 @@ export async function hookMain(argv: readonly string[]): Promise<number> {
     // A malformed render must not wedge the agent; it is not a block either.
     return 0;
   }
-  const out = await runHookGate({ ...args, stdin: readStdin(), cwd: process.cwd() });
+  const stdin = readStdin();
+  const out = await runHookGate({ ...args, stdin: stdin ?? '', ...(stdin === null ? { stdinTooLarge: true } : {}), cwd: process.cwd() });
   if (out.stdout) process.stdout.write(out.stdout);
   if (out.stderr) process.stderr.write(out.stderr);
   return out.exitCode;

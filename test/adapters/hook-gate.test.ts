@@ -95,11 +95,19 @@ describe('hook bundle: failure posture', () => {
     expect(r.stderr).toContain('fail-closed');
   });
 
-  it('allows through on malformed hook JSON and logs it', async () => {
+  it('refuses malformed hook JSON in the default posture too (the input is the agent\'s, not an infrastructure failure) and logs it', async () => {
     const id = await start();
     const r = hook(args(id, 'PreToolUse'), '{not json');
-    expect(r.status).toBe(0);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('not valid JSON');
     expect(readFileSync(join(state, 'sessions', id, 'gate.log'), 'utf8')).toContain('not valid JSON');
+  });
+
+  it('allows through an infrastructure failure in the default posture: an agent the bundle has no adapter for', async () => {
+    const id = await start();
+    const r = hook(['check', '--session', id, '--event', 'PreToolUse', '--state-dir', state, '--agent', 'nosuch'], { hook_event_name: 'PreToolUse', cwd: '/', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    expect(r.status).toBe(0);
+    expect(readFileSync(join(state, 'sessions', id, 'gate.log'), 'utf8')).toContain('no hook adapter');
   });
 
   it('blocks on malformed hook JSON when the policy posture is fail-closed', async () => {

@@ -48,8 +48,8 @@ function runRenderedCommandText(): string {
 const write = (file: string, content = 'x'): unknown => ({ session_id: 's', hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: join(root, file), content } });
 
 /** Runs the perl client as the rendered hook would, against `dir`'s socket. */
-function client(dir: string, event: string, payload: unknown, opts: { session?: string; deadline?: number; kind?: 'pre_tool' | 'stop' } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const args = [CLIENT, join(dir, SANDBOX_SOCKET_NAME), opts.session ?? id, event, 'claude', '0', String(opts.deadline ?? 30), digest, join(dir, `refuse-${opts.kind ?? 'pre_tool'}`)];
+function client(dir: string, event: string, payload: unknown, opts: { session?: string; deadline?: number; kind?: 'pre_tool' | 'stop'; agent?: string } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const args = [CLIENT, join(dir, SANDBOX_SOCKET_NAME), opts.session ?? id, event, opts.agent ?? 'claude', '0', String(opts.deadline ?? 30), digest, join(dir, `refuse-${opts.kind ?? 'pre_tool'}`)];
   return new Promise((done) => {
     const child = spawn('perl', args, { cwd: root });
     let stdout = '';
@@ -80,10 +80,15 @@ describe.skipIf(!hasPerl)('the sandboxed hook transport', () => {
 
   it('fails closed on an infrastructure failure, whatever fail-closed flag the caller sends', async () => {
     const s = await open();
-    // Any process in the sandbox can call the socket and claim fail-open (`0`, as `client` sends).
-    const r = await client(s.dir, 'PreToolUse', 'this is not JSON');
+    // Any process in the sandbox can call the socket and claim fail-open (`0`, as `client` sends);
+    // an agent with no hook adapter is an infrastructure failure, as a hook rendered by a newer Gatehouse would be.
+    const r = await client(s.dir, 'PreToolUse', write('src/a.ts'), { agent: 'nosuch' });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('fail-closed');
+    // Input that is not JSON is the caller's: refused in any posture.
+    const bad = await client(s.dir, 'PreToolUse', 'this is not JSON');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('not valid JSON');
   });
 
   it('carries a large hook input whole', async () => {
