@@ -28,7 +28,7 @@ export interface CallFacts {
  */
 export async function approvalStep(policy: Policy, event: PreToolEvent, facts: CallFacts): Promise<Verdict> {
   const profile = policy.permissions.profile !== null ? compileProfile(policy.permissions.profile, policy.permissions.custom) : null;
-  const call = { tool: event.tool, kind: event.toolKind, paths: facts.paths, input: event.input, ...(facts.shell ? { shell: facts.shell } : {}) };
+  const call = { tool: event.tool, kind: event.toolKind, paths: facts.paths, input: event.input, ...(event.view ? { view: event.view } : {}), ...(facts.shell ? { shell: facts.shell } : {}) };
   // An unreadable rules file adds nothing: its calls are asked about, never allowed unseen.
   const stored = readStoredRules(policy.state_dir);
   const answered = stored.ok ? rulesInForce(stored.value, policy.session_id) : [];
@@ -52,7 +52,7 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
   const queue = new ApprovalQueue(policy.state_dir);
   // What "always" would add is filed with the request, so every surface shows it before anyone answers.
   const always = alwaysTargetFor(call);
-  const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: decision.summary, always, ttlSeconds: policy.approvals.timeout_seconds });
+  const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: decision.summary, why: decision.why, always, ttlSeconds: policy.approvals.timeout_seconds });
   // Whoever wrote the answer (a person on any surface, or the queue at expiry) recorded it.
   const resolution = await queue.waitFor(pending.id);
   if (resolution.decision === 'reject') {

@@ -1,5 +1,6 @@
 // The agent-neutral event the core decides on. Adapters translate each agent's
 // own hook JSON into one of these; the core never sees an agent's tool names.
+import type { CallView } from './tool-view.js';
 
 /** What a tool call does, as far as the gates care. */
 export type ToolKind = 'write' | 'shell' | 'read' | 'other';
@@ -19,6 +20,8 @@ export interface PreToolEvent {
   cwd: string;
   /** The agent's own id of this call (Claude Code's `tool_use_id`), when it sends one. */
   callId?: string;
+  /** How the call is shown to a person asked to approve it, as its adapter reads the tool. */
+  view?: CallView;
 }
 
 /** A tool call has finished. */

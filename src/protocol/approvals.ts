@@ -18,6 +18,8 @@ export const PendingApproval = z.strictObject({
   agent: z.string(),
   tool: z.string(),
   summary: z.string(),
+  /** Why a person is asked: the classifier's reason, or that no rule allows the call. Absent in older records. */
+  why: z.string().optional(),
   /** ISO 8601. */
   created_at: z.string(),
   /** ISO 8601. */

@@ -9,7 +9,7 @@ import { ApprovalRow } from './approval-row.js';
 import { CommandDetail, detailLayout } from './command-detail.js';
 import { stripControl } from './format.js';
 import { listWindow, useTerminalSize } from './list-window.js';
-import { AlwaysScopeLine, EmptyState, KeyHelp, ReasonPrompt, StatusLine, statusShown } from './panel-lines.js';
+import { AlwaysScopeLine, EmptyState, KeyHelp, ReasonPrompt, StatusLine, statusShown, WhyLine } from './panel-lines.js';
 import type { PanelStatus } from './panel-lines.js';
 import { usePending } from './use-pending.js';
 import { useSyncedState } from './use-synced-state.js';
@@ -19,8 +19,8 @@ import { useSyncedState } from './use-synced-state.js';
  * rest; stopping the input there shows the user what will be kept.
  */
 export const MAX_REASON_INPUT_CHARS = 2000;
-/** Lines around the list: header, "more above", "more below", what "always" allows (up to three when it wraps), status or prompt (two when it wraps), key help, and one spare. */
-const CHROME_ROWS = 10;
+/** Lines around the list: header, "more above", "more below", why the person is asked, what "always" allows (up to three when it wraps), status or prompt (two when it wraps), key help, and one spare. */
+const CHROME_ROWS = 11;
 /** Each approval takes two lines. */
 const ROWS_PER_ITEM = 2;
 
@@ -157,6 +157,16 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
       setUi({ ...state, selection: { id: item.id, index }, status: { ok: false, message, atMs: now().getTime() } });
       return;
     }
+    if (input === 'A' || input === 'P') {
+      // A rule is made for the whole call: it is offered only once all of it has been on screen.
+      const d = latestDetail.current;
+      const seen = d.id !== item.id || d.maxOffset === 0 || (state.scroll.id === item.id && state.scroll.offset >= d.maxOffset);
+      if (!seen) {
+        const message = `${input} makes a rule for the whole call, and its end has not been on screen: scroll to it with ] (or PgDn) first`;
+        setUi({ ...state, status: { ok: false, message, atMs: now().getTime() } });
+        return;
+      }
+    }
     if (input === 'a') decide(item.id, 'allow');
     else if (input === 'A') decide(item.id, 'always');
     else if (input === 'P') decide(item.id, 'always-project');
@@ -179,6 +189,7 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
       ))}
       {end < items.length ? <Text dimColor>  … {items.length - end} more below</Text> : null}
       {detail !== null ? <CommandDetail lines={detail.lines} offset={offset} rows={detail.rows} /> : null}
+      {ui.mode.kind === 'browse' && items[selected]?.why !== undefined ? <WhyLine why={items[selected].why} /> : null}
       {ui.mode.kind === 'browse' && items[selected] ? <AlwaysScopeLine target={items[selected].always} sessionId={items[selected].session_id} /> : null}
       {ui.mode.kind === 'reason' ? <ReasonPrompt id={ui.mode.id} text={ui.mode.text} /> : null}
       {ui.mode.kind === 'browse' && statusShown(ui.status, nowMs) ? <StatusLine status={ui.status} /> : null}

@@ -65,3 +65,8 @@ export function AlwaysScopeLine({ target, sessionId }: { target: AlwaysTarget | 
   const project = target ? ` · P: the same, ${describeLifetime('project')}` : '';
   return <Text color="magenta">A: {safeForDisplay(describeAlways(target, 'session', sessionId))}{project}</Text>;
 }
+
+/** Why the selected call is the person's to answer (the classifier's reason), when the request says. */
+export function WhyLine({ why }: { why: string }) {
+  return <Text color="cyan">why you: {safeForDisplay(why)}</Text>;
+}

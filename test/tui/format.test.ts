@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { displayText, formatTimeLeft, stripControl, textColumns, wrapColumns } from '../../src/tui/format.js';
 import { listWindow } from '../../src/tui/list-window.js';
-import { summarizeInput } from '../../src/core/approvals/summary.js';
+import { claudeSummary as summarizeInput } from '../support/summary.js';
 
 describe('displayText', () => {
   it('turns escape sequences and newlines from an agent into plain spaces on one line', () => {

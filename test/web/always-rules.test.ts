@@ -8,7 +8,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { osUserPrincipal } from '../../src/core/approvals/principal.js';
-import { summarizeInput } from '../../src/core/approvals/summary.js';
+import { claudeSummary as summarizeInput } from '../support/summary.js';
 import { addStoredRules, configRuleId, readStoredRules } from '../../src/runtime/approvals/always-rules.js';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 import type { DashboardServer } from './support.js';
@@ -58,9 +58,10 @@ describe.skipIf(!existsSync(CHROMIUM))('always-allow rules in the dashboard', { 
   it('says on the card exactly what each "Always" would allow, and sends the project scope only from its own button', async () => {
     const queue = new ApprovalQueue(server.state);
     const summary = summarizeInput('Edit', { file_path: 'src/server/routes.ts', old_string: 'x'.repeat(12_345), new_string: 'y\n'.repeat(678) });
-    const pending = queue.enqueue({ session_id: 'sess-web', agent: 'claude', tool: 'Edit', summary, always: { tool: 'Edit', on: 'paths', paths: ['src/server/routes.ts'] }, ttlSeconds: 600 });
+    const pending = queue.enqueue({ session_id: 'sess-web', agent: 'claude', tool: 'Edit', summary, why: 'Approvals are interactive, and no permission profile or always-allow rule settles an Edit call.', always: { tool: 'Edit', on: 'paths', paths: ['src/server/routes.ts'] }, ttlSeconds: 600 });
     const card = page.locator(`.approval[data-id="${pending.id}"]`);
     await card.waitFor({ timeout: WAIT_MS });
+    expect(await card.locator('.why').textContent()).toBe('Why you are asked: Approvals are interactive, and no permission profile or always-allow rule settles an Edit call.');
     expect(await card.locator('.always-scope').textContent()).toBe(
       'Always allows every Edit of the file src/server/routes.ts, whatever it writes, in this session only (sess-web)' +
         '. Always (project): the same, in this and every later session of this project, until revoked.',

@@ -2,22 +2,22 @@
 // Claude's own tool names to tool kinds in one table.
 import type { GateEvent } from '../../core/event.js';
 import type { Result } from '../../core/result.js';
-import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
+import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/event.js';
 
 /** Claude Code's tool names and what each one does, as far as the gates care. */
 export const CLAUDE_TOOL_KINDS: ToolTable = {
-  Write: { kind: 'write', pathKey: 'file_path' },
-  Edit: { kind: 'write', pathKey: 'file_path' },
-  MultiEdit: { kind: 'write', pathKey: 'file_path' },
-  NotebookEdit: { kind: 'write', pathKey: 'notebook_path' },
-  Bash: { kind: 'shell' },
-  Read: { kind: 'read' },
-  Glob: { kind: 'read' },
-  Grep: { kind: 'read' },
-  LS: { kind: 'read' },
-  NotebookRead: { kind: 'read' },
-  WebFetch: { kind: 'read' },
-  WebSearch: { kind: 'read' },
+  Write: { kind: 'write', pathKey: 'file_path', view: { kind: 'write', path: 'file_path', content: 'content' } },
+  Edit: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', old: 'old_string', new: 'new_string', all: 'replace_all' } },
+  MultiEdit: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', edits: 'edits', old: 'old_string', new: 'new_string' } },
+  NotebookEdit: { kind: 'write', pathKey: 'notebook_path', view: { kind: 'edit', path: 'notebook_path', new: 'new_source', mode: 'edit_mode', unit: 'cell' } },
+  Bash: { kind: 'shell', view: SHELL_VIEW },
+  Read: { kind: 'read', view: { kind: 'read', lead: 'file_path' } },
+  Glob: { kind: 'read', view: { kind: 'read', lead: 'pattern' } },
+  Grep: { kind: 'read', view: { kind: 'read', lead: 'pattern' } },
+  LS: { kind: 'read', view: { kind: 'read', lead: 'path' } },
+  NotebookRead: { kind: 'read', view: { kind: 'read', lead: 'notebook_path' } },
+  WebFetch: { kind: 'read', view: { kind: 'fetch', lead: 'url' } },
+  WebSearch: { kind: 'read', view: { kind: 'fetch', lead: 'query' } },
 };
 
 /** The write tools, as the exact-name matcher Claude Code uses for PreToolUse. */

@@ -6,7 +6,7 @@
 import { isAbsolute, join } from 'node:path';
 import type { GateEvent } from '../../core/event.js';
 import { ok, type Result } from '../../core/result.js';
-import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
+import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/event.js';
 import { patchTargets, patchWritePaths } from './patch.js';
 
 /** The tool that applies Codex's patch format. */
@@ -14,9 +14,9 @@ export const APPLY_PATCH = 'apply_patch';
 
 /** Codex CLI's tool names, as its hooks report them, and what each one does for the gates. */
 export const CODEX_TOOL_KINDS: ToolTable = {
-  Bash: { kind: 'shell' },
+  Bash: { kind: 'shell', view: SHELL_VIEW },
   [APPLY_PATCH]: { kind: 'write' },
-  view_image: { kind: 'read' },
+  view_image: { kind: 'read', view: { kind: 'read', lead: 'path' } },
 };
 
 /** The write tools, as a PreToolUse matcher. */
@@ -73,5 +73,6 @@ export function parseCodexEvent(eventName: string, input: unknown, fallbackCwd: 
   if (text === null) return ok({ ...event, unreadable: 'the call carries no patch text' });
   const targets = patchTargets(text);
   if (!targets.ok) return ok({ ...event, unreadable: `the patch cannot be read: ${targets.reason}` });
-  return ok({ ...event, targets: patchWritePaths(targets.value) });
+  const ops = targets.value.map((t) => ({ op: t.op, path: t.path, ...(t.move_to !== undefined ? { to: t.move_to } : {}) }));
+  return ok({ ...event, targets: patchWritePaths(targets.value), view: { kind: 'patch', ops } });
 }

@@ -2,15 +2,15 @@
 // preToolUse and agentStop), with Copilot's tool names mapped to the core's kinds.
 import type { GateEvent } from '../../core/event.js';
 import { fail, type Result } from '../../core/result.js';
-import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
+import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/event.js';
 import { isRecord } from '../../core/is-record.js';
 
 /** Copilot CLI's tool names and what each one does, as far as the gates care. */
 export const COPILOT_TOOL_KINDS: ToolTable = {
-  create: { kind: 'write', pathKey: 'path' },
-  edit: { kind: 'write', pathKey: 'path' },
-  bash: { kind: 'shell' },
-  view: { kind: 'read' },
+  create: { kind: 'write', pathKey: 'path', view: { kind: 'write', path: 'path', content: 'file_text' } },
+  edit: { kind: 'write', pathKey: 'path', view: { kind: 'edit', path: 'path', old: 'old_str', new: 'new_str' } },
+  bash: { kind: 'shell', view: SHELL_VIEW },
+  view: { kind: 'read', view: { kind: 'read', lead: 'path' } },
 };
 
 /** Copilot's end-of-turn event (it ignores exit 2 there; see output.ts). */

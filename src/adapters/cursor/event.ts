@@ -5,19 +5,19 @@
 // no Cursor binary runs here, so these shapes are checked by contract tests only.
 import type { GateEvent } from '../../core/event.js';
 import { fail, ok, type Result } from '../../core/result.js';
-import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
+import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/event.js';
 import { isRecord } from '../../core/is-record.js';
 
 /** Cursor's agent tools and what each one does, as far as the gates care. */
 export const CURSOR_TOOL_KINDS: ToolTable = {
-  Write: { kind: 'write', pathKey: 'file_path' },
-  StrReplace: { kind: 'write', pathKey: 'file_path' },
-  Edit: { kind: 'write', pathKey: 'file_path' },
+  Write: { kind: 'write', pathKey: 'file_path', view: { kind: 'write', path: 'file_path', content: 'contents' } },
+  StrReplace: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', old: 'old_string', new: 'new_string' } },
+  Edit: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', old: 'old_string', new: 'new_string' } },
   Delete: { kind: 'write', pathKey: 'file_path' },
-  Shell: { kind: 'shell' },
-  Read: { kind: 'read' },
-  Grep: { kind: 'read' },
-  Glob: { kind: 'read' },
+  Shell: { kind: 'shell', view: SHELL_VIEW },
+  Read: { kind: 'read', view: { kind: 'read', lead: 'file_path' } },
+  Grep: { kind: 'read', view: { kind: 'read', lead: 'pattern' } },
+  Glob: { kind: 'read', view: { kind: 'read', lead: 'pattern' } },
 };
 
 /** Cursor's end-of-turn event, answered with a followup_message to continue. */
@@ -38,7 +38,7 @@ export function parseCursorEvent(eventName: string, input: unknown, fallbackCwd:
   const cwd = cwdOf(input, fallbackCwd);
   if (eventName === 'beforeShellExecution') {
     if (typeof input['command'] !== 'string') return fail('beforeShellExecution input has no command');
-    return ok({ kind: 'pre_tool', tool: 'Shell', toolKind: 'shell', targets: [], input: { command: input['command'] }, cwd });
+    return ok({ kind: 'pre_tool', tool: 'Shell', toolKind: 'shell', targets: [], input: { command: input['command'] }, cwd, view: { kind: 'shell', command: input['command'] } });
   }
   if (eventName === 'preToolUse') {
     // Some Cursor versions name a file tool's path `path` or `target_file`: accept them as `file_path`.

@@ -2,21 +2,21 @@
 // AfterTool, AfterAgent) with Gemini's tool names mapped to the core's kinds in one table.
 import type { GateEvent } from '../../core/event.js';
 import { fail, type Result } from '../../core/result.js';
-import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
+import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/event.js';
 import { isRecord } from '../../core/is-record.js';
 
 /** Gemini CLI's tool names and what each one does, as far as the gates care. */
 export const GEMINI_TOOL_KINDS: ToolTable = {
-  write_file: { kind: 'write', pathKey: 'file_path' },
-  replace: { kind: 'write', pathKey: 'file_path' },
-  run_shell_command: { kind: 'shell' },
-  read_file: { kind: 'read' },
+  write_file: { kind: 'write', pathKey: 'file_path', view: { kind: 'write', path: 'file_path', content: 'content' } },
+  replace: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', old: 'old_string', new: 'new_string' } },
+  run_shell_command: { kind: 'shell', view: SHELL_VIEW },
+  read_file: { kind: 'read', view: { kind: 'read', lead: 'absolute_path' } },
   read_many_files: { kind: 'read' },
-  list_directory: { kind: 'read' },
-  glob: { kind: 'read' },
-  search_file_content: { kind: 'read' },
-  web_fetch: { kind: 'read' },
-  google_web_search: { kind: 'read' },
+  list_directory: { kind: 'read', view: { kind: 'read', lead: 'path' } },
+  glob: { kind: 'read', view: { kind: 'read', lead: 'pattern' } },
+  search_file_content: { kind: 'read', view: { kind: 'read', lead: 'pattern' } },
+  web_fetch: { kind: 'read', view: { kind: 'fetch', lead: 'prompt' } },
+  google_web_search: { kind: 'read', view: { kind: 'fetch', lead: 'query' } },
 };
 
 /** Gemini's end-of-turn event: AfterAgent, where a deny makes the agent retry. */

@@ -2,19 +2,19 @@
 // ({tool, args, cwd}), with OpenCode's tool names mapped to the core's kinds.
 import type { GateEvent } from '../../core/event.js';
 import { fail, type Result } from '../../core/result.js';
-import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
+import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/event.js';
 import { isRecord } from '../../core/is-record.js';
 
 /** OpenCode's tool names and what each one does, as far as the gates care. */
 export const OPENCODE_TOOL_KINDS: ToolTable = {
-  write: { kind: 'write', pathKey: 'filePath' },
-  edit: { kind: 'write', pathKey: 'filePath' },
-  bash: { kind: 'shell' },
-  read: { kind: 'read' },
-  glob: { kind: 'read' },
-  grep: { kind: 'read' },
-  list: { kind: 'read' },
-  webfetch: { kind: 'read' },
+  write: { kind: 'write', pathKey: 'filePath', view: { kind: 'write', path: 'filePath', content: 'content' } },
+  edit: { kind: 'write', pathKey: 'filePath', view: { kind: 'edit', path: 'filePath', old: 'oldString', new: 'newString', all: 'replaceAll' } },
+  bash: { kind: 'shell', view: SHELL_VIEW },
+  read: { kind: 'read', view: { kind: 'read', lead: 'filePath' } },
+  glob: { kind: 'read', view: { kind: 'read', lead: 'pattern' } },
+  grep: { kind: 'read', view: { kind: 'read', lead: 'pattern' } },
+  list: { kind: 'read', view: { kind: 'read', lead: 'path' } },
+  webfetch: { kind: 'read', view: { kind: 'fetch', lead: 'url' } },
 };
 
 /** The plugin hook the session's plugin calls the gate from. */

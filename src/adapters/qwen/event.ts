@@ -2,21 +2,21 @@
 // Qwen's own tool names mapped to the core's kinds in one table.
 import type { GateEvent } from '../../core/event.js';
 import type { Result } from '../../core/result.js';
-import { parseClaudeShapedEvent, type ToolTable } from '../shaped/event.js';
+import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/event.js';
 
 /** Qwen Code's tool names (a Gemini CLI fork) and what each one does, as far as the gates care. */
 export const QWEN_TOOL_KINDS: ToolTable = {
-  write_file: { kind: 'write', pathKey: 'file_path' },
-  edit: { kind: 'write', pathKey: 'file_path' },
-  replace: { kind: 'write', pathKey: 'file_path' },
-  run_shell_command: { kind: 'shell' },
-  read_file: { kind: 'read' },
+  write_file: { kind: 'write', pathKey: 'file_path', view: { kind: 'write', path: 'file_path', content: 'content' } },
+  edit: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', old: 'old_string', new: 'new_string', all: 'replace_all' } },
+  replace: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', old: 'old_string', new: 'new_string' } },
+  run_shell_command: { kind: 'shell', view: SHELL_VIEW },
+  read_file: { kind: 'read', view: { kind: 'read', lead: 'absolute_path' } },
   read_many_files: { kind: 'read' },
-  list_directory: { kind: 'read' },
-  glob: { kind: 'read' },
-  grep_search: { kind: 'read' },
-  web_fetch: { kind: 'read' },
-  web_search: { kind: 'read' },
+  list_directory: { kind: 'read', view: { kind: 'read', lead: 'path' } },
+  glob: { kind: 'read', view: { kind: 'read', lead: 'pattern' } },
+  grep_search: { kind: 'read', view: { kind: 'read', lead: 'pattern' } },
+  web_fetch: { kind: 'read', view: { kind: 'fetch', lead: 'url' } },
+  web_search: { kind: 'read', view: { kind: 'fetch', lead: 'query' } },
 };
 
 /** The write tools, as a PreToolUse matcher. */

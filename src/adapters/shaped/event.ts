@@ -4,6 +4,7 @@
 import type { GateEvent, ToolKind } from '../../core/event.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { isRecord } from '../../core/is-record.js';
+import { resolveView, type ViewSpec } from '../../core/tool-view.js';
 
 /** The Claude-shaped end-of-turn events: a failure there blocks the stop. */
 export const CLAUDE_SHAPED_STOP_EVENTS: readonly string[] = ['Stop', 'SubagentStop'];
@@ -11,11 +12,19 @@ export const CLAUDE_SHAPED_STOP_EVENTS: readonly string[] = ['Stop', 'SubagentSt
 /** A tool_use id is short (`toolu_` and a few dozen characters); a longer one is not kept. */
 const MAX_CALL_ID_CHARS = 256;
 
-/** One agent tool as the gates see it: its kind, and for a write tool the input key of its path. */
+/**
+ * One agent tool as the gates see it: its kind, for a write tool the input key of its path, and
+ * how an approval shows a call of it (which input keys hold the command, the path, the old and
+ * new text, the URL). A tool without a view shows all its arguments.
+ */
 export interface ToolEntry {
   kind: ToolKind;
   pathKey?: string;
+  view?: ViewSpec;
 }
+
+/** The shell view every agent's shell tool has: its `command` argument. */
+export const SHELL_VIEW: ViewSpec = { kind: 'shell', command: 'command' };
 
 /** An agent's tool vocabulary: its own tool names mapped to the core's kinds. */
 export type ToolTable = Readonly<Record<string, ToolEntry>>;
@@ -53,7 +62,7 @@ export function parseClaudeShapedEvent(tools: ToolTable, eventName: string, inpu
       targets.push(p);
     }
     const callId = typeof input.tool_use_id === 'string' && input.tool_use_id.length > 0 && input.tool_use_id.length <= MAX_CALL_ID_CHARS ? input.tool_use_id : undefined;
-    return ok({ kind: 'pre_tool', tool, toolKind: entry?.kind ?? 'other', targets, input: toolInput, cwd, ...(callId !== undefined ? { callId } : {}) });
+    return ok({ kind: 'pre_tool', tool, toolKind: entry?.kind ?? 'other', targets, input: toolInput, cwd, view: resolveView(entry?.view, toolInput), ...(callId !== undefined ? { callId } : {}) });
   }
   if (eventName === 'PostToolUse') {
     const tool = typeof input.tool_name === 'string' ? input.tool_name : 'unknown';

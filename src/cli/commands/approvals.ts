@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { ALWAYS_SCOPES, describeAlways, describeDecision, describeLifetime, type AlwaysScope } from '../../core/approvals/always-scope.js';
 import { osUserPrincipal, type Principal } from '../../core/approvals/principal.js';
 import { safeForDisplay } from '../../core/approvals/summary.js';
-import { ApprovalQueue, type ApprovalDecision } from '../../runtime/approvals/index.js';
+import { ApprovalQueue, type ApprovalDecision, type PendingApproval } from '../../runtime/approvals/index.js';
 import { osUserName } from '../../runtime/recorder.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
@@ -28,7 +28,9 @@ export function approveCommand(): Command {
   return new Command('approve')
     .description('resolve a pending tool-call approval (allow by default), or list them')
     .argument('[id]', 'approval id (ap-…); or use --latest')
-    .option('--latest', 'the most recent pending approval (not with --always: give the id from --list)')
+    .option('--latest', 'the most recent pending approval: shown, and allowed only once you confirm it at the terminal (--deny needs no confirmation; not with --always)')
+    .option('--nonce <hex>', 'the nonce `--list` showed with the id: refused if the request is no longer the one listed')
+    .option('--show <id>', 'print one pending request whole: the call, why you are asked, and what --always would allow')
     .option('--deny', 'reject instead of allowing')
     .option('--always', 'allow, and allow exactly this call again (see --list for what the rule covers)')
     .option('--scope <scope>', 'with --always: session (default: this session only) or project (every later session too, until revoked)', 'session')
@@ -43,9 +45,10 @@ export function approveCommand(): Command {
       'after',
       '\n--always adds a rule for exactly this call: the same file paths (whatever is written to them), the same whole command, or the same input.' +
         '\nIt lasts for this session only unless you pass --scope project. It needs the id from --list, never --latest.' +
-        '\n\nExit status: 0 resolved (or listed, or revoked), 1 not found / already resolved / nonce mismatch / unknown rule, 2 usage.',
+        '\n--latest shows the newest request and asks before allowing it; with no terminal to ask at, give its id.' +
+        '\n\nExit status: 0 resolved (or listed, shown, or revoked), 1 not found / already resolved / nonce mismatch / unknown rule / not confirmed, 2 usage (--latest with no terminal to confirm at included).',
     )
-    .action((id: string | undefined, flags: Flags & { latest?: boolean; deny?: boolean; always?: boolean; scope: string; reason?: string; list?: boolean; rules?: boolean; revoke?: string }) => {
+    .action(async (id: string | undefined, flags: Flags & { latest?: boolean; nonce?: string; show?: string; deny?: boolean; always?: boolean; scope: string; reason?: string; list?: boolean; rules?: boolean; revoke?: string }) => {
       const worktree = flags.worktree ?? '.';
       const state = projectStateFor(flags.worktree, flags.stateDir);
       refuseConflictingModes(id, flags);
@@ -62,12 +65,16 @@ export function approveCommand(): Command {
         if (flags.json) return printJson(pending);
         if (pending.length === 0) return void process.stdout.write('nothing is waiting for approval\n');
         // The whole summary, never cut (the terminal wraps it); records are files, so make them safe to print.
-        for (const p of pending) {
-          process.stdout.write(`${p.id}  ${safeForDisplay(p.tool).padEnd(10)} ${secondsLeft(p.expires_at)}s left  session ${safeForDisplay(p.session_id)}  ${safeForDisplay(p.summary)}\n`);
-          const wider = p.always ? `; --always --scope project: the same, ${describeLifetime('project')}` : '';
-          process.stdout.write(`    --always: ${safeForDisplay(describeAlways(p.always, 'session', p.session_id))}${wider}\n`);
-        }
+        for (const p of pending) process.stdout.write(describeRequest(p));
         return;
+      }
+      if (flags.show !== undefined) {
+        const shown = queue.get(flags.show);
+        if (shown.problem?.code === 'bad_id') throw new UserError(shown.problem.message, EXIT.usage);
+        if (shown.problem !== null) throw new UserError(shown.problem.message);
+        if (shown.pending === null) throw new UserError(shown.resolution !== null ? `approval ${flags.show} is already resolved` : `no pending approval ${flags.show}: run \`gatehouse approve --list\` to see open requests`);
+        if (flags.json) return printJson(shown.pending);
+        return void process.stdout.write(describeRequest(shown.pending));
       }
       if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);
       if (id === undefined && flags.latest !== true) throw new UserError('give an approval id or --latest (or --list to see what is waiting)', EXIT.usage);
@@ -79,7 +86,14 @@ export function approveCommand(): Command {
       if (target === undefined) throw new UserError('nothing is waiting for approval');
       const decision: ApprovalDecision = flags.deny ? 'reject' : flags.always ? (scope === 'project' ? 'always-project' : 'always') : 'allow';
       const request = queue.get(target).pending;
-      const r = queue.resolve(target, { decision, reason: flags.reason ?? null, principal: localPrincipal() });
+      // The newest request when this runs may not be the one the person listed (an agent can
+      // file one in between): it is shown, and allowed only once confirmed. Denying needs no care.
+      let nonce = flags.nonce;
+      if (flags.latest && decision === 'allow' && request !== null) {
+        await confirmLatest(request);
+        nonce = request.nonce;
+      }
+      const r = queue.resolve(target, { decision, reason: flags.reason ?? null, principal: localPrincipal(), ...(nonce !== undefined ? { nonce } : {}) });
       if (!r.ok) throw new UserError(r.error.message, r.error.code === 'bad_id' || r.error.code === 'bad_decision' ? EXIT.usage : EXIT.failure);
       if (flags.json) return printJson(r.value);
       process.stdout.write(`${target}: ${describeDecision(decision)} by ${r.value.principal.id}\n`);
@@ -87,16 +101,47 @@ export function approveCommand(): Command {
     });
 }
 
+/** One request as a person reads it: the id and nonce to answer it by, the whole call, why they are asked, what --always would allow. */
+function describeRequest(p: PendingApproval): string {
+  const wider = p.always ? `; --always --scope project: the same, ${describeLifetime('project')}` : '';
+  return [
+    `${p.id}  ${safeForDisplay(p.tool).padEnd(10)} ${secondsLeft(p.expires_at)}s left  session ${safeForDisplay(p.session_id)}  ${safeForDisplay(p.summary)}`,
+    ...(p.why !== undefined ? [`    why you: ${safeForDisplay(p.why)}`] : []),
+    `    --always: ${safeForDisplay(describeAlways(p.always, 'session', p.session_id))}${wider}`,
+    `    answer it: gatehouse approve ${p.id} --nonce ${p.nonce}`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Shows the newest request and asks at the terminal before allowing it; refuses when there is
+ * no terminal to ask at (exit 2: answer by id instead) or the answer is not yes (exit 1).
+ */
+async function confirmLatest(p: PendingApproval): Promise<void> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    throw new UserError(`--latest allows whatever is newest when it runs, which may not be what you listed, so it asks first, and there is no terminal to ask at: answer by id (gatehouse approve ${p.id} --nonce ${p.nonce}) after checking it with gatehouse approve --show ${p.id}`, EXIT.usage);
+  }
+  process.stderr.write(`The newest request:\n${describeRequest(p)}`);
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`Allow ${p.id}? [y/N] `);
+    if (!/^y(es)?$/i.test(answer.trim())) throw new UserError(`${p.id} left waiting: not confirmed`);
+  } finally {
+    rl.close();
+  }
+}
+
 /**
  * `approve` does one thing per call: list requests, list rules, revoke a rule, or answer a
  * request. Flags of two of those together are a usage error naming both, never one silently ignored.
  */
-function refuseConflictingModes(id: string | undefined, flags: { latest?: boolean; deny?: boolean; always?: boolean; reason?: string; list?: boolean; rules?: boolean; revoke?: string }): void {
-  const answer = [id !== undefined ? 'an approval id' : '', flags.latest ? '--latest' : '', flags.deny ? '--deny' : '', flags.always ? '--always' : '', flags.reason !== undefined ? '--reason' : ''].filter((x) => x !== '');
-  const modes = [flags.list ? ['--list'] : [], flags.rules ? ['--rules'] : [], flags.revoke !== undefined ? ['--revoke'] : [], answer].filter((m) => m.length > 0);
+function refuseConflictingModes(id: string | undefined, flags: { latest?: boolean; nonce?: string; show?: string; deny?: boolean; always?: boolean; reason?: string; list?: boolean; rules?: boolean; revoke?: string }): void {
+  const answer = [id !== undefined ? 'an approval id' : '', flags.latest ? '--latest' : '', flags.nonce !== undefined ? '--nonce' : '', flags.deny ? '--deny' : '', flags.always ? '--always' : '', flags.reason !== undefined ? '--reason' : ''].filter((x) => x !== '');
+  const modes = [flags.list ? ['--list'] : [], flags.show !== undefined ? ['--show'] : [], flags.rules ? ['--rules'] : [], flags.revoke !== undefined ? ['--revoke'] : [], answer].filter((m) => m.length > 0);
   if (modes.length < 2) return;
   const [a, b] = [modes[0]!.join(' '), modes[1]!.join(' ')];
-  throw new UserError(`${a} and ${b} cannot be used together: list requests (--list), list rules (--rules), revoke a rule (--revoke ID), or answer a request (ID or --latest), one per call`, EXIT.usage);
+  throw new UserError(`${a} and ${b} cannot be used together: list requests (--list), show one (--show ID), list rules (--rules), revoke a rule (--revoke ID), or answer a request (ID or --latest), one per call`, EXIT.usage);
 }
 
 /** `gatehouse tui`. */

@@ -4,7 +4,8 @@ import type { ToolKind } from '../event.js';
 import { matchesAlwaysAllow, type CompiledAlwaysAllow } from './always-allow.js';
 import { checkProfile, type CompiledProfile } from './profiles.js';
 import type { ShellAnalysis } from '../shell/index.js';
-import { MAX_REVIEW_CHARS, shortSummary, summarizeInput } from './summary.js';
+import { MAX_REVIEW_CHARS, shortSummary, summarizeCall } from './summary.js';
+import { resolveView, type CallView } from '../tool-view.js';
 import { clause, sentence } from '../sentence.js';
 
 /** The `approvals` config section. */
@@ -29,7 +30,7 @@ export const DEFAULT_APPROVALS: ApprovalSettings = { interactive: false, timeout
 export type ToolDecision =
   | { kind: 'allow'; by: string }
   | { kind: 'deny'; by: string; reason: string }
-  | { kind: 'ask'; by: string; reason: string; summary: string };
+  | { kind: 'ask'; by: string; reason: string; summary: string; why: string };
 
 /** One tool call. `paths` are worktree-relative; `shell` is the analysis of a shell call's command. */
 export interface DecideCall {
@@ -37,6 +38,8 @@ export interface DecideCall {
   kind: ToolKind;
   paths: string[];
   input: unknown;
+  /** How the call is shown to a person (its adapter's view of the tool); all its arguments when absent. */
+  view?: CallView;
   shell?: ShellAnalysis;
 }
 
@@ -59,6 +62,11 @@ export interface DecideInput {
  * 6. ask a person (the caller queues it and waits) — unless the call is too long to show
  *    whole ({@link MAX_REVIEW_CHARS}): then deny, for a person never approves what they cannot see.
  */
+/** `a Write`, `an edit`: the call's tool named for the reason a person reads. */
+function kind(call: DecideCall): string {
+  return `${/^[aeiou]/i.test(call.tool) ? 'an' : 'a'} ${call.tool}`;
+}
+
 export function decideToolCall(input: DecideInput): ToolDecision {
   const { call, profile, alwaysAllow, settings } = input;
   if (profile !== null) {
@@ -77,7 +85,7 @@ export function decideToolCall(input: DecideInput): ToolDecision {
   if (!settings.interactive) return { kind: 'allow', by: 'default' };
   if (sh?.class === 'approve' && settings.smart_auto_approve) return { kind: 'allow', by: 'classifier' };
   if (matchesAlwaysAllow(alwaysAllow, call) !== null) return { kind: 'allow', by: 'always-allow' };
-  const summary = summarizeInput(call.tool, call.input);
+  const summary = summarizeCall(call.tool, call.view ?? resolveView(undefined, call.input));
   if (summary.length > MAX_REVIEW_CHARS) {
     return {
       kind: 'deny',
@@ -85,11 +93,13 @@ export function decideToolCall(input: DecideInput): ToolDecision {
       reason: `This ${call.tool} call needs an operator's approval, but at ${summary.length} characters it is longer than a person can be shown whole (${MAX_REVIEW_CHARS}), so Gatehouse refuses it rather than ask about part of it. Split it into shorter calls, each short enough to review.`,
     };
   }
-  const why = sh === undefined ? '' : ` (the classifier: ${clause(sh.reason)})`;
+  const classifier = sh === undefined ? '' : ` (the classifier: ${clause(sh.reason)})`;
   return {
     kind: 'ask',
     by: 'approvals',
-    reason: `${shortSummary(summary)} needs an operator's approval${why}. It waits up to ${settings.timeout_seconds} s; no answer counts as a refusal.`,
+    reason: `${shortSummary(summary)} needs an operator's approval${classifier}. It waits up to ${settings.timeout_seconds} s; no answer counts as a refusal.`,
     summary,
+    // What the person is told: why this call, of all calls, is theirs to answer.
+    why: sh !== undefined ? sentence(sh.reason) : `Approvals are interactive, and no permission profile or always-allow rule settles ${kind(call)} call.`,
   };
 }

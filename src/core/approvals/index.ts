@@ -3,7 +3,7 @@
 export { rulesForAlways, argumentKeys, compileAlwaysAllow, matchesAlwaysAllow, NO_ALWAYS_ALLOW } from './always-allow.js';
 export type { AlwaysAllowCall, AlwaysAllowRule, CompiledAlwaysAllow } from './always-allow.js';
 export { decideToolCall, DEFAULT_APPROVALS } from './decide.js';
-export { MAX_REVIEW_CHARS, REASON_SUMMARY_CHARS, safeForDisplay, shortSummary, summarizeInput } from './summary.js';
+export { MAX_REVIEW_CHARS, REASON_SUMMARY_CHARS, safeForDisplay, shortSummary, summarizeCall } from './summary.js';
 export type { ApprovalSettings, DecideCall, DecideInput, ToolDecision } from './decide.js';
 export { checkPrincipal, dashboardOperator, osUserPrincipal, systemPrincipal, tokenPrincipal } from './principal.js';
 export type { Principal, PrincipalAuth } from './principal.js';

@@ -1,5 +1,6 @@
 // What the person asked to approve a tool call is shown: the whole call, redacted (never
 // file contents; secret-looking values masked) and safe to display, but never cut short.
+import type { CallView } from '../tool-view.js';
 
 /**
  * Longest summary a person is asked to review, in UTF-16 units. A longer call is refused
@@ -24,11 +25,26 @@ const NEWLINE = /\r\n|\r|\n/g;
 const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/gu;
 
 /** Secret-looking values in a command line (`TOKEN=…`, `--password …`, `Authorization: Bearer …`). */
-const SECRET_PATTERNS: readonly [RegExp, string][] = [
-  [/\b([A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY)[A-Za-z0-9_]*=)("[^"]*"|'[^']*'|\S+)/giu, '$1***'],
-  [/(--?(?:password|passwd|token|secret|api-key)(?:=|\s+))("[^"]*"|'[^']*'|\S+)/giu, '$1***'],
-  [/(authorization:\s*(?:bearer|basic|token)\s+)([^\s'"]+)/giu, '$1***'],
+const SECRET_PATTERNS: readonly RegExp[] = [
+  /\b([A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY)[A-Za-z0-9_]*=)("[^"]*"|'[^']*'|\S+)/giu,
+  /(--?(?:password|passwd|token|secret|api-key)(?:=|\s+))("[^"]*"|'[^']*'|\S+)/giu,
+  /(authorization:\s*(?:bearer|basic|token)\s+)([^\s'"]+)/giu,
 ];
+
+/**
+ * Text that runs something when the shell expands it: `$(…)`, backticks, `$VAR`, `<(…)`. A
+ * value with any of it is code, not a secret, and is always shown: masking
+ * `TOKEN="$(rm -rf ~)"` would hide the very command being approved.
+ */
+const EXPANDS = /[$`]|[<>]\(/;
+
+/** A command line with its secret-looking literal values masked; anything that expands stays visible. */
+function maskSecrets(command: string): string {
+  return SECRET_PATTERNS.reduce((s, re) => s.replace(re, (whole: string, lead: string, value: string) => (EXPANDS.test(value) ? whole : `${lead}***`)), command);
+}
+
+/** Argument names whose values are secrets in any tool (an MCP server's `api_key`, a `token`). */
+const SECRET_KEY = /token|secret|passw|api_?key|private_?key|authorization|cookie|credential/i;
 
 /**
  * Agent-supplied text made safe to show whole: line breaks become ` ↵ `, controls,
@@ -40,37 +56,53 @@ export function safeForDisplay(text: string): string {
 }
 
 /**
- * The whole, redacted summary of a call's input for the pending record and the person asked:
- * never file contents. Write → path, lines and bytes; Edit/MultiEdit/NotebookEdit → path and
- * the sizes of what is replaced; Bash → the whole command with secret-looking values masked;
- * anything else → its keys only. A number and its unit are joined by a no-break space, so a
- * view that wraps at spaces never leaves a number at the end of one line and its unit on the next.
- * @example summarizeInput('Write', { file_path: 'a.ts', content: 'secret' }) // 'Write a.ts: 1 line (6 bytes)'
+ * The whole, redacted summary of a call for the pending record and the person asked, by the
+ * kind of tool its adapter declared (never file contents):
+ * - shell: the whole command, secret-looking literal values masked;
+ * - write: the path, lines and bytes; edit: the path and the sizes of what is replaced;
+ * - patch: every file it adds, updates, deletes or moves;
+ * - read, fetch and anything else: the path or URL first, then every argument with its value
+ *   (JSON, so quotes show where a value ends), secret-named ones masked.
+ * A number and its unit are joined by a no-break space, so a view that wraps at spaces never
+ * leaves a number at the end of one line and its unit on the next.
+ * @example summarizeCall('Write', { kind: 'write', path: 'a.ts', content: 'secret' }) // 'Write a.ts: 1 line (6 bytes)'
  */
-export function summarizeInput(tool: string, input: unknown): string {
-  const rec = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : null;
-  let text: string;
-  if (rec === null) {
-    text = `${tool} (${input === null || input === undefined ? 'no' : Array.isArray(input) ? 'list' : typeof input} input)`;
-  } else if (tool === 'Write') {
-    text = `Write ${pathOf(rec.file_path)}: ${size(rec.content)}`;
-  } else if (tool === 'Edit') {
-    const all = rec.replace_all === true ? ', every occurrence' : '';
-    text = `Edit ${pathOf(rec.file_path)}: replace ${size(rec.old_string)} with ${size(rec.new_string)}${all}`;
-  } else if (tool === 'MultiEdit') {
-    const edits = (Array.isArray(rec.edits) ? rec.edits : []).map((e) => (typeof e === 'object' && e !== null ? (e as Record<string, unknown>) : {}));
-    const joined = (key: string): string[] => edits.map((e) => (typeof e[key] === 'string' ? e[key] : ''));
-    text = `MultiEdit ${pathOf(rec.file_path)}: ${count(edits.length, 'edit')}, replacing ${size(joined('old_string'))} with ${size(joined('new_string'))} in all`;
-  } else if (tool === 'NotebookEdit') {
-    const mode = typeof rec.edit_mode === 'string' ? rec.edit_mode : 'replace';
-    text = mode === 'delete' ? `NotebookEdit ${pathOf(rec.notebook_path)}: delete a cell` : `NotebookEdit ${pathOf(rec.notebook_path)}: ${mode} a cell of ${size(rec.new_source)}`;
-  } else if (tool === 'Bash' && typeof rec.command === 'string') {
-    text = `Bash: ${SECRET_PATTERNS.reduce((s, [re, to]) => s.replace(re, to), rec.command)}`;
-  } else {
-    const keys = Object.keys(rec).sort();
-    text = keys.length === 0 ? `${tool} (no arguments)` : `${tool} {${keys.join(', ')}}`;
+export function summarizeCall(tool: string, view: CallView): string {
+  return safeForDisplay(describeCall(tool, view));
+}
+
+function describeCall(tool: string, view: CallView): string {
+  switch (view.kind) {
+    case 'shell':
+      return `${tool}: ${maskSecrets(view.command)}`;
+    case 'write':
+      return `${tool} ${pathOf(view.path)}: ${size(view.content)}`;
+    case 'edit': {
+      if (view.cell) return view.mode === 'delete' ? `${tool} ${pathOf(view.path)}: delete a cell` : `${tool} ${pathOf(view.path)}: ${view.mode ?? 'replace'} a cell of ${size(view.changes[0]?.new ?? '')}`;
+      const olds = view.changes.map((c) => c.old);
+      const news = view.changes.map((c) => c.new);
+      if (view.list) return `${tool} ${pathOf(view.path)}: ${count(view.changes.length, 'edit')}, replacing ${size(olds)} with ${size(news)} in all`;
+      return `${tool} ${pathOf(view.path)}: replace ${size(olds)} with ${size(news)}${view.all ? ', every occurrence' : ''}`;
+    }
+    case 'patch':
+      return view.ops.length === 0 ? `${tool}: a patch that touches no file` : `${tool}: ${view.ops.map((o) => (o.to !== undefined ? `update ${o.path} and move it to ${o.to}` : `${o.op} ${o.path}`)).join(', ')}`;
+    default: {
+      const keys = Object.keys(view.args).sort();
+      const lead = view.lead !== null ? ` ${view.args[view.lead] as string}` : '';
+      const rest = keys.filter((k) => k !== view.lead).map((k) => `${k}: ${SECRET_KEY.test(k) && view.args[k] !== '' ? '***' : valueText(view.args[k])}`);
+      if (rest.length === 0) return lead === '' ? `${tool} (no arguments)` : `${tool}${lead}`;
+      return `${tool}${lead} {${rest.join(', ')}}`;
+    }
   }
-  return safeForDisplay(text);
+}
+
+/** An argument's value as JSON (strings quoted, so where one ends is plain); what JSON cannot hold, named. */
+function valueText(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return '(a value that cannot be shown)';
+  }
 }
 
 /**

@@ -19,6 +19,8 @@ export interface PendingApproval {
   tool: string;
   /** Already redacted by the caller. */
   summary: string;
+  /** Why a person is asked (the classifier's reason, or that no rule allows the call); absent in older records. */
+  why?: string;
   created_at: string;
   expires_at: string;
   /** The hook process waiting for the answer; when it is gone the request is swept. */
@@ -98,6 +100,8 @@ const NONCE_RE = /^[0-9a-f]{32}$/;
 export const MAX_SUMMARY_CHARS = MAX_REVIEW_CHARS;
 /** Longest resolver reason stored; the reason is fed back to the agent, which needs a sentence, not a document. */
 export const MAX_REASON_CHARS = 2000;
+/** Longest reason for asking stored: one sentence or two from the classifier. */
+export const MAX_WHY_CHARS = 2000;
 /** Longest agent, tool or session name stored (longer ones are cut); these are labels, and the bound keeps a record small. */
 export const MAX_LABEL_CHARS = 200;
 
@@ -165,14 +169,15 @@ export function parsePending(json: string, expectedId: string): Result<PendingAp
     text(d, 'agent', MAX_LABEL_CHARS),
     text(d, 'tool', MAX_LABEL_CHARS),
     text(d, 'summary', MAX_SUMMARY_CHARS),
+    d.why === undefined ? null : text(d, 'why', MAX_WHY_CHARS),
     time(d, 'created_at'),
     time(d, 'expires_at'),
     Number.isSafeInteger(d.pid) && (d.pid as number) > 0 ? null : 'pid must be a positive integer',
     d.always === undefined || d.always === null || isAlwaysTarget(d.always) ? null : 'always must be null or {tool, on, paths}',
   );
   if (problem !== null) return fail(`pending approval ${expectedId} is corrupt: ${problem}`);
-  const { id, nonce, session_id, agent, tool, summary, created_at, expires_at, pid, always } = d as unknown as PendingApproval;
-  return ok({ id, nonce, session_id, agent, tool, summary, created_at, expires_at, pid, ...(always === undefined ? {} : { always }) });
+  const { id, nonce, session_id, agent, tool, summary, why, created_at, expires_at, pid, always } = d as unknown as PendingApproval;
+  return ok({ id, nonce, session_id, agent, tool, summary, ...(why === undefined ? {} : { why }), created_at, expires_at, pid, ...(always === undefined ? {} : { always }) });
 }
 
 /** Most paths an `always` target lists: a write names a handful; more is a record not written by the queue. */
