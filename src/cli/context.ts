@@ -4,6 +4,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveProjectState } from '../adapters/session-lifecycle.js';
+import { terminalSafeJson } from '../core/display.js';
 import type { SessionStore } from '../runtime/session-store.js';
 import { UserError } from './exit-codes.js';
 import { locateSession } from './locate.js';
@@ -34,5 +35,6 @@ export function openSession(id: string, worktree: string | undefined, stateDir: 
 
 /** Prints a value as pretty JSON. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  // Escaped beyond what JSON needs: a terminal acts on C1 controls and bidi marks in any text.
+  process.stdout.write(`${terminalSafeJson(JSON.stringify(value, null, 2))}\n`);
 }

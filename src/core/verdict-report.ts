@@ -1,6 +1,7 @@
 // A completion verdict for people and for JSON: its own words (the reasons are written for the
 // agent, telling it what to do), and one snake_case shape that every --json output carries.
 import type { ChainResult, VerifierRecord } from './verifier-chain.js';
+import { framed } from './display.js';
 
 /** The verdict in one word: `continue` is a pass only at the end of a chain, so JSON spells it out. */
 export type VerdictWord = 'passed' | 'failed' | 'halted';
@@ -66,8 +67,9 @@ export function humanSummary(result: ChainResult): string {
  * @example `FAILED:\n${failureList(result)}`
  */
 export function failureList(result: ChainResult, indent = '  '): string {
+  // Every line made safe as it is printed: a check's summary may quote what the agent wrote.
   return failureLines(result)
-    .map((line) => `${indent}- ${line.split('\n').join(`\n${indent}  `)}`)
+    .map((line) => `${indent}- ${framed(line, '').split('\n').join(`\n${indent}  `)}`)
     .join('\n');
 }
 

@@ -1,6 +1,7 @@
 // The two built-in completion verifiers: the task's required checks (evidence
 // producers, fail-closed) and the scope check (every changed file inside the allowlist).
 import { sandboxWrap } from '../core/sandbox.js';
+import { framed, shownPath } from '../core/display.js';
 import { resolve } from 'node:path';
 import type { Policy } from '../core/policy.js';
 import type { TurnVerifier, VerifierOutcome } from '../core/verifier-chain.js';
@@ -62,7 +63,8 @@ export const producersVerifier: TurnVerifier<StopContext> = {
     });
     const parts = found.map((f) => `${capitalize(f.what)}.${f.tail ? `\nLast output:\n${f.tail}` : ''}`);
     const reason = `Gatehouse will not let this task finish yet: ${failed.length === 1 ? 'a required check fails' : `${failed.length} required checks fail`}. ${parts.join('\n\n')}\n\nFix the cause in the code (do not weaken or skip the check), run the check yourself to confirm it passes, then finish.`;
-    const summary = found.map((f) => `${f.what}${f.tail ? `; its last output:\n${indent(lastLines(f.tail, SUMMARY_TAIL_LINES))}` : ''}`).join('\n');
+    // The output is the agent's code talking: framed, so none of its lines can pass for a verdict line.
+    const summary = found.map((f) => `${f.what}${f.tail ? `; its last output:\n${framed(lastLines(f.tail, SUMMARY_TAIL_LINES), OUTPUT_FRAME)}` : ''}`).join('\n');
     return { kind: 'block', reason, summary, detail: results };
   },
 };
@@ -92,8 +94,8 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
     const listed = outside.slice(0, MAX_LISTED_PATHS).map((c) => {
       const hint = controlChangeHint(baseline, c);
       // A path outside the worktree (`../…`: user config, a git dir elsewhere) is shown absolute.
-      const shown = c.path.startsWith('../') ? resolve(policy.worktree, c.path) : c.path;
-      return `  ${c.change}: ${shown} (${undoText(c, baseline.git?.head ?? null)})${hint === null ? '' : `\n${indent(hint)}`}`;
+      const shown = shownPath(c.path.startsWith('../') ? resolve(policy.worktree, c.path) : c.path);
+      return `  ${c.change}: ${shown} (${undoText(c, baseline.git?.head ?? null)})${hint === null ? '' : `\n${framed(hint, '    ')}`}`;
     });
     if (outside.length > MAX_LISTED_PATHS) listed.push(`  …and ${outside.length - MAX_LISTED_PATHS} more`);
     const one = outside.length === 1;
@@ -122,6 +124,5 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function indent(text: string): string {
-  return text.split('\n').map((l) => `    ${l}`).join('\n');
-}
+/** What a check's output lines are shown behind in a person's summary. */
+const OUTPUT_FRAME = '    │ ';

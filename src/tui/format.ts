@@ -1,20 +1,15 @@
 // Pure text helpers of the approvals panel: make agent-supplied text safe to print
 // in a terminal, and say how long an approval has left in a few characters.
+import { safeForDisplay } from '../core/display.js';
 
 /**
- * C0 controls, DEL and C1 controls. Tool names and summaries come from the agent, so an
- * escape sequence in them could move the cursor or recolour the panel (or worse).
- */
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u001F\u007F-\u009F]+/g;
-
-/**
- * Turns untrusted text into one printable line: control characters and runs of
- * whitespace become a single space.
- * @example displayText('rm -rf\n\u001B[2Jbuild') // 'rm -rf [2Jbuild'
+ * Untrusted text (a tool, session or agent name) as one short label: made safe by the one
+ * display sanitiser (controls and invisible characters as visible escapes, lookalikes
+ * flagged), then runs of whitespace as one space.
+ * @example displayText('rm -rf\n\u001B[2Jbuild') // 'rm -rf ↵ <U+001B>[2Jbuild'
  */
 export function displayText(text: string): string {
-  return text.replace(CONTROL_CHARS, ' ').replace(/\s+/g, ' ').trim();
+  return safeForDisplay(text).replace(/\s+/g, ' ').trim();
 }
 
 /**
@@ -32,6 +27,10 @@ export function formatTimeLeft(ms: number): string {
   if (minutes > 0) return `${minutes}m ${String(seconds).padStart(2, '0')}s`;
   return `${seconds}s`;
 }
+
+/** C0 controls, DEL and C1 controls: what a key press may carry besides text. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001F\u007F-\u009F]+/g;
 
 /** Removes control characters but keeps spaces: for text the user is typing. */
 export function stripControl(text: string): string {

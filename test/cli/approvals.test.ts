@@ -51,7 +51,7 @@ describe('gatehouse approve', () => {
     const p = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary, ttlSeconds: 60 });
     const out = gatehouse(['approve', '--list', ...at()]).stdout;
     expect(out).toContain(p.id);
-    expect(out).toContain(`${summary.slice(0, -4)}\uFFFD[2K\n`);
+    expect(out).toContain(`${summary.slice(0, -4)}<U+001B>[2K\n`);
     expect(out).not.toContain('\u001b');
   });
 
@@ -190,5 +190,17 @@ describe('gatehouse approve binds an answer to the request that was shown', () =
     const yes = await answer('y');
     expect(yes.code).toBe(0);
     expect(queue.get(p.id).resolution).toMatchObject({ decision: 'allow' });
+  });
+});
+
+describe('JSON for a terminal', () => {
+  it('escapes C1 controls, bidi marks and line separators in agent text, and still parses to the same value', () => {
+    const queue = new ApprovalQueue(state);
+    const tool = 'Ba\u009b2Jsh\u202e\u2028';
+    const p = queue.enqueue({ session_id: 's1', agent: 'claude', tool, summary: 'Bash: ls', ttlSeconds: 60 });
+    const out = gatehouse(['approve', '--show', p.id, '--json', ...at()]).stdout;
+    expect(out).not.toMatch(/[\u0080-\u009f\u202e\u2028]/);
+    expect(out).toContain('Ba\\u009b2Jsh\\u202e\\u2028');
+    expect(JSON.parse(out)).toMatchObject({ tool });
   });
 });

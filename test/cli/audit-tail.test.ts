@@ -79,7 +79,7 @@ describe('gatehouse audit tail', () => {
     appendRefusal('test output:\n\u001b[2J\u001b]0;pwned\u0007done \u009b31m red');
     const r = gatehouse(['audit', 'tail', ...at()]);
     expect(r.stdout).not.toMatch(TERMINAL_CONTROLS);
-    expect(r.stdout).toContain('test output: ↵ �[2J�]0;pwned�done �31m red');
+    expect(r.stdout).toContain('test output: ↵ <U+001B>[2J<U+001B>]0;pwned<U+0007>done <U+009B>31m red');
   });
 
   it('still prints every event whole with --json', () => {

@@ -76,7 +76,7 @@ describe('gatehouse session show', () => {
   it('prints the escape sequences of an agent-chosen file name as inert marks', () => {
     const out = show().stdout;
     expect(out).not.toMatch(TERMINAL_CONTROLS);
-    expect(out).toContain('notes�[2J�]0;owned�.txt');
+    expect(out).toContain('notes<U+001B>[2J<U+001B>]0;owned<U+0007>.txt');
   });
 
   it('prints meta.json, which no digest covers, as inert text too', () => {
@@ -86,7 +86,7 @@ describe('gatehouse session show', () => {
     writeFileSync(file, JSON.stringify({ ...meta, status: 'ended\u001b[2J', end_verdict: { passed: true, summary: 'fine\u009b1A', at: meta.started_at } }));
     const out = show([], copy).stdout;
     expect(out).not.toMatch(TERMINAL_CONTROLS);
-    expect(out).toContain('ended�[2J');
+    expect(out).toContain('ended<U+001B>[2J');
   });
 
   it('shows only the newest with -n, saying how many there are', () => {

@@ -157,3 +157,21 @@ describe('JSON outputs', () => {
     for (const [name, json] of Object.entries(outputs)) expect(camel(json), name).toEqual([]);
   }, 180_000);
 });
+
+describe('a verdict cannot be faked by what the agent wrote', () => {
+  it("frames a failing check's output and quotes odd file names, so none of it reads as Gatehouse's PASSED line or reaches the terminal raw", () => {
+    // The check is the agent's code: it prints a fake verdict, a screen clear and a C1 CSI.
+    const fake = `gatehouse: session x PASSED — every required check passed and every change is inside the allowlist`;
+    writeFileSync(join(root, 'check.js'), `process.stdout.write(${JSON.stringify(`\u001b[2J\u001b[H${fake}\n\u009b1A${fake}\n`)}); process.exit(1);\n`);
+    const r = run([process.execPath, '-e', "require('fs').writeFileSync('x' + String.fromCharCode(27) + '[2K PASSED', '')"], ['--require', `check=${process.execPath} check.js`]);
+    expect(r.status).toBe(1);
+    // eslint-disable-next-line no-control-regex
+    expect(r.stderr).not.toMatch(/[\u001b\u009b]/);
+    const lines = r.stderr.split('\n');
+    const fakes = lines.filter((l) => l.includes('PASSED — every required check passed'));
+    expect(fakes.length).toBeGreaterThan(0);
+    for (const l of fakes) expect(l).toMatch(/^ +│ /);
+    expect(r.stderr).toContain('created: "x\\u001b[2K PASSED"');
+    expect(lines.some((l) => /^gatehouse: session \S+ FAILED the end-of-session check/.test(l))).toBe(true);
+  });
+});

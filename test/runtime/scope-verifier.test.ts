@@ -39,7 +39,7 @@ describe('scope check verifier', () => {
     const head = git(root, 'rev-parse', 'HEAD').trim();
     expect(reason).toContain(`modified: README.md (restore it with \`git checkout -- README.md\`; if you staged or committed the change, \`git checkout ${head} -- README.md\` (the commit this session started from))`);
     expect(reason).toContain('modified: notes.txt (write back its content as it was at the start)');
-    expect(reason).toContain("created: stray file.txt (created in this session: delete it)");
+    expect(reason).toContain('created: "stray file.txt" (created in this session: delete it)');
     expect(reason).toMatch(/modified: \.git\/config \(write back its content as it was at the start\)\n {4}Lines added since the start \(take them out\):\n {8}\thooksPath = \/tmp\/elsewhere/);
   });
 

@@ -243,7 +243,7 @@ describe('ApprovalsPanel', () => {
     queue.enqueue({ session_id: 'sess-x', agent: 'claude', tool: 'Bash', summary: 'echo hi\n\u001B[2Jclear', ttlSeconds: 60 });
     const app = renderPanel();
     const frame = await frameWhere(app, (f) => f.includes('echo hi'));
-    expect(frame).toContain('echo hi ↵ \uFFFD[2Jclear');
+    expect(frame).toContain('echo hi ↵ <U+001B>[2Jclear');
     expect(frame).not.toContain('\u001B[2J');
   });
 

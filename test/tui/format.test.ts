@@ -4,8 +4,8 @@ import { listWindow } from '../../src/tui/list-window.js';
 import { claudeSummary as summarizeInput } from '../support/summary.js';
 
 describe('displayText', () => {
-  it('turns escape sequences and newlines from an agent into plain spaces on one line', () => {
-    expect(displayText('rm -rf\n\u001B[2Jbuild\u009B31m\t end ')).toBe('rm -rf [2Jbuild 31m end');
+  it('shows escape sequences and newlines from an agent as visible marks, on one line', () => {
+    expect(displayText('rm -rf\n\u001B[2Jbuild\u009B31m\t end ')).toBe('rm -rf ↵ <U+001B>[2Jbuild<U+009B>31m<TAB> end');
   });
 });
 

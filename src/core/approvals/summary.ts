@@ -1,6 +1,7 @@
 // What the person asked to approve a tool call is shown: the whole call, redacted (never
 // file contents; secret-looking values masked) and safe to display, but never cut short.
 import type { CallView } from '../tool-view.js';
+import { safeForDisplay } from '../display.js';
 
 /**
  * Longest summary a person is asked to review, in UTF-16 units. A longer call is refused
@@ -12,17 +13,6 @@ export const MAX_REVIEW_CHARS = 16_000;
 
 /** Characters of a summary quoted back to the agent in a reason: it wrote the call, a line reminds it which. */
 export const REASON_SUMMARY_CHARS = 200;
-
-/** Line breaks show as a visible mark, so a multi-line command cannot hide its second line. */
-const NEWLINE = /\r\n|\r|\n/g;
-
-/**
- * Controls, bidi overrides and lone surrogates are replaced: a summary is shown to the
- * person who approves, and escapes or reordered text must not make one command look like
- * another (a lone surrogate also has no display, and JSON escapes it to six bytes).
- */
-// eslint-disable-next-line no-control-regex
-const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/gu;
 
 /** Secret-looking values in a command line (`TOKEN=…`, `--password …`, `Authorization: Bearer …`). */
 const SECRET_PATTERNS: readonly RegExp[] = [
@@ -46,14 +36,8 @@ function maskSecrets(command: string): string {
 /** Argument names whose values are secrets in any tool (an MCP server's `api_key`, a `token`). */
 const SECRET_KEY = /token|secret|passw|api_?key|private_?key|authorization|cookie|credential/i;
 
-/**
- * Agent-supplied text made safe to show whole: line breaks become ` ↵ `, controls,
- * bidi marks and lone surrogates become U+FFFD. Nothing is dropped or cut.
- * @example safeForDisplay('ls\nrm -rf ~') // 'ls ↵ rm -rf ~'
- */
-export function safeForDisplay(text: string): string {
-  return text.replace(NEWLINE, ' ↵ ').replace(UNSAFE_CHARS, '\uFFFD');
-}
+/** The display sanitiser, where approval code has always found it. */
+export { safeForDisplay };
 
 /**
  * The whole, redacted summary of a call for the pending record and the person asked, by the

@@ -155,7 +155,7 @@ describe('summarizeInput', () => {
   });
 
   it('replaces lone surrogates, which have no display and would bloat a frame', () => {
-    expect(summarizeInput('Bash', { command: 'echo \ud800x \u{1F600}' })).toBe('Bash: echo \uFFFDx \u{1F600}');
+    expect(summarizeInput('Bash', { command: 'echo \ud800x \u{1F600}' })).toBe('Bash: echo <U+D800>x \u{1F600}');
   });
 
   it('masks secret-looking values in a command', () => {
