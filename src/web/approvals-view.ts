@@ -17,6 +17,24 @@ const DECISIONS: readonly { decision: Decision; label: string; title: string }[]
   { decision: 'always-project', label: 'Always (project)', title: 'Allow, and allow exactly this again in this and every later session, until revoked' },
 ];
 
+/** Slack, in pixels, for a scroll position that rounds short of the very end. */
+const SCROLL_END_SLACK_PX = 2;
+
+/**
+ * An "Always" makes a rule for the whole call, so it is offered only once all of it has been on
+ * screen: at once when the call fits its box, else when the box has been scrolled to its end.
+ */
+function offerAlwaysOnceSeen(card: HTMLElement): void {
+  const box = card.querySelector<HTMLElement>('.summary');
+  if (box === null || card.dataset.seen === 'yes') return;
+  const seen = box.scrollTop + box.clientHeight >= box.scrollHeight - SCROLL_END_SLACK_PX;
+  if (seen) card.dataset.seen = 'yes';
+  for (const b of card.querySelectorAll<HTMLButtonElement>('button[data-decision^="always"]')) {
+    b.disabled = !seen;
+    b.title = seen ? (DECISIONS.find((d) => d.decision === b.dataset.decision)?.title ?? '') : 'Scroll the call to its end first: Always makes a rule for all of it';
+  }
+}
+
 /**
  * Renders the pending approvals into a list and resolves them over the WebSocket.
  * @example const av = new ApprovalsView(ul, badge, rpc); av.setAll(pending)
@@ -58,6 +76,7 @@ export class ApprovalsView {
     const more = omitted > 0 ? [h('li', { class: 'empty' }, `${omitted} more waiting: they appear as these are answered.`)] : [];
     if (cards.length === 0 && omitted === 0) this.#list.replaceChildren(h('li', { class: 'empty' }, 'Nothing waiting for you.'));
     else this.#list.replaceChildren(...cards, ...more);
+    for (const card of cards) offerAlwaysOnceSeen(card);
     const total = pending.length + omitted;
     this.#badge.textContent = String(total);
     this.#badge.classList.toggle('hot', total > 0);
@@ -99,6 +118,7 @@ export class ApprovalsView {
         void this.#resolve(p, b.dataset.decision as Decision, reason.value, card, error);
       });
     }
+    card.querySelector('.summary')?.addEventListener('scroll', () => offerAlwaysOnceSeen(card));
     this.#cards.set(p.id, card);
     return card;
   }
@@ -115,6 +135,7 @@ export class ApprovalsView {
     } catch (err) {
       error.textContent = (err as Error).message;
       for (const b of buttons) b.disabled = false;
+      offerAlwaysOnceSeen(card);
     }
   }
 
