@@ -90,8 +90,9 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
   const latestDetail = useRef({ id: shownId, page: detail?.rows ?? 0, maxOffset });
   latestDetail.current = { id: shownId, page: detail?.rows ?? 0, maxOffset };
 
-  const decide = (id: string, decision: ApprovalDecision, reason?: string) => {
-    const result = queue.resolve(id, { decision, principal, ...(reason ? { reason } : {}) });
+  // `nonce`: the one of the request on screen, so an answer never lands on a record replaced under the cursor.
+  const decide = (id: string, decision: ApprovalDecision, reason?: string, nonce?: string) => {
+    const result = queue.resolve(id, { decision, principal, ...(reason ? { reason } : {}), ...(nonce !== undefined ? { nonce } : {}) });
     const atMs = now().getTime();
     const status = result.ok ? { ok: true, message: `${DONE[decision]} ${id}`, atMs } : { ok: false, message: result.error.message, atMs };
     const state = getUi();
@@ -167,9 +168,9 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
         return;
       }
     }
-    if (input === 'a') decide(item.id, 'allow');
-    else if (input === 'A') decide(item.id, 'always');
-    else if (input === 'P') decide(item.id, 'always-project');
+    if (input === 'a') decide(item.id, 'allow', undefined, item.nonce);
+    else if (input === 'A') decide(item.id, 'always', undefined, item.nonce);
+    else if (input === 'P') decide(item.id, 'always-project', undefined, item.nonce);
     else if (input === 'r') setUi({ ...state, mode: { kind: 'reason', id: item.id, text: '' }, status: undefined });
   });
 
