@@ -7,6 +7,8 @@ import { findOnPath, isExecutableFile } from '../../runtime/find-on-path.js';
 
 /** A whole exchange (start, a few calls) takes ~0.2 s; this bounds a stuck server. */
 const CALL_TIMEOUT_MS = 15_000;
+/** How long a closed server has to exit on SIGTERM before it is killed: it holds nothing to save. */
+const CLOSE_GRACE_MS = 2_000;
 
 /** Where to find Codex: `$GATEHOUSE_CODEX_BIN` (absolute), else `codex` on PATH; null when neither is there. */
 export function findCodexBinary(env: NodeJS.ProcessEnv = process.env): string | null {
@@ -23,7 +25,7 @@ interface Pending {
 
 /**
  * One `codex app-server` process, initialised and ready for calls.
- * @example const s = await CodexAppServer.start(bin); const hooks = await s.call('hooks/list', { cwds: [dir] }); s.close();
+ * @example const s = await CodexAppServer.start(bin); const hooks = await s.call('hooks/list', { cwds: [dir] }); await s.close();
  */
 export class CodexAppServer {
   readonly #child: ChildProcess;
@@ -54,7 +56,7 @@ export class CodexAppServer {
       await server.call('initialize', { clientInfo: { name: 'gatehouse', title: 'Gatehouse', version: '1' }, capabilities: null });
       server.#send({ method: 'initialized' });
     } catch (err) {
-      server.close();
+      await server.close();
       throw err;
     }
     return server;
@@ -74,11 +76,25 @@ export class CodexAppServer {
     });
   }
 
-  /** Ends the server (it holds no state worth a graceful stop). */
-  close(): void {
+  /**
+   * Ends the server (it holds no state worth a graceful stop) and resolves once the process has
+   * exited, so nothing it still writes lands in a folder the caller removes next. SIGKILL after
+   * {@link CLOSE_GRACE_MS}.
+   */
+  close(): Promise<void> {
     this.#exited ??= 'codex app-server closed';
-    this.#child.stdin?.end();
-    this.#child.kill('SIGTERM');
+    const child = this.#child;
+    // Gone already, or never started (no pid: the spawn failed and no exit will come).
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const force = setTimeout(() => child.kill('SIGKILL'), CLOSE_GRACE_MS);
+      child.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      child.stdin?.end();
+      child.kill('SIGTERM');
+    });
   }
 
   #send(msg: object): void {

@@ -109,7 +109,7 @@ export async function trustCodexHooks(opts: { bin: string; project: string; hook
     undoCodexTrust(record);
     return fail(`cannot trust the session's hooks in Codex: ${(err as Error).message}`);
   } finally {
-    server?.close();
+    await server?.close();
   }
 }
 

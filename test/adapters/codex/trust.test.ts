@@ -43,7 +43,7 @@ async function statuses(): Promise<Record<string, string>> {
     const listed = await server.call<{ data: { hooks: { command?: string; trustStatus: string }[] }[] }>('hooks/list', { cwds: [project] });
     return Object.fromEntries(listed.data.flatMap((d) => d.hooks).map((h) => [h.command ?? '', h.trustStatus]));
   } finally {
-    server.close();
+    await server.close();
   }
 }
 
