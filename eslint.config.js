@@ -34,7 +34,7 @@ export default tseslint.config(
         {
           patterns: [
             { regex: '^node:(fs|fs/promises|child_process|net|http|https|os|process|worker_threads)$', message: 'core/ does no I/O; pass what it needs in.' },
-            { regex: '^(\\.\\./)+(runtime|adapters|cli|gateway|tui|web)(/|$)', message: 'core/ imports nothing of our other layers.' },
+            { regex: '^(\\.\\./)+(runtime|adapters|gate|cli|gateway|tui|web)(/|$)', message: 'core/ imports nothing of our other layers.' },
           ],
         },
       ],
@@ -50,7 +50,7 @@ export default tseslint.config(
           patterns: [
             { regex: '^node:', message: 'protocol/ runs in the browser too: no Node modules.' },
             { regex: '^(fs|path|child_process|os|crypto|url|util|events|stream|net|http|https|buffer|process|worker_threads)(/|$)', message: 'protocol/ runs in the browser too: no Node modules.' },
-            { regex: '^\\.\\./(runtime|adapters|cli|gateway|tui|web)(/|$)', message: 'protocol/ imports only core/ and its own files: the server depends on it, never the other way.' },
+            { regex: '^\\.\\./(runtime|adapters|gate|cli|gateway|tui|web)(/|$)', message: 'protocol/ imports only core/ and its own files: the server depends on it, never the other way.' },
           ],
         },
       ],
@@ -80,7 +80,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(\\.\\./)+(adapters|cli|gateway|tui|web)(/|$)', message: 'runtime/ depends only on core/.' }] },
+        { patterns: [{ regex: '^(\\.\\./)+(adapters|gate|cli|gateway|tui|web)(/|$)', message: 'runtime/ depends only on core/.' }] },
       ],
     },
   },
@@ -89,7 +89,17 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(\\.\\./)+(cli|gateway|tui|web)(/|$)', message: 'adapters/ depend on runtime/ and core/ only.' }] },
+        { patterns: [{ regex: '^(\\.\\./)+(gate|cli|gateway|tui|web)(/|$)', message: 'adapters/ depend on runtime/ and core/ only: the agent-neutral hook flow (gate/) uses them, never the other way.' }] },
+      ],
+    },
+  },
+  {
+    // The agent-neutral hook flow: one decision per hook call, whatever agent or transport.
+    files: ['src/gate/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./)+(cli|gateway|tui|web)(/|$)', message: 'gate/ depends on adapters/, runtime/ and core/; its transports (the hook command, the warm route, the socket) call it.' }] },
       ],
     },
   },
@@ -98,7 +108,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(\\.\\./)+(cli|tui|web)(/|$)', message: 'gateway/ depends on adapters/, runtime/ and core/ (the dashboard is served as built files, not imported).' }] },
+        { patterns: [{ regex: '^(\\.\\./)+(cli|tui|web)(/|$)', message: 'gateway/ depends on gate/, adapters/, runtime/ and core/ (the dashboard is served as built files, not imported).' }] },
       ],
     },
   },

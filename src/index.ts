@@ -11,12 +11,12 @@ export type { Result } from './core/result.js';
 export { resolveWriteTarget } from './runtime/resolve-path.js';
 export { runProducers } from './runtime/producers.js';
 export type { ProducerResult } from './runtime/producers.js';
-export { startSession } from './adapters/session-lifecycle.js';
-export { endSession, checkSession } from './adapters/session-end.js';
-export { runHookGate } from './adapters/hook-gate.js';
+export { startSession } from './gate/session-lifecycle.js';
+export { endSession, checkSession } from './gate/session-end.js';
+export { runHookGate } from './gate/hook-gate.js';
 // In-process gating for programs built on the Claude Agent SDK (docs/agents.md).
-export { gatehouseHooks } from './adapters/claude-sdk/hooks.js';
-export type { GatehouseHooksOptions, GatehouseSdkHooks } from './adapters/claude-sdk/hooks.js';
+export { gatehouseHooks } from './gate/sdk-hooks.js';
+export type { GatehouseHooksOptions, GatehouseSdkHooks } from './gate/sdk-hooks.js';
 // The turn-level verifier chain for custom agent loops (see docs/verifier-chain.md).
 export * from './core/turn/index.js';
 export { readTranscriptTodos } from './runtime/transcript.js';

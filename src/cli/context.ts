@@ -3,7 +3,7 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveProjectState } from '../adapters/session-lifecycle.js';
+import { resolveProjectState } from '../runtime/state-base.js';
 import { terminalSafeJson } from '../core/display.js';
 import type { SessionStore } from '../runtime/session-store.js';
 import { UserError } from './exit-codes.js';

@@ -1,7 +1,7 @@
 // The hook command shared by the lean bundle (dist/hook/hook.js) and `gatehouse hook-gate`:
 // parse argv, read stdin, decide, write the agent's output, return the exit code.
 import { readFileSync } from 'node:fs';
-import { runHookGate, type HookRequest } from '../adapters/hook-gate.js';
+import { runHookGate, type HookRequest } from '../gate/hook-gate.js';
 import { MAX_INPUT_BYTES } from '../core/hook-input.js';
 
 /** Largest hook input read from stdin; a Write of a large file carries its content. */

@@ -1,6 +1,6 @@
 // `gatehouse session show`: one session's status, its policy as start recorded it, and its
 // recent gate decisions from the audit log, each read only through a path that is verified.
-import { trustedCopies } from '../adapters/session-end.js';
+import { trustedCopies } from '../gate/session-end.js';
 import { safeForDisplay } from '../core/approvals/summary.js';
 import { PASSED_SUMMARY, personLine } from '../core/verdict-report.js';
 import type { Policy } from '../core/policy.js';

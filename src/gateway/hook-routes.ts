@@ -2,7 +2,7 @@
 // evaluated inside the supervisor for the bash client in dist/hook/warm.sh, which pays no
 // Node start-up. Loopback callers only, each call carrying its own session's secret.
 import type { IncomingMessage } from 'node:http';
-import { runHookGate } from '../adapters/hook-gate.js';
+import { runHookGate } from '../gate/hook-gate.js';
 import { AGENT_NAME_RE } from '../adapters/registry.js';
 import { readWarmSecret } from '../runtime/warm-secret.js';
 import { sameSecret } from '../runtime/secret-compare.js';

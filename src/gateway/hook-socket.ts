@@ -7,7 +7,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HookOutput } from '../adapters/adapter.js';
-import { runHookGate } from '../adapters/hook-gate.js';
+import { runHookGate } from '../gate/hook-gate.js';
 import { refusalFileName } from '../adapters/hook-transport.js';
 import { AGENT_NAME_RE } from '../adapters/registry.js';
 import { SANDBOX_SOCKET_NAME } from '../core/sandbox.js';

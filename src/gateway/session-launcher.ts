@@ -3,9 +3,9 @@
 // at exit: remove the hooks, run the final check, then close the sandbox.
 import { agentMismatch } from '../adapters/agent-programs.js';
 import { NO_AGENT } from '../adapters/registry.js';
-import { startSession } from '../adapters/session-lifecycle.js';
-import { checkSession, endSession, recordNeverRan } from '../adapters/session-end.js';
-import { quarantineNote, type SandboxOffer } from '../adapters/session-sandbox.js';
+import { startSession } from '../gate/session-lifecycle.js';
+import { checkSession, endSession, recordNeverRan } from '../gate/session-end.js';
+import { quarantineNote, type SandboxOffer } from '../gate/session-sandbox.js';
 import { splitCommand } from '../core/argv.js';
 import { sandboxedArgv } from '../core/sandbox.js';
 import { programProblem } from '../runtime/find-on-path.js';

@@ -23,3 +23,8 @@ export function projectStateDir(base: string, worktreeReal: string): string {
   const name = basename(worktreeReal).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'root';
   return join(base, 'projects', `${name}-${digest}`);
 }
+
+/** Resolves the project state dir for a worktree (real path): `stateDir` when given, else its folder under the state base. */
+export function resolveProjectState(worktreeReal: string, env: NodeJS.ProcessEnv, stateDir?: string): string {
+  return stateDir ? resolve(stateDir) : projectStateDir(stateBase(env), worktreeReal);
+}

@@ -30,6 +30,11 @@ describe('layer rules', () => {
       ['src/adapters/x.ts', '../cli/main.js'],
       ['src/adapters/claude/x.ts', '../../gateway/server.js'],
       ['src/gateway/ws/x.ts', '../../cli/main.js'],
+      ['src/adapters/x.ts', '../gate/hook-gate.js'],
+      ['src/adapters/codex/x.ts', '../../gate/pre-tool.js'],
+      ['src/runtime/x.ts', '../gate/stop-chain.js'],
+      ['src/gate/x.ts', '../gateway/server.js'],
+      ['src/gate/deep/x.ts', '../../cli/main.js'],
     ] as const) {
       expect(await errors(file, `import { a } from '${spec}';\nexport const b = a;\n`), `${file} → ${spec}`).toEqual([expect.stringContaining('is restricted')]);
     }
@@ -41,6 +46,8 @@ describe('layer rules', () => {
       ['src/runtime/sandbox/x.ts', '../../core/sandbox.js'],
       ['src/adapters/claude/x.ts', '../../runtime/fs-atomic.js'],
       ['src/gateway/ws/x.ts', '../../adapters/registry.js'],
+      ['src/gateway/x.ts', '../gate/hook-gate.js'],
+      ['src/gate/x.ts', '../adapters/registry.js'],
     ] as const) {
       expect(await errors(file, `import { a } from '${spec}';\nexport const b = a;\n`), `${file} → ${spec}`).toEqual([]);
     }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gatehouseHooks } from '../../src/adapters/claude-sdk/hooks.js';
+import { gatehouseHooks } from '../../src/gate/sdk-hooks.js';
 import { shellJoin } from '../../src/core/shell-quote.js';
 import { claudeBinary, lastUserText, say, startStubModel, tool, toolResults, type StubModel } from './support/index.js';
 import { gatedProject, type GatedProject } from './support/gated-project.js';

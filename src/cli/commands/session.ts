@@ -1,9 +1,9 @@
 // `gatehouse session start|end|list|show|check`: the lifecycle of one gated agent run.
 import { Command } from 'commander';
 import { agentPrograms } from '../../adapters/agent-programs.js';
-import { startSession, type StartedSession } from '../../adapters/session-lifecycle.js';
-import type { SandboxOffer } from '../../adapters/session-sandbox.js';
-import { checkSession, endSession } from '../../adapters/session-end.js';
+import { startSession, type StartedSession } from '../../gate/session-lifecycle.js';
+import type { SandboxOffer } from '../../gate/session-sandbox.js';
+import { checkSession, endSession } from '../../gate/session-end.js';
 import { TRANSPORT_CHOICES, type TransportChoice } from '../../adapters/hook-transport.js';
 import { gatesNothing, knownAgents, NO_AGENT, parseAgentName } from '../../adapters/registry.js';
 import { SessionStore } from '../../runtime/session-store.js';

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseCodexEvent } from '../../../src/adapters/codex/event.js';
-import { startSession } from '../../../src/adapters/session-lifecycle.js';
+import { startSession } from '../../../src/gate/session-lifecycle.js';
 import { HOOK, hook, tempDir } from '../../support/cli.js';
 
 let root: string;

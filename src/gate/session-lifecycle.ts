@@ -14,10 +14,10 @@ import { protectedPaths, watchedOutside } from '../runtime/protected-paths.js';
 import { SessionStore, type SessionMeta, type TransportRecord } from '../runtime/session-store.js';
 import { createWarmSecret } from '../runtime/warm-secret.js';
 import { recordSessionPointer } from '../runtime/session-index.js';
-import { chooseTransport, type TransportChoice, type WarmTransport } from './hook-transport.js';
+import { chooseTransport, type TransportChoice, type WarmTransport } from '../adapters/hook-transport.js';
 import { hookBudgets } from './hook-budget.js';
-import { projectStateDir, stateBase } from '../runtime/state-base.js';
-import type { Capabilities, RenderedFile } from './adapter.js';
+import { resolveProjectState, stateBase } from '../runtime/state-base.js';
+import type { Capabilities, RenderedFile } from '../adapters/adapter.js';
 import { auditLogFor, digestOf, osUserActor } from '../runtime/recorder.js';
 import { canonicalJson } from '../core/crypto/canonical-json.js';
 import { loadExtensionHooks } from '../runtime/stop-hooks/extension.js';
@@ -26,11 +26,11 @@ import { clampProfile } from '../core/turn/context.js';
 import { compileAlwaysAllow, type AlwaysAllowRule } from '../core/approvals/always-allow.js';
 import { configAlwaysRules } from '../runtime/approvals/always-rules.js';
 import { compileProfileSpec, type ProfileSpec } from '../core/approvals/profiles.js';
-import { adapterFor, capabilitiesFor, parseAgentName } from './registry.js';
+import { adapterFor, capabilitiesFor, parseAgentName } from '../adapters/registry.js';
 import { prepareSessionSandbox, sandboxTools, type SandboxOffer, type SessionSandbox } from './session-sandbox.js';
 import { stopChainNotes } from './stop-chain.js';
 import { sandboxRecord } from '../core/sandbox.js';
-import { claudeOutput } from './claude/output.js';
+import { claudeOutput } from '../adapters/claude/output.js';
 
 /** Bytes of output kept per producer: enough for any useful failure tail, bounded on disk. */
 const OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -80,11 +80,6 @@ export interface StartedSession {
   sandbox: SessionSandbox | null;
   /** What the config's `verifiers.order` leaves out or adds, to show once at start. */
   notes: string[];
-}
-
-/** Resolves the project state dir for a worktree (real path). */
-export function resolveProjectState(worktreeReal: string, env: NodeJS.ProcessEnv, stateDir?: string): string {
-  return stateDir ? resolve(stateDir) : projectStateDir(stateBase(env), worktreeReal);
 }
 
 /** Parses `NAME=COMMAND` into a required producer. */

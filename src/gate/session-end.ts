@@ -10,8 +10,8 @@ import type { Baseline } from '../runtime/scope-baseline.js';
 import { readVerifiedJson } from '../runtime/session-files.js';
 import type { SessionStore } from '../runtime/session-store.js';
 import { startDigests, type StartDigests } from '../runtime/session-trust.js';
-import type { RenderedFile } from './adapter.js';
-import { adapterFor } from './registry.js';
+import type { RenderedFile } from '../adapters/adapter.js';
+import { adapterFor } from '../adapters/registry.js';
 import { runEndOfSessionChain } from './stop-chain.js';
 import { sentence } from '../core/sentence.js';
 

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { startSession, type StartOptions } from '../../src/adapters/session-lifecycle.js';
+import { startSession, type StartOptions } from '../../src/gate/session-lifecycle.js';
 import { HOOK, tempDir } from '../support/cli.js';
 
 let root: string;

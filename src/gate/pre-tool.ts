@@ -6,8 +6,8 @@ import { toolCallRecord, pushRecent, type RobustnessProfile } from '../core/turn
 import { observeCall } from '../core/turn/mutation-nudge.js';
 import { AWAITED_TASK_CALL_KEY, isTaskTool } from '../core/turn/task-tools.js';
 import { checkFailureCount, checkMaxToolCalls, checkToolRun, extendToolRun } from '../core/turn/tool-loop.js';
-import type { VerifierOutcome } from '../core/verifier-chain.js';
 import { allow, block, type Verdict } from '../core/verdict.js';
+import { gatedShellWrites, toolCallVerdict, worstOutcome } from '../core/gate-rules.js';
 import { fail } from '../core/result.js';
 import { compileWriteScope, decideWrite, isInside, relativeInside, type ResolvedTarget } from '../core/write-gate.js';
 import type { ShellAnalysis } from '../core/shell/index.js';
@@ -57,10 +57,8 @@ export function decideWriteCall(policy: Policy, event: PreToolEvent, shell: Shel
   if (event.toolKind === 'shell') {
     if (!shell && event.targets.length === 0 && event.unreadable === undefined) return allow('not_a_write');
     // Only literal targets can be checked; one that can expand anywhere is the classifier's to refuse.
-    // Deletions are left to the scope check (which reports them): refusing them here would also
-    // stop the agent from removing a file it wrongly created, the very fix the check asks for.
     // An adapter may add writes it knows a command makes (Codex's `apply_patch <<'EOF'`).
-    const found = (shell?.writeTargets ?? []).filter((t) => t.kind !== 'delete').flatMap((t) => {
+    const found = gatedShellWrites(shell?.writeTargets ?? []).flatMap((t) => {
       if (t.literal) return [{ path: t.path, restore: t.restore === true }];
       // A plain glob names the files it matches: each must pass like a literal path.
       return (expandPlainGlob(t.path, event.cwd) ?? []).map((path) => ({ path, restore: t.restore === true }));
@@ -159,10 +157,6 @@ export async function decideToolUse(policy: Policy, event: PreToolEvent, session
   return approvalStep(policy, event, { paths: relativeTargets(policy, event, shell), ...(shell ? { shell } : {}) });
 }
 
-function worst(outcomes: VerifierOutcome[]): VerifierOutcome {
-  return outcomes.find((o) => o.kind === 'halt') ?? outcomes.find((o) => o.kind === 'block') ?? { kind: 'continue' };
-}
-
 /**
  * Decides one tool call. Order: a watchdog halt ends the run; then the write gate's refusal
  * (the most specific reason); then a watchdog block; otherwise allow. Every attempt is
@@ -175,12 +169,8 @@ export function decidePreTool(policy: Policy, event: PreToolEvent, sessionDir: s
     const rec = toolCallRecord(event.tool, event.input, event.toolKind, callFlags(event, shell));
     const made = s.tool_calls_made + 1;
     const run = extendToolRun(s.run, rec);
-    const watchdog = worst([checkMaxToolCalls(made, profile), checkToolRun(run, profile), checkFailureCount(s.failures, profile)]);
-    let verdict: Verdict;
-    if (watchdog.kind === 'halt') verdict = { decision: 'halt', rule: 'tool_loop', reason: watchdog.reason };
-    else if (write.decision !== 'allow') verdict = write;
-    else if (watchdog.kind === 'block') verdict = block('tool_loop', watchdog.reason);
-    else verdict = write;
+    const watchdog = worstOutcome([checkMaxToolCalls(made, profile), checkToolRun(run, profile), checkFailureCount(s.failures, profile)]);
+    const verdict = toolCallVerdict(write, watchdog);
     const track = verdict.decision === 'allow' ? observeCall(s.track, rec, made - 1) : s.track;
     // The Stop waits for this call's result to reach the transcript before it reads the task list.
     const kv = verdict.decision === 'allow' && event.callId !== undefined && isTaskTool(event.tool) ? { ...s.kv, [AWAITED_TASK_CALL_KEY]: event.callId } : s.kv;

@@ -3,7 +3,7 @@
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/adapters/session-lifecycle.js';
+import { startSession } from '../../src/gate/session-lifecycle.js';
 import { shellJoin } from '../../src/core/shell-quote.js';
 import { gatehouse, HOOK, tempDir, type Ran } from '../support/cli.js';
 import { runRenderedHook } from '../support/rendered-hook.js';

@@ -7,9 +7,9 @@ import { fail, ok, type Result } from '../core/result.js';
 import { planSandbox } from '../runtime/sandbox/plan.js';
 import { probeSandbox, type SandboxTools } from '../runtime/sandbox/probe.js';
 import type { SandboxConfig } from '../runtime/config.js';
-import type { AgentAdapter, HookOutput } from './adapter.js';
+import type { AgentAdapter, HookOutput } from '../adapters/adapter.js';
 import type { Verdict } from '../core/verdict.js';
-import { SOCKET_CLIENT_FILE, type SocketTransport } from './hook-transport.js';
+import { SOCKET_CLIENT_FILE, type SocketTransport } from '../adapters/hook-transport.js';
 import { sessionDir } from '../runtime/state-dir.js';
 
 /** The folder of a session's state where git control files the agent made are moved. */

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/adapters/session-lifecycle.js';
+import { startSession } from '../../src/gate/session-lifecycle.js';
 import { shellJoin } from '../../src/core/shell-quote.js';
 import { HOOK, hook, tempDir } from '../support/cli.js';
 

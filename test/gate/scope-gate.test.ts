@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/adapters/session-lifecycle.js';
+import { startSession } from '../../src/gate/session-lifecycle.js';
 import { gatehouse, HOOK, tempDir } from '../support/cli.js';
 import { runRenderedHook } from '../support/rendered-hook.js';
 

@@ -4,14 +4,14 @@
 // so a program built on the SDK is gated with no process start per call.
 import { readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { sha256Hex } from '../../runtime/session-files.js';
-import type { Policy } from '../../core/policy.js';
-import { SESSION_FILES } from '../../runtime/session-layout.js';
-import { isSafeSessionId, sessionDir } from '../../runtime/state-dir.js';
-import { hookBudgets } from '../hook-budget.js';
-import { runHookGate } from '../hook-gate.js';
-import { resolveProjectState } from '../session-lifecycle.js';
-import type { SdkHookOutput } from './output.js';
+import { sha256Hex } from '../runtime/session-files.js';
+import type { Policy } from '../core/policy.js';
+import { SESSION_FILES } from '../runtime/session-layout.js';
+import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';
+import { hookBudgets } from './hook-budget.js';
+import { runHookGate } from './hook-gate.js';
+import { resolveProjectState } from '../runtime/state-base.js';
+import type { SdkHookOutput } from '../adapters/claude-sdk/output.js';
 
 /** Which session to gate: started with `gatehouse session start --agent claude-sdk`. */
 export interface GatehouseHooksOptions {

@@ -5,7 +5,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/adapters/session-lifecycle.js';
+import { startSession } from '../../src/gate/session-lifecycle.js';
 import { HOOK, tempDir } from '../support/cli.js';
 import { runRenderedHook } from '../support/rendered-hook.js';
 

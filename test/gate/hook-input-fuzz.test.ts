@@ -5,8 +5,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runHookGate } from '../../src/adapters/hook-gate.js';
-import { startSession } from '../../src/adapters/session-lifecycle.js';
+import { runHookGate } from '../../src/gate/hook-gate.js';
+import { startSession } from '../../src/gate/session-lifecycle.js';
 import { HOOK, hook, tempDir } from '../support/cli.js';
 
 let root: string;

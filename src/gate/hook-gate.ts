@@ -3,20 +3,21 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Policy } from '../core/policy.js';
-import { allow, block, type Verdict } from '../core/verdict.js';
+import { block, type Verdict } from '../core/verdict.js';
 import { appendSessionLog, SESSION_FILES } from '../runtime/session-layout.js';
 import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';
 import { updateTurnState, type TurnState } from '../runtime/turn-state.js';
 import { readVerifiedJson } from '../runtime/session-files.js';
 import type { ChainResult } from '../core/verifier-chain.js';
 import { checkHookInput, MAX_INPUT_BYTES } from '../core/hook-input.js';
-import type { HookOutput } from './adapter.js';
+import { stopVerdict } from '../core/gate-rules.js';
+import type { HookOutput } from '../adapters/adapter.js';
 import type { GateEvent } from '../core/event.js';
-import { claudeOutput } from './claude/output.js';
-import { hookAdapter } from './hook-adapters.js';
+import { claudeOutput } from '../adapters/claude/output.js';
+import { hookAdapter } from '../adapters/hook-adapters.js';
 import { decideToolUse, recordPostTool } from './pre-tool.js';
 import type { StopInput } from './stop-chain.js';
-import { isStopEvent } from './stop-events.js';
+import { isStopEvent } from '../adapters/stop-events.js';
 
 /** One invocation of the hook command. */
 export interface HookRequest {
@@ -167,17 +168,9 @@ async function decideStop(policy: Policy, dir: string, input: StopInput, logFile
   const { result } = run;
   const verdict = updateTurnState(dir, (s): { state: TurnState; result: Verdict } => {
     // Keep what the stages wrote (extension veto counts, the nudge flag) and count the stop.
-    const base = { ...s, kv: { ...s.kv, ...run.state.kv }, stops: s.stops + 1 };
-    if (result.outcome === 'continue') return { state: { ...base, consecutive_blocks: 0 }, result: allow('completion.verified') };
-    if (result.outcome === 'halt') {
-      return { state: { ...base, consecutive_blocks: 0 }, result: { decision: 'halt', rule: result.decidedBy ?? 'chain', reason: result.reason ?? 'halted' } };
-    }
-    if (s.consecutive_blocks >= policy.max_stop_blocks) {
-      const note = `Gatehouse: the task ended UNVERIFIED after ${s.consecutive_blocks} refused attempts to finish; the last ${result.failed.length === 1 ? 'check' : 'checks'} to fail: ${result.failed.join(', ')}. Review the work before trusting it.`;
-      appendSessionLog(logFile, { kind: 'unverified_stop', after_blocks: s.consecutive_blocks, rule: result.decidedBy });
-      return { state: { ...base, consecutive_blocks: 0 }, result: allow('completion.unverified', note) };
-    }
-    return { state: { ...base, consecutive_blocks: s.consecutive_blocks + 1 }, result: block(result.decidedBy ?? 'chain', result.reason ?? 'blocked') };
+    const decided = stopVerdict(result, s.consecutive_blocks, policy.max_stop_blocks);
+    if (decided.verdict.rule === 'completion.unverified') appendSessionLog(logFile, { kind: 'unverified_stop', after_blocks: s.consecutive_blocks, rule: result.decidedBy });
+    return { state: { ...s, kv: { ...s.kv, ...run.state.kv }, stops: s.stops + 1, consecutive_blocks: decided.consecutiveBlocks }, result: decided.verdict };
   });
   return { verdict, result };
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/adapters/session-lifecycle.js';
+import { startSession } from '../../src/gate/session-lifecycle.js';
 import { HOOK, hook, tempDir } from '../support/cli.js';
 
 let root: string;
