@@ -13,7 +13,13 @@ import { LIB_URL, NODE, ROOT, sleep, tempDir, track, within } from './common.mjs
 
 export const PTY_METRICS = { direct: 'pty.direct_read', ws: 'pty.ws_throughput', keys: 'pty.keystroke_echo', retained: 'pty.stalled_viewer_retained', dropped: 'pty.stalled_viewer_dropped' };
 
-const writerArgs = (bytes) => ['-e', `const b=Buffer.alloc(65536,120);let n=${bytes};function w(){while(n>0){n-=b.length;if(!process.stdout.write(b)){process.stdout.once('drain',w);return}}}w()`];
+/**
+ * A child that writes `bytes` of `x` and then keeps the terminal open for {@link WRITER_LINGER_MS}:
+ * node-pty can lose the last chunk still in the terminal when the child exits at once.
+ */
+const writerArgs = (bytes) => ['-e', `const b=Buffer.alloc(65536,120);let n=${bytes};function w(){while(n>0){n-=b.length;if(!process.stdout.write(b)){process.stdout.once('drain',w);return}}setTimeout(()=>{},${WRITER_LINGER_MS})}w()`];
+/** How long the writer stays after its last write; the direct read is timed to its last byte, not to the exit. */
+const WRITER_LINGER_MS = 300;
 
 /** How long the direct read waits, after the writer exits, for output still on its way. */
 const EXIT_DRAIN_MS = 5_000;
@@ -22,9 +28,13 @@ const EXIT_DRAIN_MS = 5_000;
 async function direct(pty, root, bytes) {
   const t0 = process.hrtime.bigint();
   let got = 0;
+  let last = null;
   await new Promise((res) => {
     const p = pty.spawn(NODE, writerArgs(bytes), { cols: 200, rows: 50, cwd: root, env: { ...process.env, TERM: 'xterm-256color' } });
-    p.onData((d) => (got += Buffer.byteLength(d)));
+    p.onData((d) => {
+      got += Buffer.byteLength(d);
+      if (last === null && got >= bytes) last = process.hrtime.bigint();
+    });
     // The exit can arrive before the last output on a loaded machine: wait for the bytes, not a fixed delay.
     p.onExit(() => {
       const until = Date.now() + EXIT_DRAIN_MS;
@@ -32,8 +42,8 @@ async function direct(pty, root, bytes) {
       wait();
     });
   });
-  if (got < bytes) throw new Error(`direct read got ${got} of ${bytes} bytes`);
-  return got / 1048576 / (Number(process.hrtime.bigint() - t0) / 1e9);
+  if (got < bytes || last === null) throw new Error(`direct read got ${got} of ${bytes} bytes`);
+  return got / 1048576 / (Number(last - t0) / 1e9);
 }
 
 function connect(WebSocket, url, accessToken) {

@@ -1,6 +1,6 @@
 // The WebSocket client of the PTY throughput run, in its own process as a browser would be:
 // spawns a PTY writer through the gateway, acks output as the dashboard does, and prints
-// `{ got, mbps }` when the PTY exits.
+// `{ got, mbps }` when the PTY exits, timed to the last output (the writer lingers before it exits).
 // Usage: node bench/lib/ws-client.mjs URL ACCESS_TOKEN ARGS_JSON
 import { WebSocket } from 'ws';
 
@@ -11,6 +11,7 @@ let got = 0;
 let unacked = 0;
 let sid = '';
 let t0 = 0n;
+let last = 0n;
 ws.on('message', (raw) => {
   const m = JSON.parse(raw.toString());
   if (m.id === 2) {
@@ -22,13 +23,14 @@ ws.on('message', (raw) => {
   if (m.params.topic === 'pty.output') {
     const n = Buffer.from(m.params.data.data, 'base64').length;
     got += n;
+    last = process.hrtime.bigint();
     unacked += n;
     if (unacked >= 5000) {
       ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'pty.ack', params: { session_id: sid, chars: unacked } }));
       unacked = 0;
     }
   } else if (m.params.topic === 'pty.exit') {
-    const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    const s = Number((last > 0n ? last : process.hrtime.bigint()) - t0) / 1e9;
     process.stdout.write(JSON.stringify({ got, mbps: got / 1048576 / s }));
     ws.close();
   }
