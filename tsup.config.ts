@@ -41,4 +41,19 @@ export default defineConfig([
       copyFileSync('src/cli/socket-hook.pl', 'dist/hook/socket-hook.pl');
     },
   },
+  {
+    // The gate for long-lived hosts, in a worker thread: its own file, so the hook bundle's
+    // chunks stay exactly what an allowed PreToolUse call loads.
+    entry: { 'gate-worker': 'src/gate/worker-main.ts' },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    noExternal: [/.*/],
+    outDir: 'dist/hook',
+    treeshake: true,
+    minify: true,
+    removeNodeProtocol: false,
+    sourcemap: false,
+    clean: false,
+  },
 ]);

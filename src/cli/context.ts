@@ -14,6 +14,11 @@ export function hookBundlePath(): string {
   return fileURLToPath(new URL('./hook/hook.js', import.meta.url));
 }
 
+/** Absolute path of the gate's worker-thread bundle, beside the hook bundle (long-lived hosts run hook calls in it). */
+export function gateWorkerPath(): string {
+  return fileURLToPath(new URL('./hook/gate-worker.js', import.meta.url));
+}
+
 /** The project state dir for a worktree (default: the current folder). */
 export function projectStateFor(worktree: string | undefined, stateDir: string | undefined): string {
   let real: string;

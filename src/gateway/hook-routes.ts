@@ -3,6 +3,8 @@
 // Node start-up. Loopback callers only, each call carrying its own session's secret.
 import type { IncomingMessage } from 'node:http';
 import { runHookGate } from '../gate/hook-gate.js';
+import type { HookOutput } from '../adapters/adapter.js';
+import type { GateRunner } from './gate-runner.js';
 import { AGENT_NAME_RE } from '../adapters/registry.js';
 import { readWarmSecret } from '../runtime/warm-secret.js';
 import { sameSecret } from '../runtime/secret-compare.js';
@@ -38,7 +40,7 @@ export function splitWarmBody(body: Buffer): { cwd: string; stdin: string } | nu
   return { cwd: body.subarray(nl + 1, nl + 1 + len).toString('utf8'), stdin: body.subarray(nl + 1 + len).toString('utf8') };
 }
 
-async function warmHook(ctx: RouteContext, projectState: string, timings: HookTimings): Promise<Reply | null> {
+async function warmHook(ctx: RouteContext, projectState: string, timings: HookTimings, gate: GateRunner): Promise<Reply | null> {
   const { req, res, params } = ctx;
   if (!isLoopbackHost(req.socket.remoteAddress ?? '')) return errorReply(403, 'not_loopback', 'the hook endpoint answers this machine only');
   const session = params['session'] ?? '';
@@ -59,7 +61,14 @@ async function warmHook(ctx: RouteContext, projectState: string, timings: HookTi
   res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
   res.flushHeaders();
   const started = process.hrtime.bigint();
-  const out = await runHookGate({ sessionId: session, eventName: event, stateDir: projectState, agent, failClosed: failClosed === '1', policyDigest, stdin: parts.stdin, cwd: parts.cwd });
+  let out: HookOutput;
+  try {
+    out = await gate({ sessionId: session, eventName: event, stateDir: projectState, agent, failClosed: failClosed === '1', policyDigest, stdin: parts.stdin, cwd: parts.cwd });
+  } catch {
+    // The worker running it died: a cut-off reply makes the client decide with the cold hook.
+    res.destroy();
+    return null;
+  }
   timings.samples_us.push(Number(process.hrtime.bigint() - started) / 1000);
   if (timings.samples_us.length > TIMINGS_KEPT) timings.samples_us.splice(0, timings.samples_us.length - TIMINGS_KEPT);
   res.end(`GATEHOUSE1 ${out.exitCode} ${Buffer.byteLength(out.stdout)} ${Buffer.byteLength(out.stderr)}\n${out.stdout}${out.stderr}`);
@@ -70,9 +79,9 @@ async function warmHook(ctx: RouteContext, projectState: string, timings: HookTi
  * Adds `POST /hooks/v1/:session/:event/:agent/:fc` (the warm hook call) and
  * `GET /api/hooks/stats` (server time per call, for the benchmark and diagnostics).
  */
-export function addHookRoutes(router: Router, projectState: string): Router {
+export function addHookRoutes(router: Router, projectState: string, gate: GateRunner = runHookGate): Router {
   const timings: HookTimings = { samples_us: [] };
   return router
-    .add({ method: 'POST', path: '/hooks/v1/:session/:event/:agent/:fc', handle: (ctx) => warmHook(ctx, projectState, timings) })
+    .add({ method: 'POST', path: '/hooks/v1/:session/:event/:agent/:fc', handle: (ctx) => warmHook(ctx, projectState, timings, gate) })
     .add({ method: 'GET', path: '/api/hooks/stats', scope: 'approvals:read', handle: () => ({ status: 200, body: { samples_us: [...timings.samples_us] } }) });
 }

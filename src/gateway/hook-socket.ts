@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HookOutput } from '../adapters/adapter.js';
 import { runHookGate } from '../gate/hook-gate.js';
+import type { GateRunner } from './gate-runner.js';
 import { refusalFileName } from '../adapters/hook-transport.js';
 import { AGENT_NAME_RE } from '../adapters/registry.js';
 import { SANDBOX_SOCKET_NAME } from '../core/sandbox.js';
@@ -74,7 +75,7 @@ const UNREACHABLE = 'Gatehouse refused this: the supervisor of this sandboxed se
  * folder (a short path: socket paths are limited to 107 bytes), with the refusal each event
  * kind gets from the client when this process is gone, in the agent's own output form.
  */
-export async function startHookSocket(opts: { projectState: string; sessionId: string; output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput }): Promise<HookSocket> {
+export async function startHookSocket(opts: { projectState: string; sessionId: string; output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput; gate?: GateRunner }): Promise<HookSocket> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-'));
   chmodSync(dir, 0o755);
   for (const kind of ['pre_tool', 'stop'] as const) {
@@ -108,7 +109,7 @@ export async function startHookSocket(opts: { projectState: string; sessionId: s
   };
 }
 
-function serve(conn: Socket, opts: { projectState: string; sessionId: string }, samplesUs: number[]): void {
+function serve(conn: Socket, opts: { projectState: string; sessionId: string; gate?: GateRunner }, samplesUs: number[]): void {
   const chunks: Buffer[] = [];
   let size = 0;
   let answered = false;
@@ -128,11 +129,16 @@ function serve(conn: Socket, opts: { projectState: string; sessionId: string }, 
     const started = process.hrtime.bigint();
     // Fail-closed whatever the call says: only sandboxed sessions use this endpoint, and the
     // caller could be any process in the sandbox, not the hook that was rendered.
-    void runHookGate({ sessionId: opts.sessionId, eventName: call.event, stateDir: opts.projectState, agent: call.agent, failClosed: true, policyDigest: call.policyDigest, stdin: call.stdin, cwd: call.cwd }).then((out) => {
-      samplesUs.push(Number(process.hrtime.bigint() - started) / 1000);
-      if (samplesUs.length > 1000) samplesUs.splice(0, samplesUs.length - 1000);
-      conn.end(socketReply(out));
-    });
+    const gate = opts.gate ?? runHookGate;
+    gate({ sessionId: opts.sessionId, eventName: call.event, stateDir: opts.projectState, agent: call.agent, failClosed: true, policyDigest: call.policyDigest, stdin: call.stdin, cwd: call.cwd }).then(
+      (out) => {
+        samplesUs.push(Number(process.hrtime.bigint() - started) / 1000);
+        if (samplesUs.length > 1000) samplesUs.splice(0, samplesUs.length - 1000);
+        conn.end(socketReply(out));
+      },
+      // The worker running it died: no answer, and the client refuses.
+      () => conn.destroy(),
+    );
   });
 }
 

@@ -10,6 +10,7 @@ import { splitCommand } from '../core/argv.js';
 import { sandboxedArgv } from '../core/sandbox.js';
 import { programProblem } from '../runtime/find-on-path.js';
 import { startHookSocket } from './hook-socket.js';
+import type { GateRunner } from './gate-runner.js';
 import type { ExitInfo } from './pty/types.js';
 import { redactText } from '../core/redact-argv.js';
 import { verdictPassed, verdictWord } from '../core/verdict-report.js';
@@ -24,6 +25,8 @@ export interface LauncherOptions {
   nodePath: string;
   hookBundle: string;
   log?: (line: string) => void;
+  /** How a sandboxed session's hook calls are decided (the host's worker); in process when absent. */
+  gate?: GateRunner;
 }
 
 /** The `onSpawnSession` hook of the WebSocket endpoint. */
@@ -47,7 +50,7 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
       // Always offered, so a config with `sandbox.enabled` is sandboxed from the dashboard too.
       requested: params.session.sandbox !== undefined,
       ...(params.session.sandbox?.network !== undefined ? { network: params.session.sandbox.network } : {}),
-      startSocket: startHookSocket,
+      startSocket: (o) => startHookSocket({ ...o, ...(opts.gate !== undefined ? { gate: opts.gate } : {}) }),
     };
     const started = await startSession({
       agent: params.session.agent,

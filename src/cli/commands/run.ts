@@ -7,7 +7,7 @@ import { checkSession, endSession, recordNeverRan } from '../../gate/session-end
 import { failureList, PASSED_SUMMARY, verdictJson, verdictPassed } from '../../core/verdict-report.js';
 import { redactText } from '../../core/redact-argv.js';
 import { EXIT, UserError } from '../exit-codes.js';
-import { printJson } from '../context.js';
+import { gateWorkerPath, printJson } from '../context.js';
 import { agentMismatch } from '../../adapters/agent-programs.js';
 import { gatesNothing, parseAgentName } from '../../adapters/registry.js';
 import { formatCapabilities, inSessionGates, startFromFlags, withStartFlags, type StartFlags } from './session.js';
@@ -15,6 +15,7 @@ import type { StartedSession } from '../../gate/session-lifecycle.js';
 import { quarantineNote, type SandboxOffer } from '../../gate/session-sandbox.js';
 import { SANDBOX_NETWORKS, sandboxRecord, type SandboxNetwork, type SandboxRecord, type SandboxSpec } from '../../core/sandbox.js';
 import { startHookSocket } from '../../gateway/hook-socket.js';
+import { hostedGate } from '../../gateway/gate-runner.js';
 import { programProblem } from '../../runtime/find-on-path.js';
 import { spawnSandboxed } from '../../runtime/sandbox/spawn.js';
 
@@ -136,12 +137,19 @@ export function runCommand(): Command {
 
 /** Start → agent → remove hooks → authoritative check → verdict. */
 async function runSession(command: string[], flags: StartFlags, relay: SignalRelay): Promise<void> {
-  const offer: SandboxOffer = { requested: flags.sandbox === true, ...(flags.network !== undefined ? { network: flags.network as SandboxNetwork } : {}), startSocket: startHookSocket };
-  const s = await startFromFlags(flags, offer);
+  // A sandboxed session's hook calls are decided here, in a worker thread: a lock one of them
+  // waits on never stalls the signal relay or the agent's output.
+  const gate = hostedGate(gateWorkerPath());
+  const offer: SandboxOffer = { requested: flags.sandbox === true, ...(flags.network !== undefined ? { network: flags.network as SandboxNetwork } : {}), startSocket: (o) => startHookSocket({ ...o, gate: gate.run }) };
   try {
-    await runStarted(s, command, flags, relay);
+    const s = await startFromFlags(flags, offer);
+    try {
+      await runStarted(s, command, flags, relay);
+    } finally {
+      for (const moved of (await s.sandbox?.close()) ?? []) process.stderr.write(`gatehouse: ${quarantineNote(moved)}\n`);
+    }
   } finally {
-    for (const moved of (await s.sandbox?.close()) ?? []) process.stderr.write(`gatehouse: ${quarantineNote(moved)}\n`);
+    await gate.close();
   }
 }
 

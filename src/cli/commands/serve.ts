@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { addAuditRoutes } from '../../gateway/audit-routes.js';
 import { addHookRoutes } from '../../gateway/hook-routes.js';
+import { hostedGate } from '../../gateway/gate-runner.js';
 import { DEFAULT_PORT, startGateway } from '../../gateway/index.js';
 import { PtyManager } from '../../gateway/pty/index.js';
 import { sessionLauncher } from '../../gateway/session-launcher.js';
@@ -17,7 +18,7 @@ import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { describePortHolder, portHolder } from '../../runtime/port-holder.js';
 import { liveSupervisor, readSupervisorRecord, removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
 import { EXIT, UserError } from '../exit-codes.js';
-import { hookBundlePath, projectStateFor } from '../context.js';
+import { gateWorkerPath, hookBundlePath, projectStateFor } from '../context.js';
 
 /** 256 bits: the access token guards remote code execution (a PTY), so it is never guessable. */
 const ACCESS_TOKEN_BYTES = 32;
@@ -80,6 +81,8 @@ export function serveCommand(): Command {
       writeFileAtomic(join(state, 'gateway', 'access-token'), `${accessToken}\n`, { mode: 0o600 });
       const log = (line: string): void => void process.stderr.write(`gatehouse serve: ${line}\n`);
       const manager = new PtyManager({ projectRoot: worktree });
+      // Hook calls run in a worker thread: a lock one of them waits on never stalls a terminal or a client.
+      const gate = hostedGate(gateWorkerPath());
       let gw;
       try {
         gw = await startGateway({
@@ -90,15 +93,16 @@ export function serveCommand(): Command {
           tokens: config.value.approvals.tokens,
           env: process.env,
           log,
-          websocket: { manager, configRules: configAlwaysRules(config.value.approvals.always_allow), hooks: { onSpawnSession: sessionLauncher({ worktree, stateDir: state, env: process.env, nodePath: process.execPath, hookBundle: hookBundlePath(), log }) } },
+          websocket: { manager, configRules: configAlwaysRules(config.value.approvals.always_allow), hooks: { onSpawnSession: sessionLauncher({ worktree, stateDir: state, env: process.env, nodePath: process.execPath, hookBundle: hookBundlePath(), log, gate: gate.run }) } },
           routes: (router) => {
             addAuditRoutes(router, state);
-            addHookRoutes(router, state);
+            addHookRoutes(router, state, gate.run);
             addWebRoutes(router, { webDir: webDir(), accessToken });
           },
         });
       } catch (err) {
         await manager.dispose();
+        await gate.close();
         throw new UserError(bindFailure(err as NodeJS.ErrnoException, flags.host, Number(flags.port), state));
       }
       // Sessions started from now on (`--transport auto`) send their hook calls here.
@@ -106,7 +110,11 @@ export function serveCommand(): Command {
       process.stdout.write(`gatehouse supervisor for ${worktree}\ndashboard: ${gw.url}/?token=${accessToken}\n`);
       const stop = (): void => {
         removeSupervisorRecord(state);
-        void gw.close().then(() => manager.dispose()).then(() => process.exit(EXIT.ok));
+        void gw
+          .close()
+          .then(() => manager.dispose())
+          .then(() => gate.close())
+          .then(() => process.exit(EXIT.ok));
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);

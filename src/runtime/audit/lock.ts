@@ -10,6 +10,7 @@
 // only availability suffers.
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
 import { isProcessAlive } from '../process-alive.js';
 
 /** How long an append waits for the lock before giving up with an Error the caller logs. */
@@ -25,9 +26,10 @@ const UNREADABLE_LOCK_GRACE_MS = 1000;
 // by a process that died inside it.
 const STEAL_MARKER_STALE_MS = 2000;
 
-const OWNER = /^(\d+) ([0-9a-f]{16})\n$/;
+/** `pid threadId token`: a host runs hook calls in a worker thread, which shares the pid. Older locks have no thread id (the main thread's, 0). */
+const OWNER = /^(\d+)(?: (\d+))? ([0-9a-f]{16})\n$/;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
-/** Locks this process holds; a lock file naming our own pid but not in here is a leftover. */
+/** Locks this thread holds; a lock file naming our own pid and thread but not in here is a leftover. */
 const held = new Set<string>();
 
 function sleep(ms: number): void {
@@ -76,8 +78,9 @@ function isStale(file: string, content: string): boolean {
   const m = OWNER.exec(content);
   if (!m) return ageMs(file) > UNREADABLE_LOCK_GRACE_MS;
   const pid = Number(m[1]);
-  if (pid === process.pid) return !held.has(file);
-  return !isProcessAlive(pid);
+  if (pid !== process.pid) return !isProcessAlive(pid);
+  // Ours: this thread's lock is stale unless it holds it now; another thread's is alive while we are.
+  return Number(m[2] ?? 0) === threadId && !held.has(file);
 }
 
 /**
@@ -114,7 +117,7 @@ function unlinkQuiet(file: string): void {
  */
 export function withLock<T>(file: string, fn: () => T, timeoutMs = LOCK_TIMEOUT_MS): T {
   if (held.has(file)) throw new Error(`lock ${file} is already held by this process`);
-  const content = `${process.pid} ${randomBytes(8).toString('hex')}\n`;
+  const content = `${process.pid} ${threadId} ${randomBytes(8).toString('hex')}\n`;
   const deadline = Date.now() + timeoutMs;
   let backoff = FIRST_BACKOFF_MS;
   while (!tryCreate(file, content)) {
