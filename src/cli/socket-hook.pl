@@ -47,6 +47,8 @@ while ($off < length $msg) {
   refuse("write: $!") unless defined $n;
   $off += $n;
 }
-shutdown($s, 1);
+# The write side stays open while the answer is awaited: the request carries its own lengths,
+# and the supervisor reads the end of the stream as this client being gone (killed), which
+# withdraws a waiting approval.
 my $reply = do { local $/; <$s> };
 relay($reply) or refuse('a malformed or cut-off reply');

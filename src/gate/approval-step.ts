@@ -11,7 +11,7 @@ import type { ShellAnalysis } from '../core/shell/index.js';
 import { allow, block, type Verdict } from '../core/verdict.js';
 import { addStoredRules, isRuleRecorded, readStoredRules, rulesInForce, type StoredRule } from '../runtime/approvals/always-rules.js';
 import { AuditLog } from '../runtime/audit/log.js';
-import { ApprovalQueue } from '../runtime/approvals/index.js';
+import { ApprovalQueue, WITHDRAWN_PRINCIPAL } from '../runtime/approvals/index.js';
 import { sentence } from '../core/sentence.js';
 
 /** What the approval step knows about the call beyond the event. */
@@ -26,7 +26,7 @@ export interface CallFacts {
  * TTL). The queue records every resolution where it is made, with its principal as the actor,
  * so an answer is in the audit log even if this process dies waiting.
  */
-export async function approvalStep(policy: Policy, event: PreToolEvent, facts: CallFacts): Promise<Verdict> {
+export async function approvalStep(policy: Policy, event: PreToolEvent, facts: CallFacts, signal?: AbortSignal): Promise<Verdict> {
   const profile = policy.permissions.profile !== null ? compileProfile(policy.permissions.profile, policy.permissions.custom) : null;
   const call = { tool: event.tool, kind: event.toolKind, paths: facts.paths, input: event.input, ...(event.view ? { view: event.view } : {}), ...(facts.shell ? { shell: facts.shell } : {}) };
   // An unreadable rules file adds nothing: its calls are asked about, never allowed unseen.
@@ -54,7 +54,15 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
   const always = alwaysTargetFor(call);
   const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: decision.summary, why: decision.why, always, ttlSeconds: policy.approvals.timeout_seconds });
   // Whoever wrote the answer (a person on any surface, or the queue at expiry) recorded it.
-  const resolution = await queue.waitFor(pending.id);
+  let resolution;
+  try {
+    resolution = await queue.waitFor(pending.id, signal ? { signal } : {});
+  } catch (err) {
+    if (signal?.aborted !== true) throw err;
+    // Whoever asked is gone: the request is withdrawn, so no one answers a call that will not run.
+    queue.resolve(pending.id, { decision: 'reject', reason: 'the tool call was cancelled while it waited', principal: WITHDRAWN_PRINCIPAL });
+    return block('approvals.withdrawn', `The ${event.tool} call was cancelled while it waited for a person, so Gatehouse withdrew the request.`);
+  }
   if (resolution.decision === 'reject') {
     const why = resolution.expired ? `nobody answered within ${policy.approvals.timeout_seconds} s, so it is denied` : `${resolution.principal.id} rejected it${resolution.reason ? `: ${resolution.reason}` : ''}`;
     return block('approvals.human', `${sentence(`Gatehouse asked a person to review this ${event.tool} call and ${why}`)} Do not retry the same call; take another approach or finish and explain what you needed.`);

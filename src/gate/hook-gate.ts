@@ -37,6 +37,11 @@ export interface HookRequest {
   /** Set when the input was larger than {@link MAX_INPUT_BYTES} and not read: refused. */
   stdinTooLarge?: boolean;
   cwd: string;
+  /**
+   * Aborted when whoever asked is gone (the warm client's connection closed, the SDK cancelled
+   * the callback): a waiting approval is withdrawn and running checks are stopped.
+   */
+  signal?: AbortSignal;
 }
 
 const ALLOW_SILENTLY: HookOutput = { exitCode: 0, stdout: '', stderr: '' };
@@ -103,10 +108,10 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
     const parsed = adapter.parseEvent(req.eventName, wellFormed.value, req.cwd);
     if (!parsed.ok) return refuseInput(`cannot be read as a ${req.eventName} event (${parsed.reason})`);
     event = parsed.value;
-    if (event.kind === 'pre_tool') verdict = await decideToolUse(policy, event, dir);
+    if (event.kind === 'pre_tool') verdict = await decideToolUse(policy, event, dir, req.signal);
     else if (event.kind === 'post_tool') verdict = recordPostTool(policy, event, dir);
     else {
-      const stop = await decideStop(policy, dir, { lastMessage: event.lastMessage, transcriptPath: event.transcriptPath }, logFile);
+      const stop = await decideStop(policy, dir, { lastMessage: event.lastMessage, transcriptPath: event.transcriptPath }, logFile, req.signal);
       if ('tampered' in stop) return await tampered(req, stop.tampered, output);
       verdict = stop.verdict;
       stopResult = stop.result;
@@ -160,10 +165,10 @@ async function tampered(req: HookRequest, what: string, output: (kind: 'pre_tool
 }
 
 /** The completion gate: the verifier chain, with Gatehouse's own count of consecutive refused stops. */
-async function decideStop(policy: Policy, dir: string, input: StopInput, logFile: string): Promise<{ verdict: Verdict; result: ChainResult } | { tampered: string }> {
+async function decideStop(policy: Policy, dir: string, input: StopInput, logFile: string, signal?: AbortSignal): Promise<{ verdict: Verdict; result: ChainResult } | { tampered: string }> {
   // The chain spawns processes and reads git: loaded only at Stop, never on a PreToolUse call.
   const { runInSessionChain } = await import('./stop-chain.js');
-  const run = await runInSessionChain(policy, dir, input);
+  const run = await runInSessionChain(policy, dir, input, signal);
   if ('tampered' in run) return run;
   const { result } = run;
   const verdict = updateTurnState(dir, (s): { state: TurnState; result: Verdict } => {

@@ -139,7 +139,7 @@ export function approvalsInForce(policy: Policy, shell: ShellAnalysis | null): b
 }
 
 /** Decides one tool call end to end: write gate, watchdog, then permission profile, classifier and approvals. */
-export async function decideToolUse(policy: Policy, event: PreToolEvent, sessionDir: string): Promise<Verdict> {
+export async function decideToolUse(policy: Policy, event: PreToolEvent, sessionDir: string, signal?: AbortSignal): Promise<Verdict> {
   let shell = await analyzeCall(policy, event);
   let write = decideWriteCall(policy, event, shell);
   if (mayBeWayBack(policy, write, shell)) {
@@ -154,7 +154,7 @@ export async function decideToolUse(policy: Policy, event: PreToolEvent, session
   if (gated.decision !== 'allow' || !approvalsInForce(policy, shell)) return gated;
   // The queue, profiles and recorder load only when this policy can need them.
   const { approvalStep } = await import('./approval-step.js');
-  return approvalStep(policy, event, { paths: relativeTargets(policy, event, shell), ...(shell ? { shell } : {}) });
+  return approvalStep(policy, event, { paths: relativeTargets(policy, event, shell), ...(shell ? { shell } : {}) }, signal);
 }
 
 /**

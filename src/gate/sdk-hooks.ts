@@ -67,7 +67,7 @@ export function gatehouseHooks(opts: GatehouseHooksOptions): GatehouseSdkHooks {
   }
   if (policy.agent !== 'claude-sdk') throw new Error(`gatehouseHooks: session ${opts.session} was started for --agent ${policy.agent}; start one with --agent claude-sdk`);
   const failClosed = policy.posture === 'fail-closed';
-  const callback: SdkHookCallback = async (input) => {
+  const callback: SdkHookCallback = async (input, _toolUseId, options) => {
     const out = await runHookGate({
       sessionId: opts.session,
       eventName: input.hook_event_name,
@@ -77,6 +77,8 @@ export function gatehouseHooks(opts: GatehouseHooksOptions): GatehouseSdkHooks {
       policyDigest,
       stdin: JSON.stringify(input),
       cwd: typeof input.cwd === 'string' ? input.cwd : worktree,
+      // The SDK aborts a callback it no longer waits for: a waiting approval is withdrawn, running checks stopped.
+      ...(options?.signal !== undefined ? { signal: options.signal } : {}),
     });
     return out.stdout === '' ? {} : (JSON.parse(out.stdout) as SdkHookOutput);
   };

@@ -102,14 +102,14 @@ export function stopChainNotes(policy: Policy): string[] {
 }
 
 /** Runs the in-session chain at a Stop, in the policy's order, with its kill switch. */
-export async function runInSessionChain(policy: Policy, dir: string, input: StopInput): Promise<StopChainRun | { tampered: string }> {
+export async function runInSessionChain(policy: Policy, dir: string, input: StopInput, signal: AbortSignal = new AbortController().signal): Promise<StopChainRun | { tampered: string }> {
   const baseline = loadSessionBaseline(policy, dir);
   if (!baseline.ok) return { tampered: baseline.reason };
   const state = readTurnState(dir);
   const work: TurnState = { ...state, kv: { ...state.kv } };
   const built = buildStopChain(policy, input, work);
   if (!built.ok) throw new Error(built.reason);
-  const result = await built.value.chain.run(contextOf(policy, baseline.value, state, input, policy.scope_exclude, true), new AbortController().signal);
+  const result = await built.value.chain.run(contextOf(policy, baseline.value, state, input, policy.scope_exclude, true), signal);
   return { result, state: work, notes: built.value.notes };
 }
 

@@ -56,10 +56,13 @@ export function hostedGate(workerFile: string | null): HostedGate {
       worker ??= start();
       const w = worker;
       const id = nextId++;
+      const { signal, ...call } = req;
       return new Promise<HookOutput>((resolve, reject) => {
         pending.set(id, { resolve, reject });
         w.ref();
-        w.postMessage({ id, req });
+        w.postMessage({ id, req: call });
+        // A signal cannot cross to the worker: a message cancels the call there.
+        signal?.addEventListener('abort', () => w.postMessage({ cancel: id }), { once: true });
       });
     },
     async close() {

@@ -61,9 +61,14 @@ async function warmHook(ctx: RouteContext, projectState: string, timings: HookTi
   res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
   res.flushHeaders();
   const started = process.hrtime.bigint();
+  // The client gone (the agent killed, its hook timed out): a waiting approval is withdrawn, running checks stopped.
+  const cancel = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) cancel.abort();
+  });
   let out: HookOutput;
   try {
-    out = await gate({ sessionId: session, eventName: event, stateDir: projectState, agent, failClosed: failClosed === '1', policyDigest, stdin: parts.stdin, cwd: parts.cwd });
+    out = await gate({ sessionId: session, eventName: event, stateDir: projectState, agent, failClosed: failClosed === '1', policyDigest, stdin: parts.stdin, cwd: parts.cwd, signal: cancel.signal });
   } catch {
     // The worker running it died: a cut-off reply makes the client decide with the cold hook.
     res.destroy();

@@ -82,7 +82,8 @@ export async function startHookSocket(opts: { projectState: string; sessionId: s
     writeFileAtomic(join(dir, refusalFileName(kind)), socketReply(refusalFor(opts.output)(kind, UNREACHABLE)), { mode: 0o644 });
   }
   const samplesUs: number[] = [];
-  // allowHalfOpen: the client closes its side after the request; the verdict still has to go back.
+  // allowHalfOpen: a client's end of stream must not close our side before the verdict is written
+  // (ours keeps its side open until it has the answer, and its end cancels the call).
   const open = new Set<Socket>();
   const server: Server = createServer({ allowHalfOpen: true }, (conn) => {
     open.add(conn);
@@ -130,10 +131,20 @@ function serve(conn: Socket, opts: { projectState: string; sessionId: string; ga
     // Fail-closed whatever the call says: only sandboxed sessions use this endpoint, and the
     // caller could be any process in the sandbox, not the hook that was rendered.
     const gate = opts.gate ?? runHookGate;
-    gate({ sessionId: opts.sessionId, eventName: call.event, stateDir: opts.projectState, agent: call.agent, failClosed: true, policyDigest: call.policyDigest, stdin: call.stdin, cwd: call.cwd }).then(
+    // The client gone before its answer (the agent killed, its hook timed out): the call is cancelled.
+    const cancel = new AbortController();
+    let replied = false;
+    // The client keeps its side open until it has the answer: its end (or a closed socket) means it is gone.
+    const gone = (): void => {
+      if (!replied) cancel.abort();
+    };
+    conn.on('end', gone);
+    conn.on('close', gone);
+    gate({ sessionId: opts.sessionId, eventName: call.event, stateDir: opts.projectState, agent: call.agent, failClosed: true, policyDigest: call.policyDigest, stdin: call.stdin, cwd: call.cwd, signal: cancel.signal }).then(
       (out) => {
         samplesUs.push(Number(process.hrtime.bigint() - started) / 1000);
         if (samplesUs.length > 1000) samplesUs.splice(0, samplesUs.length - 1000);
+        replied = true;
         conn.end(socketReply(out));
       },
       // The worker running it died: no answer, and the client refuses.

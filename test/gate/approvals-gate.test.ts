@@ -267,3 +267,41 @@ describe('the agent cannot switch off its own supervision', () => {
     expect(hook(args(id), bash('gatehouse session list')).status).toBe(0);
   });
 });
+
+describe('a waiting call whose caller is gone', () => {
+  it('withdraws its request when the gate is cancelled (the warm client or the SDK went away), in the audit log as the queue', async () => {
+    const { runHookGate } = await import('../../src/gate/hook-gate.js');
+    const id = await start('approvals:\n  interactive: true\n');
+    const cancel = new AbortController();
+    const out = runHookGate({ sessionId: id, eventName: 'PreToolUse', stateDir: state, agent: 'claude', failClosed: false, policyDigest: null, stdin: JSON.stringify(bash('npm publish')), cwd: root, signal: cancel.signal });
+    const queue = new ApprovalQueue(state);
+    const approval = await waitForPending(queue);
+    cancel.abort();
+    expect((await out).exitCode).toBe(2);
+    expect(queue.list()).toEqual([]);
+    expect(queue.get(approval).resolution).toMatchObject({ decision: 'reject', principal: { id: 'system:approval-queue/withdrawn' } });
+    expect(decisionsFor(state, approval).map((e) => e.actor)).toEqual(['system:approval-queue/withdrawn']);
+    expect(verifyProjectAudit(state).ok).toBe(true);
+  });
+
+  it('withdraws it when the sandboxed hook client is killed while it waits', async () => {
+    const { startHookSocket } = await import('../../src/gateway/hook-socket.js');
+    const { claudeOutput } = await import('../../src/adapters/claude/output.js');
+    const { SANDBOX_SOCKET_NAME } = await import('../../src/core/sandbox.js');
+    const id = await start('approvals:\n  interactive: true\n');
+    const socket = await startHookSocket({ projectState: state, sessionId: id, output: claudeOutput });
+    try {
+      const { createHash } = await import('node:crypto');
+      const digest = createHash('sha256').update(readFileSync(join(state, 'sessions', id, 'policy.json'))).digest('hex');
+      const client = spawn('perl', [join(HOOK, '..', 'socket-hook.pl'), join(socket.dir, SANDBOX_SOCKET_NAME), id, 'PreToolUse', 'claude', '0', '60', digest, join(socket.dir, 'refuse-pre_tool')], { stdio: ['pipe', 'ignore', 'ignore'] });
+      client.stdin.end(JSON.stringify(bash('npm publish')));
+      const queue = new ApprovalQueue(state);
+      const approval = await waitForPending(queue);
+      client.kill('SIGKILL');
+      for (let i = 0; i < 200 && queue.get(approval).resolution === null; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(queue.get(approval).resolution).toMatchObject({ decision: 'reject', principal: { id: 'system:approval-queue/withdrawn' } });
+    } finally {
+      await socket.close();
+    }
+  });
+});

@@ -14,5 +14,5 @@ export {
   type ResolveInput,
   type ResolveResult,
 } from './record.js';
-export { SWEEPER_PRINCIPAL, TTL_EXPIRY_PRINCIPAL } from './system-principals.js';
+export { SWEEPER_PRINCIPAL, TTL_EXPIRY_PRINCIPAL, WITHDRAWN_PRINCIPAL } from './system-principals.js';
 export { WAIT_POLL_MS } from './wait.js';

@@ -7,6 +7,8 @@ import type { Result } from '../../core/result.js';
 export const TTL_EXPIRY_PRINCIPAL: Principal = systemPrincipal('approval-queue/ttl-expiry');
 /** Who denies requests left behind by dead hooks, or expired with nobody waiting. */
 export const SWEEPER_PRINCIPAL: Principal = systemPrincipal('approval-queue/sweeper');
+/** Who withdraws a request whose waiting hook call was cancelled (its client went away). */
+export const WITHDRAWN_PRINCIPAL: Principal = systemPrincipal('approval-queue/withdrawn');
 /** Stands for a resolution file that fails its checks: the hook must not act on it, so it denies. */
 export const CORRUPT_RECORD_PRINCIPAL: Principal = systemPrincipal('approval-queue/corrupt-record');
 
