@@ -1,5 +1,6 @@
 // The `gatehouse` command line: thin command definitions over adapters/ and runtime/.
 // Usage errors exit 2, failed outcomes exit 1 (see exit-codes.ts and README.md).
+import { framed } from '../core/display.js';
 import { Command, CommanderError } from 'commander';
 import { agentsCommand, hookGateCommand, whereCommand } from './commands/misc.js';
 import { demoCommand } from './commands/demo.js';
@@ -38,7 +39,8 @@ async function main(): Promise<void> {
       return;
     }
     if (err instanceof UserError) {
-      process.stderr.write(`gatehouse: ${err.message}\n`);
+      // Messages quote paths and records an agent may have written: made safe, lines kept.
+      process.stderr.write(`gatehouse: ${framed(err.message, '')}\n`);
       process.exitCode = err.code;
       return;
     }

@@ -43,12 +43,20 @@ function asciiHost(word: string): string | null {
   }
 }
 
-/** Flags each lookalike word and non-ASCII host once: `gіthub.com⟨!mixed scripts Latin+Cyrillic, host xn--gthub-2ub.com⟩`. */
+/** Where a host begins: after a URL's scheme or a user name (`https://…`, `git@…`). */
+const BEFORE_HOST = /(?::\/\/|@)$/;
+
+/**
+ * Flags each lookalike word and each non-ASCII host of a URL or address once:
+ * `https://gіthub.com⟨!mixed scripts Latin+Cyrillic, host xn--gthub-n2e.com⟩`. A file name such as
+ * `josé.txt` is no host and is left alone.
+ */
 function flagWords(text: string): string {
   if (!NON_ASCII.test(text)) return text;
-  return text.replace(WORD, (whole: string, flagged: string | undefined) => {
+  return text.replace(WORD, (whole: string, flagged: string | undefined, at: number) => {
     if (flagged !== undefined) return whole;
-    const notes = [mixedScripts(whole), asciiHost(whole)].flatMap((n, i) => (n === null ? [] : [i === 0 ? `mixed scripts ${n}` : `host ${n}`]));
+    const host = BEFORE_HOST.test(text.slice(Math.max(0, at - 3), at)) ? asciiHost(whole) : null;
+    const notes = [mixedScripts(whole), host].flatMap((n, i) => (n === null ? [] : [i === 0 ? `mixed scripts ${n}` : `host ${n}`]));
     return notes.length === 0 ? whole : `${whole}⟨!${notes.join(', ')}⟩`;
   });
 }

@@ -50,7 +50,8 @@ describe('safeForDisplay', () => {
   it('flags a word that mixes Latin with a lookalike script, and a non-ASCII host with its ASCII form', () => {
     expect(safeForDisplay('git clone https://gіthub.com/x')).toBe('git clone https://gіthub.com⟨!mixed scripts Latin+Cyrillic, host xn--gthub-n2e.com⟩/x');
     expect(safeForDisplay('curl https://яндекс.рф')).toContain('яндекс.рф⟨!host xn--d1acpjx3f.xn--p1ai⟩');
-    expect(safeForDisplay('café crème, naïve résumé, 日本語')).toBe('café crème, naïve résumé, 日本語');
+    expect(safeForDisplay('café crème, naïve résumé, 日本語, cat josé.txt')).toBe('café crème, naïve résumé, 日本語, cat josé.txt');
+    expect(safeForDisplay('git clone git@bücher.example:x')).toContain('bücher.example⟨!host xn--bcher-kva.example⟩');
     expect(safeForDisplay(safeForDisplay('gіthub.com'))).toBe(safeForDisplay('gіthub.com'));
   });
 });

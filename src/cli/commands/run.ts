@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { Command } from 'commander';
 import { checkSession, endSession, recordNeverRan } from '../../gate/session-end.js';
+import { safeForDisplay } from '../../core/display.js';
 import { failureList, PASSED_SUMMARY, verdictJson, verdictPassed } from '../../core/verdict-report.js';
 import { redactText } from '../../core/redact-argv.js';
 import { EXIT, UserError } from '../exit-codes.js';
@@ -176,7 +177,7 @@ async function runStarted(s: StartedSession, command: string[], flags: StartFlag
   // The copies kept in memory since start: nothing the agent rewrote in the state folder counts.
   const trusted = { policy: s.policy, baseline: s.baseline, rendered: s.renderRecords };
   const ended = endSession(s.store, child.status, trusted);
-  if (!ended.ok) process.stderr.write(`gatehouse: could not remove the rendered hooks: ${ended.reason}\n`);
+  if (!ended.ok) process.stderr.write(`gatehouse: could not remove the rendered hooks: ${safeForDisplay(ended.reason)}\n`);
   const notGated = gated ? '' : ' (not gated in-session: --agent none)';
   if (child.error !== undefined) {
     // Nothing ran, so nothing can have passed: say so instead of judging an untouched worktree.
@@ -192,7 +193,7 @@ async function runStarted(s: StartedSession, command: string[], flags: StartFlag
     const verdict = check.ok ? verdictJson(check.value) : { error: check.reason };
     printJson({ session_id: id, command_status: child.status, command_ran: true, passed, verdict: 'verdict' in verdict ? verdict.verdict : 'failed', gated_in_session: gated, sandbox: sandboxJson(s), check: verdict });
   } else if (!check.ok) {
-    process.stderr.write(`gatehouse: session ${id} could not be checked${notGated} — ${check.reason}\n`);
+    process.stderr.write(`gatehouse: session ${id} could not be checked${notGated} — ${safeForDisplay(check.reason)}\n`);
   } else if (passed) {
     process.stderr.write(`gatehouse: session ${id} PASSED${notGated} — ${PASSED_SUMMARY}\n`);
   } else {

@@ -8,6 +8,7 @@ import { TRANSPORT_CHOICES, type TransportChoice } from '../../adapters/hook-tra
 import { gatesNothing, knownAgents, NO_AGENT, parseAgentName } from '../../adapters/registry.js';
 import { SessionStore } from '../../runtime/session-store.js';
 import type { Capabilities } from '../../adapters/adapter.js';
+import { safeForDisplay } from '../../core/display.js';
 import { failureList, PASSED_SUMMARY, verdictJson, verdictPassed } from '../../core/verdict-report.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { hookBundlePath, openSession, printJson, projectStateFor } from '../context.js';
@@ -182,7 +183,8 @@ export function sessionCommand(): Command {
       if (metas.length === 0) return void process.stdout.write('no sessions\n');
       for (const m of metas) {
         const verdict = m.end_verdict ? (m.end_verdict.verdict === 'not_run' ? 'not run' : m.end_verdict.passed ? 'passed' : 'failed') : '-';
-        process.stdout.write(`${m.id}  ${m.agent.padEnd(8)} ${m.status.padEnd(6)} ${m.started_at}  ${verdict}\n`);
+        // meta.json is covered by no digest: an agent without a sandbox can write anything in it.
+        process.stdout.write(`${safeForDisplay(m.id)}  ${safeForDisplay(String(m.agent)).padEnd(8)} ${safeForDisplay(String(m.status)).padEnd(6)} ${safeForDisplay(String(m.started_at))}  ${verdict}\n`);
       }
     });
 
