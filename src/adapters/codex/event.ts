@@ -19,8 +19,6 @@ export const CODEX_TOOL_KINDS: ToolTable = {
   view_image: { kind: 'read', view: { kind: 'read', lead: 'path' } },
 };
 
-/** The write tools, as a PreToolUse matcher. */
-export const CODEX_WRITE_MATCHER = APPLY_PATCH;
 
 /**
  * `apply_patch` run as a command (Codex applies `apply_patch <<'EOF' … EOF`, optionally after

@@ -8,7 +8,7 @@ import { withTrustStep } from '../trust-step.js';
 import { claudeShapedAdapter } from '../shaped/adapter.js';
 import type { RenderRecord } from '../shaped/render.js';
 import { findCodexBinary } from './app-server.js';
-import { CODEX_WRITE_MATCHER, parseCodexEvent } from './event.js';
+import { APPLY_PATCH, parseCodexEvent } from './event.js';
 import { codexOutput } from './output.js';
 import { codexConfigFile, codexHome, trustCodexHooks, undoCodexTrust, type CodexTrustRecord } from './trust.js';
 
@@ -32,7 +32,8 @@ const hooks = claudeShapedAdapter({
   // Codex's own config can untrust or disable the hooks; the project's config.toml can too.
   settingsFiles: (worktree) => [codexHooksFile(worktree), join(worktree, '.codex', 'config.toml'), join(codexHome(), 'hooks.json'), codexConfigFile()],
   dataPaths: () => ({ dirs: [codexHome()], files: [] }),
-  writeMatcher: CODEX_WRITE_MATCHER,
+  // The one write tool, as a PreToolUse matcher.
+  writeMatcher: APPLY_PATCH,
   parseEvent: parseCodexEvent,
   output: codexOutput,
   // Its PostToolUse carries a shell call's output but no exit status, and does not fire for a failed patch.
