@@ -10,6 +10,7 @@ import { updateTurnState, type TurnState } from '../runtime/turn-state.js';
 import { readVerifiedJson } from '../runtime/session-files.js';
 import type { ChainResult } from '../core/verifier-chain.js';
 import { checkHookInput, MAX_INPUT_BYTES } from '../core/hook-input.js';
+import { isInside } from '../core/path-inside.js';
 import { stopVerdict } from '../core/gate-rules.js';
 import type { HookOutput } from '../adapters/adapter.js';
 import type { GateEvent } from '../core/event.js';
@@ -88,7 +89,7 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   // Anything that breaks while the call is judged (a helper on input it did not expect) refuses
   // it, never toward allow; only Gatehouse's own files and processes follow the posture.
   const broke = (err: unknown, at: 'pre_tool' | 'stop'): HookOutput => {
-    if (isSystemError(err)) return infraFailure(`internal error: ${describe(err)}`, failClosed);
+    if (isInfrastructureError(err, req.stateDir)) return infraFailure(`internal error: ${describe(err)}`, failClosed);
     appendSessionLog(logFile, { kind: 'gate_error', event: req.eventName, error: describe(err) });
     return output(at, block('gate.error', `Gatehouse could not judge this call (${err instanceof Error ? err.message : String(err)}), so it is refused. Try another way; if every call fails, stop and tell the operator.`));
   };
@@ -142,9 +143,16 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   }
 }
 
-/** An error from the operating system (a file, a lock, a process): Gatehouse's own infrastructure. */
-function isSystemError(err: unknown): boolean {
-  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && typeof (err as NodeJS.ErrnoException).syscall === 'string';
+/**
+ * An error from the operating system on Gatehouse's own files (the state folder: turn state,
+ * locks, the audit log) or on none in particular: its own infrastructure. One on any other path
+ * is about a path the agent named, and refuses like any other failure while judging.
+ */
+function isInfrastructureError(err: unknown, stateDir: string): boolean {
+  if (!(err instanceof Error)) return false;
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e.code !== 'string' || typeof e.syscall !== 'string') return false;
+  return e.path === undefined || e.path === stateDir || isInside(stateDir, e.path);
 }
 
 function describe(err: unknown): string {
@@ -158,8 +166,13 @@ function describe(err: unknown): string {
 async function tampered(req: HookRequest, what: string, output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput): Promise<HookOutput> {
   const dir = sessionDir(req.stateDir, req.sessionId);
   appendSessionLog(join(dir, SESSION_FILES.log), { kind: 'tamper', event: req.eventName, what });
-  const { recordTamper } = await import('../runtime/recorder.js');
-  recordTamper(req.stateDir, req.sessionId, { event: req.eventName, what });
+  try {
+    const { recordTamper } = await import('../runtime/recorder.js');
+    recordTamper(req.stateDir, req.sessionId, { event: req.eventName, what });
+  } catch (err) {
+    // Tampering refuses in every posture: failing to record it changes nothing.
+    appendSessionLog(join(dir, SESSION_FILES.log), { kind: 'record_error', event: req.eventName, error: describe(err) });
+  }
   const reason = `Gatehouse refused this: ${what}, so this session can no longer be checked and every action is refused. Nothing the agent does can fix this; stop and tell the operator, who must end this session (\`gatehouse session end ${req.sessionId}\`, or, if its state folder is gone, remove the hooks that name \`--session ${req.sessionId}\` from the agent's settings) and start a new one.`;
   return output(isStopEvent(req.agent, req.eventName) ? 'stop' : 'pre_tool', block('tamper', reason));
 }
