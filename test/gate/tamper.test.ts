@@ -59,6 +59,18 @@ describe('the hook trusts the policy only by the digest in its rendered command'
     expect(auditTypes()).toContain('tamper_detected');
   });
 
+  it('still refuses, in the default posture, when the agent also broke the audit log so the tampering cannot be recorded', async () => {
+    const { dir } = await start();
+    const policyFile = join(dir, 'policy.json');
+    writeFileSync(policyFile, readFileSync(policyFile, 'utf8').replace('"allow": [', '"allow": ["**", '));
+    // The audit folder replaced by a file: every append fails with ENOTDIR inside the state folder.
+    rmSync(join(state, 'audit'), { recursive: true, force: true });
+    writeFileSync(join(state, 'audit'), 'not a folder\n');
+    const r = renderedHook('PreToolUse', write(join(root, 'package.json')));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('was changed after the session started');
+  });
+
   it('refuses when the policy was rewritten through a hard link inside the worktree', async () => {
     const { dir } = await start();
     linkSync(join(dir, 'policy.json'), join(root, 'src', 'p.json'));
