@@ -123,8 +123,9 @@ describe('dispose', () => {
     const plain = m.spawn({ ...SLEEPER, cwd: project });
     const shell = m.spawn({ command: '/bin/sh', cwd: project });
     const stubborn = m.spawn({ command: '/bin/sh', args: ['-c', 'trap "" HUP; sleep 1000 & echo "child=$!"; wait'], cwd: project });
-    // The shell dies of SIGHUP; the job it started with SIGHUP ignored would outlive it.
-    const leaver = m.spawn({ command: '/bin/sh', args: ['-c', 'trap "" HUP; sleep 1000 & echo "child=$!"; trap - HUP; wait'], cwd: project });
+    // The shell dies of SIGHUP; the job it started with SIGHUP ignored would outlive it. It says
+    // `child=` only once its own trap is reset, so a loaded machine cannot hang it up before that.
+    const leaver = m.spawn({ command: '/bin/sh', args: ['-c', 'trap "" HUP; sleep 1000 & c=$!; trap - HUP; echo "child=$c"; wait'], cwd: project });
     if (!plain.ok || !shell.ok || !stubborn.ok || !leaver.ok) throw new Error('spawn failed');
     const jobOf = async (id: string): Promise<number> => {
       await rec.waitText(id, /child=\d+/);
