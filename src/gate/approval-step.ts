@@ -70,7 +70,8 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
   // The person answered what the record on disk showed. If it no longer says what this hook
   // filed (the summary, or what "always" covers), the answer may be about another call.
   const shown = queue.get(pending.id).pending;
-  if (shown === null || shown.summary !== pending.summary || shown.tool !== pending.tool || JSON.stringify(shown.always ?? null) !== JSON.stringify(pending.always ?? null)) {
+  // `why` too: the person also read why they were asked, and that is the agent's to rewrite as well.
+  if (shown === null || shown.summary !== pending.summary || shown.tool !== pending.tool || shown.why !== pending.why || JSON.stringify(shown.always ?? null) !== JSON.stringify(pending.always ?? null)) {
     return block(
       'approvals.changed-record',
       `The approval request for this ${event.tool} call was changed on disk after it was filed, so the answer may be about something else; Gatehouse refuses the call. Do not retry the same call; finish and explain what you needed.`,

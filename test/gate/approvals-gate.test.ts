@@ -185,6 +185,21 @@ describe('interactive approvals in the PreToolUse hook', () => {
     expect(JSON.parse(gatehouse(['approve', '--rules', '--json', '--worktree', root, '--state-dir', state]).stdout).rules).toEqual([]);
   });
 
+  it('refuses the call when only the reason shown to the person was rewritten on disk: the person answered what it said', async () => {
+    const id = await start('approvals:\n  interactive: true\n');
+    const waiting = hookAsync(id, bash('npm publish'));
+    const queue = new ApprovalQueue(state);
+    const approval = await waitForPending(queue);
+    const file = join(state, 'approvals', 'pending', `${approval}.json`);
+    const record = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    expect(record.why).toEqual(expect.stringContaining('npm publish'));
+    writeFileSync(file, JSON.stringify({ ...record, why: 'The routine install script the operator approved yesterday.' }));
+    expect(gatehouse(['approve', approval, '--worktree', root, '--state-dir', state]).status).toBe(0);
+    const r = await waiting;
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/changed on disk after it was filed/);
+  });
+
   it('lets an always-allow glob admit its one command, and asks about that command with anything appended', async () => {
     const id = await start('approvals:\n  interactive: true\n  timeout_seconds: 1\n  always_allow:\n    - { tool: Bash, glob: "npm run lint*" }\n');
     expect(hook(args(id), bash('npm run lint -- --fix')).status).toBe(0);
