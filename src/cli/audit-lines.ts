@@ -1,6 +1,6 @@
 // Audit events as text for the terminal: a header line, then the event's fields and its reason
 // wrapped at word boundaries. Every value is agent-reachable text, so it is made safe to print.
-import { safeForDisplay } from '../core/approvals/summary.js';
+import { safeForDisplay } from '../core/display.js';
 import { clipWords } from '../core/word-wrap.js';
 import type { AuditEvent } from '../runtime/audit/index.js';
 

@@ -1,7 +1,7 @@
 // `gatehouse session show`: one session's status, its policy as start recorded it, and its
 // recent gate decisions from the audit log, each read only through a path that is verified.
 import { trustedCopies } from '../gate/session-end.js';
-import { safeForDisplay } from '../core/approvals/summary.js';
+import { safeForDisplay } from '../core/display.js';
 import { PASSED_SUMMARY, personLine } from '../core/verdict-report.js';
 import type { Policy } from '../core/policy.js';
 import type { AuditEvent } from '../runtime/audit/index.js';

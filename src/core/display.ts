@@ -17,7 +17,8 @@ const LINE_BREAK = /\r\n|[\r\n\u0085\u2028\u2029]/g;
 /** A word: letters, marks, digits and the characters hosts and names are made of. */
 const WORD = /[\p{L}\p{M}\p{N}._-]+(⟨![^⟩]*⟩)?/gu;
 const LATIN = /\p{Script=Latin}/u;
-/** Scripts with letters that look like Latin ones (`і`, `о`, `ѕ`, `α`, `ο`). */
+/** Scripts with letters that look like Latin ones (`і`, `о`, `ѕ`, `α`, `ο`), each with its matcher. */
+const LOOKALIKE_SCRIPTS: readonly [name: string, re: RegExp][] = ['Cyrillic', 'Greek', 'Armenian', 'Cherokee'].map((s) => [s, new RegExp(`\\p{Script=${s}}`, 'u')]);
 const LOOKALIKE = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/u;
 const NON_ASCII = /[^\p{ASCII}]/u;
 /** A word shaped like a host name: two or more labels. */
@@ -28,8 +29,7 @@ const escape = (ch: string): string => `<U+${ch.codePointAt(0)!.toString(16).toU
 /** The scripts of a word that mixes Latin with a lookalike script, e.g. `Latin+Cyrillic`; null otherwise. */
 function mixedScripts(word: string): string | null {
   if (!LATIN.test(word) || !LOOKALIKE.test(word)) return null;
-  const others = ['Cyrillic', 'Greek', 'Armenian', 'Cherokee'].filter((s) => new RegExp(`\\p{Script=${s}}`, 'u').test(word));
-  return ['Latin', ...others].join('+');
+  return ['Latin', ...LOOKALIKE_SCRIPTS.filter(([, re]) => re.test(word)).map(([name]) => name)].join('+');
 }
 
 /** The ASCII form of a non-ASCII host (`xn--…`), or null when it is not one. */

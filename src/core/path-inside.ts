@@ -12,6 +12,14 @@ export function isInside(root: string, p: string): boolean {
 }
 
 /**
+ * True if `p` is one of `roots` or inside one.
+ * @example isInsideAny(['/repo/src', '/tmp'], '/repo/src/a.ts') // true
+ */
+export function isInsideAny(roots: readonly string[], p: string): boolean {
+  return roots.some((r) => isInside(r, p));
+}
+
+/**
  * Path of `p` relative to `root`, `/`-separated; `p` must be inside `root`.
  * @example relativeInside('/repo', '/repo/src/a.ts') // 'src/a.ts'; relativeInside('/repo', '/repo') // ''
  */

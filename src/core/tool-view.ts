@@ -3,9 +3,6 @@
 // text, the URL); resolved against one call's input, that is the view a summary is made from.
 import { isRecord } from './is-record.js';
 
-/** What kind of thing a tool does, as its approval view shows it. */
-export type ViewKind = 'shell' | 'write' | 'edit' | 'patch' | 'read' | 'fetch' | 'other';
-
 /**
  * Which input keys of a tool hold what its summary shows, declared per tool by its adapter. An
  * `edit` names its old and new text keys, and `edits` when the changes come as a list

@@ -11,9 +11,7 @@ import type { AgentAdapter, HookOutput } from '../adapters/adapter.js';
 import type { Verdict } from '../core/verdict.js';
 import { SOCKET_CLIENT_FILE, type SocketTransport } from '../adapters/hook-transport.js';
 import { sessionDir } from '../runtime/state-dir.js';
-
-/** The folder of a session's state where git control files the agent made are moved. */
-export const QUARANTINE_DIR = 'quarantine';
+import { SESSION_FILES } from '../runtime/session-layout.js';
 
 /** The line that tells a person a git control file the agent made was moved aside. */
 export function quarantineNote([from, to]: [string, string]): string {
@@ -96,7 +94,7 @@ export async function prepareSessionSandbox(inp: SessionSandboxInput): Promise<R
     agentConfigDirs: (inp.adapter?.renderTargets(inp.worktree) ?? []).map((f) => dirname(f)),
     hide: inp.hide,
     env: inp.env,
-    quarantineDir: join(sessionDir(inp.projectState, inp.sessionId), QUARANTINE_DIR),
+    quarantineDir: join(sessionDir(inp.projectState, inp.sessionId), SESSION_FILES.quarantine),
   });
   if (!plan.ok) {
     await socket.close();

@@ -19,6 +19,15 @@ export function resolveWriteTarget(target: string, cwd: string): Result<string> 
   return realOf(resolve(cwd, target), 0);
 }
 
+/** The real path of an existing `p`, else null (a missing or unreadable path). */
+export function realPathOrNull(p: string): string | null {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return null;
+  }
+}
+
 function realOf(abs: string, hops: number): Result<string> {
   try {
     return ok(realpathSync.native(abs));

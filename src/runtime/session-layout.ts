@@ -9,6 +9,8 @@ export const SESSION_FILES = {
   baseline: 'baseline.json',
   render: 'render.json',
   log: 'gate.log',
+  /** A folder: git control files an agent made in a sandbox, moved here when it closes. */
+  quarantine: 'quarantine',
 } as const;
 
 /** Appends one JSON line to a log file; swallows errors. One write() of a short line is atomic with O_APPEND. */

@@ -2,7 +2,7 @@
 // the panel shows the selected one whole below), then who asked and how long is left.
 import { Box, Text } from 'ink';
 import type { PendingApproval } from '../runtime/approvals/index.js';
-import { safeForDisplay } from '../core/approvals/summary.js';
+import { safeForDisplay } from '../core/display.js';
 import { displayText, formatTimeLeft } from './format.js';
 
 /** Under this many milliseconds left, the time is shown in red. */

@@ -1,7 +1,7 @@
 // The selected approval's whole summary, when its one-line row cannot hold it: wrapped to
 // the terminal's width and shown a window of lines at a time, scrolled with PgUp/PgDn or [ ].
 import { Box, Text } from 'ink';
-import { safeForDisplay } from '../core/approvals/summary.js';
+import { safeForDisplay } from '../core/display.js';
 import type { PendingApproval } from '../runtime/approvals/index.js';
 import { displayText, textColumns, wrapColumns } from './format.js';
 

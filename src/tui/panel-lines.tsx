@@ -2,7 +2,7 @@
 // reject-reason prompt, the outcome of the last action and the key help.
 import { Text } from 'ink';
 import { describeAlways, describeLifetime, type AlwaysTarget } from '../core/approvals/always-scope.js';
-import { safeForDisplay } from '../core/approvals/summary.js';
+import { safeForDisplay } from '../core/display.js';
 
 /**
  * How long the outcome of a key stays up: long enough to read a line, short enough that it is

@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { ALWAYS_SCOPES, describeAlways, describeDecision, describeLifetime, type AlwaysScope } from '../../core/approvals/always-scope.js';
 import { osUserPrincipal, type Principal } from '../../core/approvals/principal.js';
-import { safeForDisplay } from '../../core/approvals/summary.js';
+import { safeForDisplay } from '../../core/display.js';
 import { ApprovalQueue, type ApprovalDecision, type PendingApproval } from '../../runtime/approvals/index.js';
 import { osUserName } from '../../runtime/recorder.js';
 import { EXIT, UserError } from '../exit-codes.js';

@@ -2,7 +2,7 @@
 // (made by "always" answers, or written in the config), and revoking one as the local user.
 import { describeLifetime } from '../../core/approvals/always-scope.js';
 import type { Principal } from '../../core/approvals/principal.js';
-import { safeForDisplay } from '../../core/approvals/summary.js';
+import { safeForDisplay } from '../../core/display.js';
 import { configAlwaysRules, describeMatch, listRules, revokeStoredRule, type ListedRule } from '../../runtime/approvals/always-rules.js';
 import { loadConfig } from '../../runtime/config.js';
 import { EXIT, UserError } from '../exit-codes.js';

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { safeForDisplay } from '../../core/approvals/summary.js';
+import { safeForDisplay } from '../../core/display.js';
 import { EVIDENCE_ID_RE } from '../../runtime/evidence/seal.js';
 import type { EvidenceStatement } from '../../runtime/evidence/statement.js';
 import type { SandboxRecord } from '../../core/sandbox.js';

@@ -51,6 +51,11 @@ export interface DecideInput {
   settings: ApprovalSettings;
 }
 
+/** `a Write`, `an edit`: the call's tool named for the reason a person reads. */
+function aTool(call: DecideCall): string {
+  return `${/^[aeiou]/i.test(call.tool) ? 'an' : 'a'} ${call.tool}`;
+}
+
 /**
  * Decides one call. Order, first that settles wins:
  * 1. the permission profile refuses → deny (approvals on or off);
@@ -62,11 +67,6 @@ export interface DecideInput {
  * 6. ask a person (the caller queues it and waits) — unless the call is too long to show
  *    whole ({@link MAX_REVIEW_CHARS}): then deny, for a person never approves what they cannot see.
  */
-/** `a Write`, `an edit`: the call's tool named for the reason a person reads. */
-function kind(call: DecideCall): string {
-  return `${/^[aeiou]/i.test(call.tool) ? 'an' : 'a'} ${call.tool}`;
-}
-
 export function decideToolCall(input: DecideInput): ToolDecision {
   const { call, profile, alwaysAllow, settings } = input;
   if (profile !== null) {
@@ -100,6 +100,6 @@ export function decideToolCall(input: DecideInput): ToolDecision {
     reason: `${shortSummary(summary)} needs an operator's approval${classifier}. It waits up to ${settings.timeout_seconds} s; no answer counts as a refusal.`,
     summary,
     // What the person is told: why this call, of all calls, is theirs to answer.
-    why: sh !== undefined ? sentence(sh.reason) : `Approvals are interactive, and no permission profile or always-allow rule settles ${kind(call)} call.`,
+    why: sh !== undefined ? sentence(sh.reason) : `Approvals are interactive, and no permission profile or always-allow rule settles ${aTool(call)} call.`,
   };
 }

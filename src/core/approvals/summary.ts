@@ -36,9 +36,6 @@ function maskSecrets(command: string): string {
 /** Argument names whose values are secrets in any tool (an MCP server's `api_key`, a `token`). */
 const SECRET_KEY = /token|secret|passw|api_?key|private_?key|authorization|cookie|credential/i;
 
-/** The display sanitiser, where approval code has always found it. */
-export { safeForDisplay };
-
 /**
  * The whole, redacted summary of a call for the pending record and the person asked, by the
  * kind of tool its adapter declared (never file contents):

@@ -3,9 +3,10 @@
 // your next commit) is made empty for the session and bound read-only; a control *file* cannot
 // be kept from being made that way (git reads any file at `commondir`, an empty one included),
 // so one the agent made is moved aside when the session is over.
-import { cpSync, existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
-import { isInside } from '../../core/path-inside.js';
+import { cpSync, existsSync, lstatSync, mkdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { isInsideAny } from '../../core/path-inside.js';
+import { resolveWriteTarget } from '../resolve-path.js';
 
 /** The control folders and files of a repository, and the undo for what planning made. */
 export interface GitControlPlan {
@@ -25,17 +26,11 @@ export interface GitDirs {
   hooksDir: string;
 }
 
-/** The path `p` will have once made: its nearest existing folder resolved, the rest as named. */
+/** The real path `p` has, or will have once made (links on the way followed); `p` itself when it cannot be resolved. */
 function realOnceMade(p: string): string {
-  try {
-    return realpathSync.native(p);
-  } catch {
-    const parent = dirname(p);
-    return parent === p ? p : join(realOnceMade(parent), basename(p));
-  }
+  const real = resolveWriteTarget(p, '/');
+  return real.ok ? real.value : p;
 }
-
-const inAny = (roots: readonly string[], p: string): boolean => roots.some((r) => r === p || isInside(r, p));
 
 /**
  * Plans the control paths inside `writable` folders: makes the missing control folders (hooks/,
@@ -49,7 +44,7 @@ export function gitControlDirs(dirs: GitDirs | null, writable: readonly string[]
   const readOnly: string[] = [];
   const madeDirs: string[] = [];
   for (const dir of folders) {
-    if (!inAny(writable, dir)) continue;
+    if (!isInsideAny(writable, dir)) continue;
     if (!existsSync(dir)) {
       const first = mkdirSync(dir, { recursive: true, mode: 0o755 });
       // Every folder made on the way, outermost first, so the undo can take them away deepest first.
@@ -60,7 +55,7 @@ export function gitControlDirs(dirs: GitDirs | null, writable: readonly string[]
     }
     readOnly.push(dir);
   }
-  const missing = files.filter((f) => inAny(writable, f) && !exists(f));
+  const missing = files.filter((f) => isInsideAny(writable, f) && !exists(f));
   return {
     readOnly,
     undo(quarantine) {

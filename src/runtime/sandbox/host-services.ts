@@ -1,9 +1,10 @@
 // Where this machine's services listen on Unix sockets, kept out of the sandbox: a socket on a
 // read-only mount still takes connections, and a service reached that way (the user's systemd
 // manager or D-Bus, Docker, snapd) runs what it is asked outside the sandbox.
-import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { isInside } from '../../core/path-inside.js';
+import { realPathOrNull } from '../resolve-path.js';
 
 /**
  * Folders under HOME that hold a container engine's socket (Docker Desktop, Colima, Rancher
@@ -19,14 +20,6 @@ export interface HostServices {
   readOnly: string[];
   /** `/run`'s own symbolic links, made again inside it (`/run/shm`, NixOS's `/run/current-system`). */
   symlinks: [target: string, path: string][];
-}
-
-function realIfExists(p: string): string | null {
-  try {
-    return realpathSync.native(p);
-  } catch {
-    return null;
-  }
 }
 
 function isDir(p: string): boolean {
@@ -45,18 +38,18 @@ function isDir(p: string): boolean {
  */
 export function hostServices(env: NodeJS.ProcessEnv, home: string, runDir = '/run'): HostServices {
   const hidden = new Set<string>();
-  const run = realIfExists(runDir);
+  const run = realPathOrNull(runDir);
   if (run !== null && isDir(run)) hidden.add(run);
   for (const p of ['/var/run', env.XDG_RUNTIME_DIR, ...HOME_SOCKET_DIRS.map((d) => join(home, d))]) {
     if (p === undefined || p === '') continue;
-    const real = realIfExists(p);
+    const real = realPathOrNull(p);
     // The plan leaves out one under the host's /tmp: the sandbox's private /tmp has none of it.
     if (real !== null && isDir(real)) hidden.add(real);
   }
   const readOnly: string[] = [];
   const symlinks: [string, string][] = [];
   if (run !== null && hidden.has(run)) {
-    const resolver = realIfExists('/etc/resolv.conf');
+    const resolver = realPathOrNull('/etc/resolv.conf');
     if (resolver !== null && isInside(run, resolver)) readOnly.push(resolver);
     for (const name of safeList(run)) {
       const path = join(run, name);

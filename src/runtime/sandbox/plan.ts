@@ -4,10 +4,11 @@
 // and says how to take the stand-ins away again.
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { folderShapedDirs, type SandboxNetwork, type SandboxSpec } from '../../core/sandbox.js';
 import { fail, ok, type Result } from '../../core/result.js';
-import { isInside } from '../../core/path-inside.js';
+import { isInside, isInsideAny } from '../../core/path-inside.js';
+import { realPathOrNull, resolveWriteTarget } from '../resolve-path.js';
 import { writeFileAtomic } from '../fs-atomic.js';
 import { configHome, gitDirs } from '../protected-paths.js';
 import { stateBase } from '../state-base.js';
@@ -72,29 +73,12 @@ function realDir(p: string): string {
   return realpathSync.native(p);
 }
 
-/** The real path of an existing `p`, else null. */
-function realIfExists(p: string): string | null {
-  try {
-    return realpathSync.native(p);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The real path `p` will have once made: its nearest existing folder resolved, the rest as
- * named. Null when no folder above it exists.
- */
+/** The real path `p` has, or will have once made (links on the way followed); null when it cannot be resolved. */
 function realOnceMade(p: string): string | null {
-  const parent = dirname(p);
-  if (parent === p) return null;
-  const real = realIfExists(parent);
-  if (real !== null) return join(real, basename(p));
-  const above = realOnceMade(parent);
-  return above === null ? null : join(above, basename(p));
+  const real = resolveWriteTarget(p, '/');
+  return real.ok ? real.value : null;
 }
 
-const within = (roots: readonly string[], p: string): boolean => roots.some((r) => r === p || isInside(r, p));
 
 /**
  * Plans the sandbox. Fails when an allowlisted folder leaves the worktree (a symlink out of
@@ -144,7 +128,7 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
     const asked = (inp.hide ?? []).map((p) => (p.startsWith('~/') ? join(home, p.slice(2)) : resolve(inp.worktree, p)));
     const services = hostServices(inp.env, home);
     const hiddenRoots = [inp.projectState, base, join(userInfo().homedir, '.local', 'state', 'gatehouse'), ...indexedProjectStates(base), join(configHome(inp.env), 'gatehouse'), ...browsers, ...asked, ...services.hiddenDirs]
-      .map(realIfExists)
+      .map(realPathOrNull)
       .filter((p): p is string => p !== null);
     // The rest of the worktree stays visible, read-only (also where it lies under the private /tmp).
     const read_only = new Set<string>([...(folders === null ? [] : [inp.worktree]), ...git.readOnly, ...services.readOnly]);
@@ -153,23 +137,23 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
     if (folders === null) {
       for (const dir of inp.agentConfigDirs ?? []) {
         const planned = realOnceMade(dir);
-        if (planned !== null && planned !== inp.worktree && isInside(inp.worktree, planned) && !within(hiddenRoots, planned)) read_only.add(planned);
+        if (planned !== null && planned !== inp.worktree && isInside(inp.worktree, planned) && !isInsideAny(hiddenRoots, planned)) read_only.add(planned);
       }
     }
     for (const p of [...inp.protect, ...inp.agentSettings]) {
-      const real = realIfExists(p);
+      const real = realPathOrNull(p);
       if (real !== null) {
-        if (within(writable, real) && !within(hiddenRoots, real)) read_only.add(real);
+        if (isInsideAny(writable, real) && !isInsideAny(hiddenRoots, real)) read_only.add(real);
         continue;
       }
       // A settings file the session's own render makes after this plan (the hooks file of a
       // project that had none) exists by the time the sandbox starts: bound read-only then
       // (`--ro-bind-try` leaves it out if it never was made).
       const planned = inp.agentSettings.includes(p) ? realOnceMade(p) : null;
-      if (planned !== null && within(writable, planned) && !within(hiddenRoots, planned)) read_only.add(planned);
+      if (planned !== null && isInsideAny(writable, planned) && !isInsideAny(hiddenRoots, planned)) read_only.add(planned);
       // A settings file missing in a writable data folder could be created to switch the
       // hooks off for this and every later session: a read-only stand-in takes its place.
-      const parent = realIfExists(dirname(p));
+      const parent = realPathOrNull(dirname(p));
       if (parent !== null && inp.agentSettings.includes(p) && dataDirs.some((d) => parent === d || isInside(d, parent))) {
         const file = join(parent, p.slice(dirname(p).length + 1));
         writeFileAtomic(file, standIn(file), { mode: 0o600 });
