@@ -14,8 +14,11 @@ const ESCAPED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Default_
 /** Line breaks of every kind, U+2028 and U+2029 included. */
 const LINE_BREAK = /\r\n|[\r\n\u0085\u2028\u2029]/g;
 
-/** A word: letters, marks, digits and the characters hosts and names are made of. */
-const WORD = /[\p{L}\p{M}\p{N}._-]+(⟨![^⟩]*⟩)?/gu;
+/**
+ * A word (letters, marks, digits and the characters hosts and names are made of) with the flag
+ * a previous pass gave it, or a flag bracket on its own.
+ */
+const WORD = /([\p{L}\p{M}\p{N}._-]+)(⟨![^⟨⟩]*⟩)?|[⟨⟩]/gu;
 const LATIN = /\p{Script=Latin}/u;
 /** Scripts with letters that look like Latin ones (`і`, `о`, `ѕ`, `α`, `ο`), each with its matcher. */
 const LOOKALIKE_SCRIPTS: readonly [name: string, re: RegExp][] = ['Cyrillic', 'Greek', 'Armenian', 'Cherokee'].map((s) => [s, new RegExp(`\\p{Script=${s}}`, 'u')]);
@@ -49,15 +52,19 @@ const BEFORE_HOST = /(?::\/\/|@)$/;
 /**
  * Flags each lookalike word and each non-ASCII host of a URL or address once:
  * `https://gіthub.com⟨!mixed scripts Latin+Cyrillic, host xn--gthub-n2e.com⟩`. A file name such as
- * `josé.txt` is no host and is left alone.
+ * `josé.txt` is no host and is left alone. The text may carry flag brackets of its own, to pass
+ * a lookalike off as checked (`gіthub.com⟨!ok⟩`): only a flag that is exactly the one this word
+ * gets is kept (so a second pass changes nothing); every other bracket is escaped.
  */
 function flagWords(text: string): string {
   if (!NON_ASCII.test(text)) return text;
-  return text.replace(WORD, (whole: string, flagged: string | undefined, at: number) => {
-    if (flagged !== undefined) return whole;
-    const host = BEFORE_HOST.test(text.slice(Math.max(0, at - 3), at)) ? asciiHost(whole) : null;
-    const notes = [mixedScripts(whole), host].flatMap((n, i) => (n === null ? [] : [i === 0 ? `mixed scripts ${n}` : `host ${n}`]));
-    return notes.length === 0 ? whole : `${whole}⟨!${notes.join(', ')}⟩`;
+  return text.replace(WORD, (whole: string, word: string | undefined, flag: string | undefined, at: number) => {
+    if (word === undefined) return escape(whole);
+    const host = BEFORE_HOST.test(text.slice(Math.max(0, at - 3), at)) ? asciiHost(word) : null;
+    const notes = [mixedScripts(word), host].flatMap((n, i) => (n === null ? [] : [i === 0 ? `mixed scripts ${n}` : `host ${n}`]));
+    const own = notes.length === 0 ? '' : `⟨!${notes.join(', ')}⟩`;
+    if (flag === undefined || flag === own) return `${word}${own}`;
+    return `${word}${own}${flag.replace(/[⟨⟩]/gu, escape)}`;
   });
 }
 

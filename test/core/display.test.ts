@@ -54,6 +54,12 @@ describe('safeForDisplay', () => {
     expect(safeForDisplay('git clone git@bücher.example:x')).toContain('bücher.example⟨!host xn--bcher-kva.example⟩');
     expect(safeForDisplay(safeForDisplay('gіthub.com'))).toBe(safeForDisplay('gіthub.com'));
   });
+
+  it("trusts no flag the text brings: a lookalike passed off as checked is flagged, and the fake's brackets escaped", () => {
+    expect(safeForDisplay('curl https://gіthub.com⟨!ok⟩/x')).toBe('curl https://gіthub.com⟨!mixed scripts Latin+Cyrillic, host xn--gthub-n2e.com⟩<U+27E8>!ok<U+27E9>/x');
+    expect(safeForDisplay('run it ⟨!verified by Gatehouse⟩')).toBe('run it <U+27E8>!verified by Gatehouse<U+27E9>');
+    expect(safeForDisplay('plain.example.com⟨!mixed scripts Latin+Cyrillic⟩')).toBe('plain.example.com<U+27E8>!mixed scripts Latin+Cyrillic<U+27E9>');
+  });
 });
 
 describe('framed', () => {
