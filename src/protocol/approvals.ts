@@ -24,8 +24,10 @@ export const PendingApproval = z.strictObject({
   created_at: z.string(),
   /** ISO 8601. */
   expires_at: z.string(),
-  /** The hook process waiting for the answer. */
+  /** The process waiting for the answer (a hook, or the supervisor for a warm hook). */
   pid: z.number().int(),
+  /** Names the one wait and its heartbeat; absent in records filed by an older Gatehouse. */
+  waiter: z.string().optional(),
   /** What "always" would add a rule for: null, no rule; absent, filed by an older Gatehouse. */
   always: AlwaysTarget.nullable().optional(),
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/gate/session-lifecycle.js';
@@ -296,6 +296,23 @@ describe('a waiting call whose caller is gone', () => {
     expect(queue.list()).toEqual([]);
     expect(queue.get(approval).resolution).toMatchObject({ decision: 'reject', principal: { id: 'system:approval-queue/withdrawn' } });
     expect(decisionsFor(state, approval).map((e) => e.actor)).toEqual(['system:approval-queue/withdrawn']);
+    expect(verifyProjectAudit(state).ok).toBe(true);
+  });
+
+  it('denies an in-process wait (the warm path: the pid is the supervisor\'s) once its waiter stops its heartbeat', async () => {
+    const { runHookGate } = await import('../../src/gate/hook-gate.js');
+    const id = await start('approvals:\n  interactive: true\n');
+    const out = runHookGate({ sessionId: id, eventName: 'PreToolUse', stateDir: state, agent: 'claude', failClosed: false, policyDigest: null, stdin: JSON.stringify(bash('npm publish')), cwd: root });
+    const queue = new ApprovalQueue(state);
+    const approval = await waitForPending(queue);
+    const pending = queue.get(approval).pending;
+    expect(pending).toMatchObject({ pid: process.pid, waiter: expect.stringMatching(/^w-[0-9a-f]{16}$/) });
+    // The pid lives on, so only the heartbeat can tell; stop it as a hung wait would.
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(join(state, 'approvals', 'waiters', pending?.waiter as string), old, old);
+    expect(queue.sweep()).toBe(1);
+    expect((await out).exitCode).toBe(2);
+    expect(queue.get(approval).resolution).toMatchObject({ decision: 'reject', principal: { id: 'system:approval-queue/sweeper' } });
     expect(verifyProjectAudit(state).ok).toBe(true);
   });
 

@@ -14,17 +14,19 @@ const RECORD_SUFFIX = '.json';
 // Temp files start with a dot and end in .tmp, so no listing mistakes them for a record.
 const TEMP_RE = /^\..*\.tmp$/;
 
-/** The approvals folder of a project state dir and its two sub-folders. */
+/** The approvals folder of a project state dir and its sub-folders. */
 export interface ApprovalPaths {
   root: string;
   pending: string;
   resolved: string;
+  /** One heartbeat file per waiting hook or supervisor thread (see waiter.ts). */
+  waiters: string;
 }
 
 /** The approvals layout inside `projectState`. */
 export function approvalPaths(projectState: string): ApprovalPaths {
   const root = join(projectState, 'approvals');
-  return { root, pending: join(root, 'pending'), resolved: join(root, 'resolved') };
+  return { root, pending: join(root, 'pending'), resolved: join(root, 'resolved'), waiters: join(root, 'waiters') };
 }
 
 /** Creates the folders if they are missing. */

@@ -13,6 +13,7 @@ import { answerFor } from './answer.js';
 import { expiryDenial, settle } from './settle.js';
 import { principalFields, SWEEPER_PRINCIPAL, TTL_EXPIRY_PRINCIPAL } from './system-principals.js';
 import { waitUntil } from './wait.js';
+import { beat, deadWaiterReason, keepBeating, newWaiterId, removeDeadHeartbeats } from './waiter.js';
 import {
   APPROVAL_DECISIONS,
   clip,
@@ -102,6 +103,9 @@ export class ApprovalQueue {
     if (!Number.isFinite(ttl) || ttl <= 0 || ttl > MAX_TTL_SECONDS) throw new Error(`approval ttlSeconds must be in (0, ${MAX_TTL_SECONDS}], got ${ttl}`);
     ensureDirs(this.paths);
     const created = this.now();
+    // The heartbeat exists before the request does, so the sweeper never sees a request without one.
+    const waiter = newWaiterId();
+    beat(this.paths, waiter);
     for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
       const record: PendingApproval = {
         id: newApprovalId(created),
@@ -114,6 +118,7 @@ export class ApprovalQueue {
         created_at: created.toISOString(),
         expires_at: new Date(created.getTime() + Math.round(ttl * 1000)).toISOString(),
         pid: process.pid,
+        waiter,
         ...(input.always === undefined ? {} : { always: boundedTarget(input.always) }),
       };
       if (createExclusive(recordFile(this.paths.pending, record.id), `${JSON.stringify(record, null, 2)}\n`)) return record;
@@ -199,17 +204,26 @@ export class ApprovalQueue {
     const pending = this.readPending(id);
     if (pending.value === null) throw new Error(`cannot wait for approval ${id}: ${pending.problem ?? 'no such request'}`);
     const request = pending.value;
-    return waitUntil(() => this.answerOrExpiry(request), {
-      dirs: [this.paths.resolved],
-      deadlineMs: Date.parse(request.expires_at),
-      nowMs: () => this.now().getTime(),
-      fsWatch: this.fsWatch,
-      what: `approval ${id}`,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
+    const stopBeating = request.waiter === undefined ? () => {} : keepBeating(this.paths, request.waiter);
+    try {
+      return await waitUntil(() => this.answerOrExpiry(request), {
+        dirs: [this.paths.resolved],
+        deadlineMs: Date.parse(request.expires_at),
+        nowMs: () => this.now().getTime(),
+        fsWatch: this.fsWatch,
+        what: `approval ${id}`,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+    } finally {
+      stopBeating();
+    }
   }
 
-  /** Denies requests whose hook process is gone (or a zombie) and expired ones nobody answered; prunes old history. Returns how many it denied. */
+  /**
+   * Denies requests nobody waits on any more (the waiting process is gone or a zombie, or
+   * the waiter's heartbeat stopped) and expired ones nobody answered; prunes old history.
+   * Returns how many it denied.
+   */
   sweep(): number {
     const now = this.now();
     let denied = 0;
@@ -219,8 +233,14 @@ export class ApprovalQueue {
       if (p === null) continue;
       let denial: Resolution | null = null;
       if (now.getTime() >= Date.parse(p.expires_at)) denial = expiryDenial(p, SWEEPER_PRINCIPAL, now);
-      else if (!isProcessAlive(p.pid)) {
-        denial = { id, decision: 'reject', reason: `the waiting hook process (pid ${p.pid}) is gone, so nobody can act on an answer`, principal: SWEEPER_PRINCIPAL, resolved_at: now.toISOString() };
+      else {
+        // Heartbeats are on the real clock (file times), whatever clock this queue was given.
+        const dead = !isProcessAlive(p.pid)
+          ? `the waiting process (pid ${p.pid}) is gone, so nobody can act on an answer`
+          : p.waiter === undefined
+            ? null
+            : deadWaiterReason(this.paths, p.waiter, Date.now());
+        if (dead !== null) denial = { id, decision: 'reject', reason: dead, principal: SWEEPER_PRINCIPAL, resolved_at: now.toISOString() };
       }
       if (denial !== null && settle(this.paths, this.audit, p, denial).kind === 'created') denied++;
     }
@@ -228,6 +248,8 @@ export class ApprovalQueue {
     // File times are on the real clock, whatever clock this queue was given.
     removeStaleTemps(this.paths.pending, STALE_TEMP_MS, Date.now());
     removeStaleTemps(this.paths.resolved, STALE_TEMP_MS, Date.now());
+    // After the loop above: a stopped heartbeat has denied its request by now.
+    removeDeadHeartbeats(this.paths, Date.now());
     return denied;
   }
 

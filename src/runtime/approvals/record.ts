@@ -23,8 +23,14 @@ export interface PendingApproval {
   why?: string;
   created_at: string;
   expires_at: string;
-  /** The hook process waiting for the answer; when it is gone the request is swept. */
+  /** The process waiting for the answer (a hook, or the supervisor for warm hooks); when it is gone the request is swept. */
   pid: number;
+  /**
+   * Names the one wait (a hook process, or one supervisor thread serving a warm hook) and
+   * its heartbeat file: when the heartbeat stops, the request is swept even though the pid
+   * lives on. Absent in records filed by an older Gatehouse (those are judged by pid only).
+   */
+  waiter?: string;
   /**
    * What an "always" answer would add a rule for (null: nothing, the input cannot be matched
    * again), shown with the request. Absent on requests filed by an older Gatehouse.
@@ -56,7 +62,7 @@ export type ResolveError = {
 };
 
 /** What `ApprovalQueue.enqueue` needs from the caller. */
-export type EnqueueInput = Omit<PendingApproval, 'id' | 'nonce' | 'created_at' | 'expires_at' | 'pid'> & { ttlSeconds: number };
+export type EnqueueInput = Omit<PendingApproval, 'id' | 'nonce' | 'created_at' | 'expires_at' | 'pid' | 'waiter'> & { ttlSeconds: number };
 /** An answer as a resolver gives it. */
 export interface ResolveInput {
   decision: ApprovalDecision;
@@ -91,6 +97,8 @@ const ID_RANDOM_BYTES = 6;
 // 128 bits: the nonce is a capability for HTTP resolvers, so it must not be guessable.
 const NONCE_BYTES = 16;
 const NONCE_RE = /^[0-9a-f]{32}$/;
+/** Waiter ids: `w-` and 64 random bits as hex, safe as a file name (no dots, no slashes). */
+export const WAITER_ID_RE = /^w-[0-9a-f]{16}$/;
 
 /**
  * Longest summary stored: what a person may be asked to review whole. The approval step
@@ -173,11 +181,12 @@ export function parsePending(json: string, expectedId: string): Result<PendingAp
     time(d, 'created_at'),
     time(d, 'expires_at'),
     Number.isSafeInteger(d.pid) && (d.pid as number) > 0 ? null : 'pid must be a positive integer',
+    d.waiter === undefined || (typeof d.waiter === 'string' && WAITER_ID_RE.test(d.waiter)) ? null : 'waiter must be w- and 16 lowercase hex digits',
     d.always === undefined || d.always === null || isAlwaysTarget(d.always) ? null : 'always must be null or {tool, on, paths}',
   );
   if (problem !== null) return fail(`pending approval ${expectedId} is corrupt: ${problem}`);
-  const { id, nonce, session_id, agent, tool, summary, why, created_at, expires_at, pid, always } = d as unknown as PendingApproval;
-  return ok({ id, nonce, session_id, agent, tool, summary, ...(why === undefined ? {} : { why }), created_at, expires_at, pid, ...(always === undefined ? {} : { always }) });
+  const { id, nonce, session_id, agent, tool, summary, why, created_at, expires_at, pid, waiter, always } = d as unknown as PendingApproval;
+  return ok({ id, nonce, session_id, agent, tool, summary, ...(why === undefined ? {} : { why }), created_at, expires_at, pid, ...(waiter === undefined ? {} : { waiter }), ...(always === undefined ? {} : { always }) });
 }
 
 /** Most paths an `always` target lists: a write names a handful; more is a record not written by the queue. */
