@@ -210,6 +210,35 @@ const SandboxShape = {
     .default([]),
 };
 
+/** Longest wait to gather waiting calls into one message: a person told a minute late may as well not be told. */
+export const MAX_NOTIFY_BATCH_MS = 60_000;
+/** Default gathering window after a message: the first call is told at once, the burst after it in one message a second later. */
+export const DEFAULT_NOTIFY_BATCH_MS = 1_000;
+
+const EnvName = z.string({ error: 'expected the name of an environment variable' }).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected the name of an environment variable' });
+const HttpUrl = z.string({ error: 'expected an http:// or https:// URL' }).refine((u) => /^https?:\/\/[^\s/]+/i.test(u) && URL.canParse(u), { error: 'expected an http:// or https:// URL' });
+const oneUrl = (v: { url?: string | undefined; url_env?: string | undefined }) => (v.url === undefined) !== (v.url_env === undefined);
+const ONE_URL = { error: 'expected exactly one of `url` or `url_env` (a variable holding the URL, for URLs that carry a secret)' };
+
+/** One channel entry: where to send, and the variables holding its secrets (never the secrets). */
+const WebhookShape = { url: HttpUrl.optional(), url_env: EnvName.optional(), secret_env: EnvName.optional() };
+const NtfyShape = { url: HttpUrl.optional(), url_env: EnvName.optional(), token_env: EnvName.optional() };
+const SlackShape = { url: HttpUrl.optional(), url_env: EnvName.optional() };
+
+/** The `notify` section: who is told when a call waits for a person, and how. */
+const NotifyShape = {
+  batch_ms: z
+    .int({ error: `expected a whole number of milliseconds from 0 to ${MAX_NOTIFY_BATCH_MS}` })
+    .min(0, { error: `expected a whole number of milliseconds from 0 to ${MAX_NOTIFY_BATCH_MS}` })
+    .max(MAX_NOTIFY_BATCH_MS, { error: `expected a whole number of milliseconds from 0 to ${MAX_NOTIFY_BATCH_MS}` })
+    .default(DEFAULT_NOTIFY_BATCH_MS),
+  public_url: HttpUrl.optional(),
+  webhooks: z.array(z.strictObject(WebhookShape, { error: 'expected a webhook: a mapping with `url` (or `url_env`) and optionally `secret_env`' }).refine(oneUrl, ONE_URL), { error: 'expected a list of webhooks' }).default([]),
+  ntfy: z.array(z.strictObject(NtfyShape, { error: 'expected an ntfy topic: a mapping with `url` (server and topic) and optionally `token_env`' }).refine(oneUrl, ONE_URL), { error: 'expected a list of ntfy topics' }).default([]),
+  slack: z.array(z.strictObject(SlackShape, { error: 'expected a Slack-compatible webhook: a mapping with `url` or `url_env`' }).refine(oneUrl, ONE_URL), { error: 'expected a list of Slack-compatible webhooks' }).default([]),
+  desktop: z.boolean({ error: 'expected true or false' }).default(false),
+};
+
 const approvalsTimeout = oneTimeout(OLD_TIMEOUT_KEYS.approvals, DEFAULT_APPROVAL_TIMEOUT_S);
 
 /** The whole config file (v1). A YAML `gate:` with nothing under it counts as an empty section. */
@@ -235,6 +264,7 @@ export const ConfigFile = z.strictObject(
     sandbox: z
       .preprocess((v) => (v === null ? {} : typeof v === 'boolean' ? { enabled: v } : v), z.strictObject(SandboxShape, { error: 'expected `sandbox` to be true, false or a mapping with `enabled`, `network` and `hide`' }))
       .prefault({}),
+    notify: z.preprocess((v) => (v === null ? {} : v), z.strictObject(NotifyShape, { error: 'expected the `notify` section to be a mapping' })).prefault({}),
     gateway: unsupported('gateway'),
   },
   { error: 'expected a mapping of sections (e.g. `gate:`) at the top of the file' },
@@ -266,7 +296,11 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): ConfigProbl
 
 /** Keys accepted in the mapping at `path`, for "did you mean" and for listing what is allowed. */
 function knownKeysAt(path: readonly (string | number)[]): readonly string[] {
-  if (path.length === 0) return ['gate', 'stop_hooks', 'verifiers', 'approvals', 'permissions', 'sandbox'];
+  if (path.length === 0) return ['gate', 'stop_hooks', 'verifiers', 'approvals', 'permissions', 'sandbox', 'notify'];
+  if (path.length === 1 && path[0] === 'notify') return Object.keys(NotifyShape);
+  if (path.length === 3 && path[0] === 'notify' && path[1] === 'webhooks') return Object.keys(WebhookShape);
+  if (path.length === 3 && path[0] === 'notify' && path[1] === 'ntfy') return Object.keys(NtfyShape);
+  if (path.length === 3 && path[0] === 'notify' && path[1] === 'slack') return Object.keys(SlackShape);
   if (path.length === 1 && path[0] === 'sandbox') return Object.keys(SandboxShape);
   if (path.length === 1 && path[0] === 'approvals') return Object.keys(ApprovalsShape);
   if (path.length === 1 && path[0] === 'permissions') return Object.keys(PermissionsShape);

@@ -56,6 +56,7 @@ export interface LoadedConfig {
   approvals: ApprovalsConfig;
   permissions: PermissionsConfig;
   sandbox: SandboxConfig;
+  notify: NotifyConfig;
   /** Things that work but should change (an older key spelling), with file and line, to show once. */
   warnings: string[];
 }
@@ -67,6 +68,9 @@ export interface SandboxConfig {
   /** Paths hidden inside the sandbox besides Gatehouse's own (`~/…`, absolute, or worktree-relative). */
   hide: string[];
 }
+
+/** `notify:` — the channels told when a call waits for a person (see docs/notifications.md). */
+export type NotifyConfig = ConfigFile['notify'];
 
 /** File names looked for at the project root, in this order; at most one may exist. */
 export const CONFIG_FILE_NAMES: readonly string[] = ['gatehouse.yaml', 'gatehouse.yml', 'gatehouse.toml'];
@@ -148,7 +152,7 @@ export function parseConfigSections(text: string, format: Format, fileLabel: str
       const line = lineOf(path);
       return `${line === null ? fileLabel : `${fileLabel}:${line}`}: ${formatKeyPath(path)} is the older spelling of \`timeout_s\`; it still works, but write \`timeout_s\``;
     });
-    return ok({ gate, turn, approvals: checked.data.approvals, permissions: checked.data.permissions, sandbox: checked.data.sandbox, warnings });
+    return ok({ gate, turn, approvals: checked.data.approvals, permissions: checked.data.permissions, sandbox: checked.data.sandbox, notify: checked.data.notify, warnings });
   }
   const lines = describeIssues(checked.error.issues)
     .map((p) => ({ ...p, line: lineOf(p.path) }))
@@ -187,7 +191,7 @@ export function formatKeyPath(path: KeyPath): string {
 
 function defaults(): Omit<LoadedConfig, 'file'> {
   const d = ConfigFile.parse({});
-  return { gate: d.gate, turn: { stop_hooks: d.stop_hooks, verifiers: d.verifiers }, approvals: d.approvals, permissions: d.permissions, sandbox: d.sandbox, warnings: [] };
+  return { gate: d.gate, turn: { stop_hooks: d.stop_hooks, verifiers: d.verifiers }, approvals: d.approvals, permissions: d.permissions, sandbox: d.sandbox, notify: d.notify, warnings: [] };
 }
 
 function formatOf(file: string): Format | null {

@@ -14,6 +14,8 @@ import { sessionLauncher } from '../../gateway/session-launcher.js';
 import { addWebRoutes } from '../../gateway/web-routes.js';
 import { configAlwaysRules } from '../../runtime/approvals/always-rules.js';
 import { loadConfig } from '../../runtime/config.js';
+import { ApprovalQueue } from '../../runtime/approvals/index.js';
+import { checkPublicUrl, startNotifications } from '../../runtime/notify/index.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { describePortHolder, portHolder } from '../../runtime/port-holder.js';
 import { liveSupervisor, readSupervisorRecord, removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
@@ -51,8 +53,9 @@ export function serveCommand(): Command {
     .option('--project <dir>', 'the project folder to supervise (default: the current folder)')
     .option('--worktree <dir>', 'the same as --project')
     .option('--state-dir <dir>', 'project state folder')
+    .option('--public-url <url>', 'where people reach this server (behind a tunnel or proxy): the base of links in notifications')
     .addHelpText('after', '\nRun it in the project folder, or point it there with --project DIR (from a Gatehouse clone: `npm start -- --project DIR`).')
-    .action(async (flags: { host: string; port: string; project?: string; worktree?: string; stateDir?: string }) => {
+    .action(async (flags: { host: string; port: string; project?: string; worktree?: string; stateDir?: string; publicUrl?: string }) => {
       if (!/^\d{1,5}$/.test(flags.port) || Number(flags.port) > 65535) throw new UserError(`--port must be 0-65535, got ${JSON.stringify(flags.port)}`, EXIT.usage);
       if (flags.project !== undefined && flags.worktree !== undefined && resolve(flags.project) !== resolve(flags.worktree)) {
         throw new UserError('--project and --worktree name the same thing: give one of them', EXIT.usage);
@@ -75,6 +78,14 @@ export function serveCommand(): Command {
           `this project is already supervised by pid ${running.pid} on port ${running.port} (started ${running.started_at}): use that one (its dashboard URL was printed when it started; \`gatehouse approve\` and \`gatehouse tui\` work beside it), or stop it first`,
         );
       }
+      if (flags.publicUrl !== undefined) {
+        const url = checkPublicUrl(flags.publicUrl);
+        if (!url.ok) throw new UserError(url.reason, EXIT.usage);
+      }
+      // Told only when a call waits for a person. A channel that cannot work is refused now, not found out at the first call.
+      const notified = startNotifications({ config: config.value.notify, queue: new ApprovalQueue(state), projectState: state, projectRoot: worktree, env: process.env, log: (line) => void process.stderr.write(`gatehouse serve: ${line}\n`), publicUrl: flags.publicUrl ?? null });
+      if (!notified.ok) throw new UserError(`${notified.reason}`);
+      const notifier = notified.value;
       // A fresh token per start, stored 0600 for local tools and printed once inside the URL.
       const accessToken = randomBytes(ACCESS_TOKEN_BYTES).toString('hex');
       mkdirSync(join(state, 'gateway'), { recursive: true, mode: 0o700 });
@@ -101,6 +112,7 @@ export function serveCommand(): Command {
           },
         });
       } catch (err) {
+        await notifier?.close();
         await manager.dispose();
         await gate.close();
         throw new UserError(bindFailure(err as NodeJS.ErrnoException, flags.host, Number(flags.port), state));
@@ -110,8 +122,8 @@ export function serveCommand(): Command {
       process.stdout.write(`gatehouse supervisor for ${worktree}\ndashboard: ${gw.url}/?token=${accessToken}\n`);
       const stop = (): void => {
         removeSupervisorRecord(state);
-        void gw
-          .close()
+        void (notifier?.close() ?? Promise.resolve())
+          .then(() => gw.close())
           .then(() => manager.dispose())
           .then(() => gate.close())
           .then(() => process.exit(EXIT.ok));
