@@ -33,7 +33,7 @@ const wellFormed = (s: string): boolean => (s as string & { isWellFormed(): bool
  * Checks a parsed hook input without recursion: an object at the top, every string and key
  * well-formed Unicode, at most {@link MAX_INPUT_DEPTH} levels and {@link MAX_INPUT_VALUES} values.
  * The reason names where the problem is (`tool_input.description`).
- * @example checkHookInput(JSON.parse('{"tool_input":{"d":"\\ud800"}}')) // fail('tool_input.d holds a lone UTF-16 surrogate …')
+ * @example checkHookInput(JSON.parse('{"tool_input":{"d":"\\ud800"}}')) // fail('"tool_input.d" holds a lone UTF-16 surrogate …')
  */
 export function checkHookInput(input: unknown): Result<Record<string, unknown>> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return fail('is not a JSON object');

@@ -96,7 +96,7 @@ export function carriesSecret(argv: readonly string[]): boolean {
 /**
  * Free text (a message that quotes a command, a `-c` script) with the same secrets hidden as
  * {@link redactArgv} hides. It errs towards hiding: `x=1` in a quoted message is hidden too.
- * @example redactText('could not start API_KEY=sk-1: ENOENT; curl --token t') // 'could not start API_KEY=***: ENOENT; curl --token ***'
+ * @example redactText('could not start API_KEY=sk-1: ENOENT; curl --token t') // 'could not start API_KEY=*** ENOENT; curl --token ***' (the value runs to the space)
  */
 export function redactText(text: string): string {
   return text

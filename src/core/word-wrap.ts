@@ -31,7 +31,7 @@ export function wrapWords(text: string, width: number): string[] {
 /**
  * The first `maxLines` lines of {@link wrapWords}; when text was left out, the last line ends
  * with ` …` (words are dropped from it to make room, so no word is ever shown cut).
- * @example clipWords('one two three four', 9, 1) // ['one two …']
+ * @example clipWords('one two three four', 9, 1) // { lines: ['one two …'], clipped: true }
  */
 export function clipWords(text: string, width: number, maxLines: number): { lines: string[]; clipped: boolean } {
   const all = wrapWords(text, width);

@@ -24,7 +24,7 @@ export function sha256Hex(data: string | Uint8Array): string {
  * Reads a JSON session file and returns it only if its exact bytes hash to `expected`.
  * A file that cannot be read, differs, or does not parse is tampering: after start nothing
  * rewrites these files, so any of those means something else did.
- * @example readVerifiedJson<Policy>(join(dir, 'policy.json'), digestFromHookCommand)
+ * @example readVerifiedJson<Policy>(join(dir, 'policy.json'), policyDigest, 'policy.json') // the digest recorded at start
  */
 export function readVerifiedJson<T>(file: string, expected: string, what: string): Verified<T> {
   let bytes: Buffer;

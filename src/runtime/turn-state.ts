@@ -44,7 +44,7 @@ export function readTurnState(sessionDir: string): TurnState {
 
 /**
  * Runs `fn` on the current state under the session's lock and saves what it returns.
- * @example updateTurnState(dir, async (s) => ({ ...s, stops: s.stops + 1 }))
+ * @example const stops = updateTurnState(dir, (s) => ({ state: { ...s, stops: s.stops + 1 }, result: s.stops + 1 }))
  */
 export function updateTurnState<T>(sessionDir: string, fn: (state: TurnState) => { state: TurnState; result: T }): T {
   const run = (): T => {

@@ -25,7 +25,7 @@ export interface TerminalEvents {
 
 /**
  * Owns the xterm instance and which session it shows.
- * @example const tv = new TerminalView(el, rpc, { onStatus }); await tv.attach(id)
+ * @example const tv = new TerminalView(el, rpc, { onStatus, onLeave }); await tv.attach(id)
  */
 export class TerminalView {
   readonly term: Terminal;

@@ -39,7 +39,7 @@ export interface RenderRecord {
  * Adds one matcher group per entry at the end of its event's array, creating the file and
  * its folder if needed (pretty, two-space, as Claude Code writes it). Fails, writing nothing,
  * on a file Claude Code could not read. Throws on no entries or a bad timeout: caller bugs.
- * @example renderHooks(join(worktree, '.claude/settings.local.json'), [{ event: 'Stop', command: 'gatehouse hook stop', timeout: 600 }])
+ * @example renderHooks(join(worktree, '.claude/settings.local.json'), [{ event: 'Stop', command: 'gatehouse hook-gate check --session s1 --event Stop', timeout: 600 }])
  */
 export function renderHooks(file: string, entries: HookEntry[]): Result<RenderRecord> {
   if (entries.length === 0) throw new Error('renderHooks: no entries to render');

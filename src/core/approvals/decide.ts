@@ -25,7 +25,7 @@ export const DEFAULT_APPROVALS: ApprovalSettings = { interactive: false, timeout
 
 /**
  * What to do with the call; `by` names the step that settled it (`profile:<name>`, `classifier`, …).
- * An `ask` carries the whole summary the person is shown (see {@link summarizeInput}).
+ * An `ask` carries the whole summary the person is shown (see {@link summarizeCall}).
  */
 export type ToolDecision =
   | { kind: 'allow'; by: string }

@@ -53,7 +53,7 @@ export function isBlockDevice(path: string): boolean {
 /** Subcommands of our CLI that resolve an approval; the agent must never run them itself. */
 const APPROVAL_VERBS = new Set(['approve', 'deny', 'reject', 'resolve']);
 
-/** How many leading positionals of our CLI are searched for an approval verb (`gatehouse approvals resolve ID`). */
+/** How many leading positionals of our CLI are searched for an approval verb: `gatehouse approve ID`, and a verb under a command group (`gatehouse <group> resolve ID`) too. */
 const APPROVAL_VERB_WINDOW = 3;
 
 /**

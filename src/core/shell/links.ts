@@ -20,7 +20,7 @@ function folderOf(w: Word): Word {
  * The sources of the links `words` (a command after unwrapping) would make. Each is a target
  * whose folder is where the link's text is resolved: the link's own folder for a symbolic link
  * (both candidates when the destination may be a folder), the command's for a hard link.
- * @example linkSources(words('ln -s ../x dir/l')) // [{path: 'dir/../x', via: 'ln -s'}]
+ * @example linkSources(words('ln -s ../x dir/l')) // [{path: 'dir/l/../x', via: 'ln -s'}, {path: 'dir/../x', via: 'ln -s'}]
  */
 export function linkSources(words: readonly Word[]): FoundTarget[] {
   const name = commandName(words[0]);

@@ -90,7 +90,7 @@ export function checkExecutionList(items: readonly ExecItem[] | null): VerifierO
 /**
  * The execution-list check as a chain stage. It judges only a real stop (`end_turn`):
  * mid-turn the list is expected to have open items.
- * @example executionListVerifier((ctx) => todosFromTranscript(ctx.transcript))
+ * @example executionListVerifier(() => todosFromTranscript(readFileSync(transcriptPath, 'utf8')))
  */
 export function executionListVerifier<C extends TurnVerifyContext>(
   getItems: (ctx: C) => ExecItem[] | null | Promise<ExecItem[] | null>,

@@ -58,7 +58,7 @@ export interface WebSocketEndpoint {
 
 /**
  * Serves JSON-RPC 2.0 over WebSocket at `/ws` on `server`.
- * @example const ws = attachWebSocket(server, { manager, queue, credentials: new Credentials(accessToken, []), hosts })
+ * @example const ws = attachWebSocket(server, { manager, queue, projectState, credentials: new Credentials(accessToken, operator, []), hosts })
  */
 export function attachWebSocket(server: Server, opts: AttachOptions): WebSocketEndpoint {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));

@@ -33,8 +33,9 @@ function isDir(p: string): boolean {
 /**
  * The service folders to hide for a sandbox. Hiding all of `/run` rather than a list of known
  * sockets keeps a service nobody listed out too; what tools need from it (the resolver file,
- * `/run`'s links to elsewhere) is shown again. `env` supplies HOME and XDG_RUNTIME_DIR.
- * @example hostServices({ HOME: '/home/me' }, '/run')
+ * `/run`'s links to elsewhere) is shown again. `env` supplies XDG_RUNTIME_DIR; `home` holds the
+ * container engines' socket folders that are hidden too (`.docker/run`, `.colima`, …).
+ * @example hostServices(process.env, '/home/me')
  */
 export function hostServices(env: NodeJS.ProcessEnv, home: string, runDir = '/run'): HostServices {
   const hidden = new Set<string>();
