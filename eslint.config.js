@@ -68,7 +68,7 @@ export default tseslint.config(
             {
               regex: '^\\.\\./protocol/(index|pty|approvals|events|rpc-error-schema)(\\.js)?$',
               allowTypeImports: true,
-              message: 'These protocol files hold zod schemas: import their types only (`import type`), and values from the zod-free files (close-codes, flow-control, rpc-errors, pty-states).',
+              message: 'These protocol files hold zod schemas: import their types only (`import type`), and values from the zod-free files (close-codes, flow-control, json-rpc-peer, rpc-errors, pty-states).',
             },
           ],
         },
