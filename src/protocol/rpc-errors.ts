@@ -1,5 +1,5 @@
-// The JSON-RPC error codes of the `/ws` endpoint, in one table: the numbers and names are
-// part of the wire protocol, so a client can branch on them; the messages say what to do.
+// JSON-RPC error objects: the codes of the `/ws` endpoint in one table (the numbers and names
+// are part of the wire protocol, so a client can branch on them), and the Error a call rejects with.
 
 /**
  * Every error the endpoint answers with. `-32700…-32603` are JSON-RPC 2.0's own; the
@@ -32,11 +32,37 @@ export type RpcErrorName = keyof typeof RPC_ERRORS;
 /** Every error name, in table order. */
 export const RPC_ERROR_NAMES = Object.keys(RPC_ERRORS) as RpcErrorName[];
 
-/** A JSON-RPC error object; `data.name` repeats the stable name, `data.reason` refines it. */
-export interface RpcErrorObject {
+/** A JSON-RPC 2.0 error object as any peer sends it: `data` is free-form. */
+export interface JsonRpcErrorObject {
   code: number;
   message: string;
+  data?: unknown;
+}
+
+/** The error object the `/ws` endpoint sends; `data.name` repeats the stable name, `data.reason` refines it. */
+export interface RpcErrorObject extends JsonRpcErrorObject {
   data: { name: RpcErrorName; reason?: string };
+}
+
+/**
+ * A JSON-RPC error answer as an Error: what a call rejects with when the other side answers
+ * with an error, and what a request handler throws to answer with one.
+ * @example if (err instanceof JsonRpcError && err.code === RPC_ERRORS.unauthorized.code) showSignIn();
+ */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'JsonRpcError';
+  }
+
+  /** The wire `error` member; `data` is left out when there is none. */
+  toJSON(): JsonRpcErrorObject {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
 }
 
 /** True if `name` is one of the stable error names. */

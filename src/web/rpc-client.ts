@@ -1,22 +1,11 @@
 // A JSON-RPC 2.0 client over the gateway's one WebSocket: reconnects with backoff,
 // signs in again on every new connection, and tells the page when it is ready.
 import { CLOSE_CODES } from '../protocol/close-codes.js';
-import { isRpcErrorName, type RpcErrorName } from '../protocol/rpc-errors.js';
+import { JsonRpcPeer } from '../protocol/json-rpc-peer.js';
+import { JsonRpcError, RPC_ERRORS } from '../protocol/rpc-errors.js';
 
 /** The connection as the page shows it. */
 export type ConnectionState = 'connecting' | 'ready' | 'offline' | 'unauthorized';
-
-/** An error answer from the gateway; `errorName` is the stable name in `error.data.name` (protocol/rpc-errors.ts). */
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly errorName: RpcErrorName | 'unknown',
-    readonly reason?: string,
-  ) {
-    super(message);
-  }
-}
 
 /** What the client needs from the page. */
 export interface RpcClientOptions {
@@ -36,26 +25,8 @@ const RECONNECT_MAX_MS = 5_000;
 /** A call unanswered this long is failed, so a button never spins forever. */
 const CALL_TIMEOUT_MS = 15_000;
 
-interface Pending {
-  resolve: (value: unknown) => void;
-  reject: (err: Error) => void;
-  timer: ReturnType<typeof setTimeout>;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function toRpcError(e: unknown): RpcError {
-  const err = isRecord(e) ? e : {};
-  const data = isRecord(err.data) ? err.data : {};
-  return new RpcError(
-    typeof err.code === 'number' ? err.code : 0,
-    typeof err.message === 'string' ? err.message : 'the gateway refused the call',
-    typeof data.name === 'string' && isRpcErrorName(data.name) ? data.name : 'unknown',
-    typeof data.reason === 'string' ? data.reason : undefined,
-  );
-}
+/** Who the messages say did not answer or refused. */
+const REMOTE = 'the gateway';
 
 /**
  * One logical connection to `/ws` that survives gateway restarts and network blips.
@@ -63,9 +34,9 @@ function toRpcError(e: unknown): RpcError {
  */
 export class RpcClient {
   readonly #opts: RpcClientOptions;
-  readonly #pending = new Map<number, Pending>();
   #ws: WebSocket | null = null;
-  #nextId = 1;
+  /** The open socket's peer: each connection starts afresh, so no answer on one settles a call made on another. */
+  #peer: JsonRpcPeer | null = null;
   #delayMs = RECONNECT_MIN_MS;
   #retry: ReturnType<typeof setTimeout> | null = null;
   #stopped = false;
@@ -101,25 +72,16 @@ export class RpcClient {
     else this.#connect();
   }
 
-  /** Calls `method`; rejects with an {@link RpcError}, or an Error when not connected. */
+  /** Calls `method`; rejects with a {@link JsonRpcError} when the gateway refuses, or an Error when not connected or unanswered. */
   call<T>(method: string, params?: unknown): Promise<T> {
-    const ws = this.#ws;
-    if (ws === null || ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('not connected to the gateway: retrying'));
-    const id = this.#nextId++;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new Error(`${method} got no answer within ${CALL_TIMEOUT_MS / 1000} s`));
-      }, CALL_TIMEOUT_MS);
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
-      ws.send(JSON.stringify(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params }));
-    });
+    const peer = this.#peer;
+    if (peer === null || this.#ws?.readyState !== WebSocket.OPEN) return Promise.reject(new Error('not connected to the gateway: retrying'));
+    return peer.request<T>(method, params);
   }
 
   /** Sends a notification (no answer, nothing to wait for); dropped when not connected. */
   notify(method: string, params: unknown): void {
-    const ws = this.#ws;
-    if (ws !== null && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+    if (this.#ws?.readyState === WebSocket.OPEN) this.#peer?.notify(method, params);
   }
 
   #connect(): void {
@@ -127,9 +89,14 @@ export class RpcClient {
     this.#opts.onState('connecting', '');
     const ws = new WebSocket(this.#opts.url);
     this.#ws = ws;
-    ws.onopen = () => void this.#opened(ws);
-    ws.onmessage = (ev: MessageEvent) => {
-      if (typeof ev.data === 'string') this.#received(ev.data);
+    ws.onopen = () => {
+      if (this.#ws !== ws) return;
+      const peer = new JsonRpcPeer({ remote: REMOTE, send: (frame) => ws.send(frame), timeoutMs: CALL_TIMEOUT_MS, onNotification: (method, params) => this.#opts.onNotification(method, params) });
+      this.#peer = peer;
+      ws.onmessage = (ev: MessageEvent) => {
+        if (typeof ev.data === 'string') peer.receive(ev.data);
+      };
+      void this.#opened(ws);
     };
     ws.onclose = (ev: CloseEvent) => this.#closed(ws, ev);
   }
@@ -143,39 +110,15 @@ export class RpcClient {
       this.#opts.onState('ready', '');
     } catch (err) {
       // The close that follows (4401 for a refused token) says what to show; make sure it comes.
-      if (this.#ws === ws && !(err instanceof RpcError && err.errorName === 'unauthorized')) ws.close(CLOSE_CODES.setup_failed, 'setup failed');
+      if (this.#ws === ws && !(err instanceof JsonRpcError && err.code === RPC_ERRORS.unauthorized.code)) ws.close(CLOSE_CODES.setup_failed, 'setup failed');
     }
-  }
-
-  #received(text: string): void {
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      return;
-    }
-    if (!isRecord(msg)) return;
-    if (typeof msg.method === 'string' && msg.id === undefined) {
-      this.#opts.onNotification(msg.method, msg.params);
-      return;
-    }
-    if (typeof msg.id !== 'number') return;
-    const p = this.#pending.get(msg.id);
-    if (p === undefined) return;
-    this.#pending.delete(msg.id);
-    clearTimeout(p.timer);
-    if (msg.error !== undefined) p.reject(toRpcError(msg.error));
-    else p.resolve(msg.result);
   }
 
   #closed(ws: WebSocket, ev: CloseEvent): void {
     if (this.#ws !== ws) return;
     this.#ws = null;
-    for (const p of this.#pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(new Error('the connection to the gateway closed'));
-    }
-    this.#pending.clear();
+    this.#peer?.close('the connection to the gateway closed');
+    this.#peer = null;
     if (this.#stopped) return;
     if (ev.code === CLOSE_CODES.unauthorized) {
       this.#opts.onState('unauthorized', 'Not signed in: open the dashboard URL that `gatehouse serve` printed, or paste the token from it (after ?token=) here.');

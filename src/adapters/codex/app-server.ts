@@ -3,6 +3,7 @@
 // to trust the session's hooks exactly the way Codex's hook review does.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { isAbsolute } from 'node:path';
+import { JsonRpcPeer } from '../../protocol/json-rpc-peer.js';
 import { findOnPath, isExecutableFile } from '../../runtime/find-on-path.js';
 
 /** A whole exchange (start, a few calls) takes ~0.2 s; this bounds a stuck server. */
@@ -17,11 +18,8 @@ export function findCodexBinary(env: NodeJS.ProcessEnv = process.env): string | 
   return findOnPath('codex', env);
 }
 
-interface Pending {
-  resolve: (v: unknown) => void;
-  reject: (e: Error) => void;
-  timer: NodeJS.Timeout;
-}
+/** Who the messages say did not answer or refused. */
+const REMOTE = 'codex app-server';
 
 /**
  * One `codex app-server` process, initialised and ready for calls.
@@ -29,23 +27,22 @@ interface Pending {
  */
 export class CodexAppServer {
   readonly #child: ChildProcess;
-  readonly #pending = new Map<number, Pending>();
-  #nextId = 1;
+  readonly #peer: JsonRpcPeer;
   #buffer = '';
   #stderr = '';
-  #exited: string | null = null;
 
   private constructor(child: ChildProcess) {
     this.#child = child;
+    this.#peer = new JsonRpcPeer({ remote: REMOTE, send: (frame) => child.stdin?.write(`${frame}\n`), timeoutMs: CALL_TIMEOUT_MS, omitVersion: true });
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => this.#read(chunk));
     child.stderr?.setEncoding('utf8');
     // Only the tail is kept, for an error message.
     child.stderr?.on('data', (chunk: string) => (this.#stderr = (this.#stderr + chunk).slice(-2000)));
-    child.on('error', (err) => this.#fail(`cannot run codex app-server: ${err.message}`));
+    child.on('error', (err) => this.#peer.close(`cannot run ${REMOTE}: ${err.message}`));
     // A server that failed to start or died closes its stdin; the exit or error above says why.
     child.stdin?.on('error', () => {});
-    child.on('exit', (code, signal) => this.#fail(`codex app-server exited (${signal ?? code})${this.#stderr.trim() === '' ? '' : `: ${lastLine(this.#stderr)}`}`));
+    child.on('exit', (code, signal) => this.#peer.close(`${REMOTE} exited (${signal ?? code})${this.#stderr.trim() === '' ? '' : `: ${lastLine(this.#stderr)}`}`));
   }
 
   /** Starts the server with the caller's environment (so `CODEX_HOME` is the agent's) and initialises it. */
@@ -54,7 +51,7 @@ export class CodexAppServer {
     const server = new CodexAppServer(child);
     try {
       await server.call('initialize', { clientInfo: { name: 'gatehouse', title: 'Gatehouse', version: '1' }, capabilities: null });
-      server.#send({ method: 'initialized' });
+      server.#peer.notify('initialized');
     } catch (err) {
       await server.close();
       throw err;
@@ -62,18 +59,9 @@ export class CodexAppServer {
     return server;
   }
 
-  /** Calls `method`; rejects with the server's error message, or when it dies or does not answer. */
+  /** Calls `method`; rejects with the server's error (a JsonRpcError), or when it dies or does not answer. */
   call<T>(method: string, params: unknown): Promise<T> {
-    if (this.#exited !== null) return Promise.reject(new Error(this.#exited));
-    const id = this.#nextId++;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new Error(`codex app-server did not answer ${method} within ${CALL_TIMEOUT_MS / 1000} s`));
-      }, CALL_TIMEOUT_MS);
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
-      this.#send({ id, method, params });
-    });
+    return this.#peer.request<T>(method, params);
   }
 
   /**
@@ -82,7 +70,7 @@ export class CodexAppServer {
    * {@link CLOSE_GRACE_MS}.
    */
   close(): Promise<void> {
-    this.#exited ??= 'codex app-server closed';
+    this.#peer.close(`${REMOTE} closed`);
     const child = this.#child;
     // Gone already, or never started (no pid: the spawn failed and no exit will come).
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
@@ -97,40 +85,14 @@ export class CodexAppServer {
     });
   }
 
-  #send(msg: object): void {
-    this.#child.stdin?.write(`${JSON.stringify(msg)}\n`);
-  }
-
   #read(chunk: string): void {
     this.#buffer += chunk;
     let nl: number;
     while ((nl = this.#buffer.indexOf('\n')) >= 0) {
       const line = this.#buffer.slice(0, nl);
       this.#buffer = this.#buffer.slice(nl + 1);
-      let msg: { id?: unknown; result?: unknown; error?: { message?: unknown } };
-      try {
-        msg = JSON.parse(line) as typeof msg;
-      } catch {
-        continue;
-      }
-      // Notifications (config warnings and the like) have no id; only answers are awaited.
-      if (typeof msg.id !== 'number') continue;
-      const p = this.#pending.get(msg.id);
-      if (p === undefined) continue;
-      this.#pending.delete(msg.id);
-      clearTimeout(p.timer);
-      if (msg.error !== undefined) p.reject(new Error(typeof msg.error.message === 'string' ? msg.error.message : JSON.stringify(msg.error)));
-      else p.resolve(msg.result);
+      this.#peer.receive(line);
     }
-  }
-
-  #fail(why: string): void {
-    this.#exited ??= why;
-    for (const p of this.#pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(new Error(why));
-    }
-    this.#pending.clear();
   }
 }
 
