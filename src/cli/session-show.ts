@@ -2,9 +2,9 @@
 // recent gate decisions from the audit log, each read only through a path that is verified.
 import { trustedCopies } from '../gate/session-end.js';
 import { safeForDisplay } from '../core/display.js';
-import { PASSED_SUMMARY, personLine } from '../core/verdict-report.js';
+import { PASSED_SUMMARY } from '../core/verdict-report.js';
+import { describeDecision, personSummary, VERDICT_WORDS } from '../core/decision-words.js';
 import type { Policy } from '../core/policy.js';
-import type { AuditEvent } from '../runtime/audit/index.js';
 import { sessionDecisions, type SessionDecisions } from '../runtime/session-decisions.js';
 import type { SessionMeta, SessionStore } from '../runtime/session-store.js';
 import { outputColumns, wrapBlock } from './audit-lines.js';
@@ -17,51 +17,9 @@ export const RECENT_DECISIONS = 10;
 const ITEM_INDENT = '    ';
 const REASON_INDENT = '      ';
 
-const OUTCOME_WORDS: Record<string, string> = { continue: 'passed', allow: 'allowed', block: 'refused', halt: 'halted', ask: 'asked a person' };
-const VERDICT_WORDS: Record<string, string> = { pass: 'passed', fail: 'failed', halt: 'halted', unverified: 'let through UNVERIFIED' };
-const APPROVAL_WORDS: Record<string, string> = { allow: 'allowed', reject: 'rejected', always: 'always allowed' };
-
 /** Any value read back from a file, as display text. */
 function safe(value: unknown): string {
   return safeForDisplay(String(value));
-}
-
-/**
- * A completion verdict's refusals as its checks worded them for a person, one per line; null
- * when the event predates those words (its reason, written for the agent, is shown instead).
- */
-function personSummary(d: Record<string, unknown>): string | null {
-  if (!Array.isArray(d.verifiers)) return null;
-  const lines = d.verifiers
-    .filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>).summary === 'string')
-    .filter((v) => v.outcome === 'block' || v.outcome === 'halt')
-    .map((v) => personLine(String(v.name), String(v.summary), ''));
-  return lines.length > 0 ? lines.join('\n') : null;
-}
-
-/** What one decision event says, in a line, and the reason it gave. */
-function describeDecision(e: AuditEvent, worktree: string | null): { what: string; reason: string } {
-  const d = e.data as Record<string, unknown>;
-  const text = (key: string): string => (typeof d[key] === 'string' ? (d[key] as string) : '');
-  const word = (words: Record<string, string>, value: string): string => words[value] ?? value;
-  const reason = text('reason');
-  if (e.type === 'gate_decision') {
-    const inside = (t: string): string => (worktree !== null && t.startsWith(`${worktree}/`) ? t.slice(worktree.length + 1) : t);
-    const targets = Array.isArray(d.targets) ? d.targets.filter((t): t is string => typeof t === 'string').map(inside) : [];
-    return { what: `${word(OUTCOME_WORDS, text('decision'))} ${text('tool')}${targets.length > 0 ? ` ${targets.join(', ')}` : ''} (rule ${text('rule')})`, reason };
-  }
-  if (e.type === 'completion_verdict') {
-    const where = text('where') === 'end_of_session' ? 'end-of-session check' : 'stop';
-    const failed = Array.isArray(d.failed_checks) ? d.failed_checks.filter((c): c is string => typeof c === 'string') : [];
-    const recorded = where === 'stop' && text('verdict') === 'fail' ? 'refused' : VERDICT_WORDS[text('verdict')];
-    const verdict = text('verdict') !== '' ? (recorded ?? text('verdict')) : word(OUTCOME_WORDS, text('outcome'));
-    const by = failed.length > 0 ? failed.join(', ') : text('decided_by');
-    return { what: `${where} ${verdict}${by !== '' ? ` (${by})` : ''}`, reason: personSummary(d) ?? reason };
-  }
-  if (e.type === 'human_approval_decision') {
-    return { what: `approval ${word(APPROVAL_WORDS, text('decision'))} for ${text('tool')} by ${text('decided_by')}`, reason };
-  }
-  return { what: `tampering detected at ${text('event')}: ${text('what')}`, reason };
 }
 
 /** The decision lines: each event's time and what it decided, then its reason, wrapped. */

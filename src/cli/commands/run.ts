@@ -19,6 +19,7 @@ import { startHookSocket } from '../../gateway/hook-socket.js';
 import { hostedGate } from '../../gateway/gate-runner.js';
 import { programProblem } from '../../runtime/find-on-path.js';
 import { spawnSandboxed } from '../../runtime/sandbox/spawn.js';
+import { startRunProgress } from '../run-progress.js';
 
 /** Exit status of a child that ended by a signal, as a shell reports it. */
 function signalStatus(signal: NodeJS.Signals): number {
@@ -172,7 +173,14 @@ async function runStarted(s: StartedSession, command: string[], flags: StartFlag
   process.stderr.write(`gatehouse: session ${id} started (${inSessionGates(s)})\n`);
   if (s.sandbox !== null) process.stderr.write(`gatehouse: sandbox: bubblewrap ${s.sandbox.spec.version}, network ${s.sandbox.spec.network}, writable: ${s.sandbox.spec.writable.join(', ')} and a private /tmp\n`);
   if (s.rendered.length === 0) process.stderr.write(formatCapabilities(s.policy.agent, s.capabilities));
-  const child = relay.interrupted ? { status: signalStatus('SIGINT'), error: 'interrupted before the agent started' } : await runChild(command, s.policy.worktree, agentEnv(s), relay, s.sandbox?.spec ?? null);
+  // Refusals, refused stops and waiting calls are told as they happen, each a whole line on stderr.
+  const stopProgress = startRunProgress({ projectState: s.store.projectState, sessionId: id, worktree: s.policy.worktree, write: (line) => void process.stderr.write(`${line}\n`) });
+  let child: { status: number; error?: string };
+  try {
+    child = relay.interrupted ? { status: signalStatus('SIGINT'), error: 'interrupted before the agent started' } : await runChild(command, s.policy.worktree, agentEnv(s), relay, s.sandbox?.spec ?? null);
+  } finally {
+    stopProgress();
+  }
   // Hooks come out first, so the check sees the settings exactly as the user had them.
   // The copies kept in memory since start: nothing the agent rewrote in the state folder counts.
   const trusted = { policy: s.policy, baseline: s.baseline, rendered: s.renderRecords };
