@@ -2,6 +2,7 @@
 // and routes the gateway's events to them. Bundled by scripts/build-web.mjs.
 import { adoptInlineStyles } from './adopt-styles.js';
 import { ApprovalsView } from './approvals-view.js';
+import { Attention } from './attention.js';
 import { RulesView } from './rules-view.js';
 import { AuditStatusView } from './audit-status.js';
 import { byId, h } from './dom.js';
@@ -69,6 +70,8 @@ function main(): void {
     onLeave: () => sessions.focus(),
   });
   const approvals = new ApprovalsView(byId('approvals', HTMLUListElement), byId('approvals-count', HTMLElement), rpc);
+  const attention = new Attention(byId('notify-bell', HTMLButtonElement), byId('notify-sound', HTMLInputElement));
+  approvals.onShown = (pending, omitted) => attention.update(pending, omitted);
   const rules = new RulesView(byId('rules', HTMLUListElement), byId('rules-status', HTMLElement), rpc);
   // Opening the list shows it as it is now, whoever changed it (the CLI, the TUI, another page).
   byId('rules-panel', HTMLDetailsElement).addEventListener('toggle', () => void rules.refresh());

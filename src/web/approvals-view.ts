@@ -81,7 +81,11 @@ export class ApprovalsView {
     this.#badge.textContent = String(total);
     this.#badge.classList.toggle('hot', total > 0);
     this.#tick();
+    this.onShown?.(pending, omitted);
   }
+
+  /** Called with every queue shown (the title count and notifications follow it). */
+  onShown: ((pending: readonly PendingApproval[], omitted: number) => void) | null = null;
 
   /** Focuses the oldest request's Allow button; false if the queue is empty. */
   focusFirst(): boolean {
