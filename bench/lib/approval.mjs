@@ -46,7 +46,7 @@ export async function approvalBench({ runs, warmup, log }) {
   const base = tempDir('gh-bench-approval-');
   const wt = makeWorktree(join(base, 'wt'));
   const state = join(base, 'state');
-  writeFileSync(join(wt, 'gatehouse.yaml'), 'approvals:\n  interactive: true\n  timeout_seconds: 120\n');
+  writeFileSync(join(wt, 'gatehouse.yaml'), 'approvals:\n  interactive: true\n  timeout_s: 120\n');
   let supervisor = null;
   try {
     supervisor = await startSupervisor(wt, state);

@@ -1,5 +1,6 @@
 // The one contract every agent adapter implements: render hooks into the agent's
 // settings (and remove exactly them), parse its hook JSON, and map a verdict to its output.
+import { anything, list, object, text, type Infer } from '../core/shape.js';
 import type { GateEvent } from '../core/event.js';
 import type { Result } from '../core/result.js';
 import type { Verdict } from '../core/verdict.js';
@@ -44,11 +45,14 @@ export interface RenderContext {
 }
 
 /** A rendered file, recorded so that removal can undo exactly it. */
-export interface RenderedFile {
-  file: string;
-  /** Adapter-specific record needed to remove the render (kept as JSON in the session folder). */
-  record: unknown;
-}
+export const RenderedFile = object({
+  file: text(),
+  /** Adapter-specific record needed to remove the render (kept as JSON in the session folder); each adapter checks its own. */
+  record: anything,
+});
+export type RenderedFile = Infer<typeof RenderedFile>;
+/** render.json: every file a session's start rendered. */
+export const RenderedFiles = list(RenderedFile);
 
 /** How a verdict reaches the agent. */
 export interface HookOutput {

@@ -1,5 +1,6 @@
 // The OS sandbox of a session, as data, and the bubblewrap command line it becomes. Pure:
 // the runtime decides the paths (real paths, what exists); this only orders the mounts.
+import type { SandboxSpec } from './sandbox-spec.js';
 
 /** How the sandbox treats the network: `host` shares this machine's, `none` has only its own loopback. */
 export type SandboxNetwork = 'host' | 'none';
@@ -10,34 +11,8 @@ export const SANDBOX_SOCKET_DIR = '/dev/gatehouse';
 /** The socket's file name in that folder. */
 export const SANDBOX_SOCKET_NAME = 'hook.sock';
 
-/** A sandboxed session's boundary; recorded in the policy, `session_started` and evidence. */
-export interface SandboxSpec {
-  engine: 'bubblewrap';
-  /** `bwrap --version`, e.g. `0.8.0`. */
-  version: string;
-  /** Absolute path of the bwrap binary. */
-  bwrap: string;
-  network: SandboxNetwork;
-  /** Absolute real paths the sandbox may write; everything else is read-only or hidden. */
-  writable: string[];
-  /** Paths inside writable ones that stay read-only (git control files, agent settings, Gatehouse's install). */
-  read_only: string[];
-  /** Folders that are not visible at all (an empty read-only folder in their place): the state, keys, tokens. */
-  hidden_dirs: string[];
-  /** Files that read as empty (`/dev/null` in their place). */
-  hidden_files: string[];
-  /**
-   * Symbolic links made again inside a hidden folder, as `[target, path]`: a hidden `/run` keeps
-   * its links (`/run/shm`, NixOS's `/run/current-system`). Absent in policies written before.
-   */
-  symlinks?: [target: string, path: string][];
-  /** Host folder holding the supervisor's socket and refusal files, shown read-only at {@link SANDBOX_SOCKET_DIR}; null for checks. */
-  socket_dir: string | null;
-  /** Start the sandbox in a new terminal session (setsid), so it cannot push keystrokes into the terminal (TIOCSTI). */
-  new_session: boolean;
-  /** bwrap understands `--disable-userns` (0.8.0+): no user namespace can be made inside. */
-  disable_userns: boolean;
-}
+/** A sandboxed session's boundary (its schema is in sandbox-spec.ts, which the dashboard does not bundle). */
+export type { SandboxSpec };
 
 /** What `session_started` and evidence say of a sandbox: enough to judge it, nothing machine-private beyond paths. */
 export interface SandboxRecord {

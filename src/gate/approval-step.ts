@@ -52,7 +52,7 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
   const queue = new ApprovalQueue(policy.state_dir);
   // What "always" would add is filed with the request, so every surface shows it before anyone answers.
   const always = alwaysTargetFor(call);
-  const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: decision.summary, why: decision.why, always, ttlSeconds: policy.approvals.timeout_seconds });
+  const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: decision.summary, why: decision.why, always, ttlSeconds: policy.approvals.timeout_s });
   // Whoever wrote the answer (a person on any surface, or the queue at expiry) recorded it.
   let resolution;
   try {
@@ -64,7 +64,7 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
     return block('approvals.withdrawn', `The ${event.tool} call was cancelled while it waited for a person, so Gatehouse withdrew the request.`);
   }
   if (resolution.decision === 'reject') {
-    const why = resolution.expired ? `nobody answered within ${policy.approvals.timeout_seconds} s, so it is denied` : `${resolution.principal.id} rejected it${resolution.reason ? `: ${resolution.reason}` : ''}`;
+    const why = resolution.expired ? `nobody answered within ${policy.approvals.timeout_s} s, so it is denied` : `${resolution.principal.id} rejected it${resolution.reason ? `: ${resolution.reason}` : ''}`;
     return block('approvals.human', `${sentence(`Gatehouse asked a person to review this ${event.tool} call and ${why}`)} Do not retry the same call; take another approach or finish and explain what you needed.`);
   }
   // The person answered what the record on disk showed. If it no longer says what this hook

@@ -15,11 +15,11 @@ export function hookBudgets(policy: Policy): { preToolS: number; stopS: number }
   const timeouts = policy.producers.map((p) => p.timeout_s);
   const producersS = policy.sequential ? timeouts.reduce((a, b) => a + b, 0) : Math.max(0, ...timeouts);
   // Stop-hook stages run one after another; hooks within a stage in parallel.
-  const shell = Math.max(0, ...policy.stop_hooks.map((h) => h.timeout_secs), policy.turn.goal?.timeout_secs ?? 0);
-  const extension = Math.max(0, ...policy.extension_hooks.map((h) => h.timeout_secs));
+  const shell = Math.max(0, ...policy.stop_hooks.map((h) => h.timeout_s), policy.turn.goal?.timeout_s ?? 0);
+  const extension = Math.max(0, ...policy.extension_hooks.map((h) => h.timeout_s));
   return {
     // The hook may wait for a person: the agent must never time it out first.
-    preToolS: policy.approvals.interactive ? policy.approvals.timeout_seconds + APPROVAL_TIMEOUT_MARGIN_S : DEFAULT_PRE_TOOL_TIMEOUT_S,
+    preToolS: policy.approvals.interactive ? policy.approvals.timeout_s + APPROVAL_TIMEOUT_MARGIN_S : DEFAULT_PRE_TOOL_TIMEOUT_S,
     // The scope check has its own budget; past it, the stop is refused, never left to time out.
     stopS: producersS + shell + extension + (policy.allow.length > 0 ? SCOPE_BUDGET_S : 0) + STOP_TIMEOUT_MARGIN_S,
   };

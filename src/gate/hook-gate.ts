@@ -2,7 +2,7 @@
 // event, decide (PreToolUse gates or the Stop chain), log, and map the verdict to the agent's output.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { Policy } from '../core/policy.js';
+import { checkPolicy, type Policy } from '../core/policy.js';
 import { block, type Verdict } from '../core/verdict.js';
 import { appendSessionLog, SESSION_FILES } from '../runtime/session-layout.js';
 import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';
@@ -66,17 +66,24 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   };
   if (!adapter) return infraFailure(`no hook adapter for agent ${JSON.stringify(req.agent)}`, req.failClosed);
 
+  // A policy that is not one (wrong keys or types) is refused in every posture, like a changed one:
+  // judging with it could go either way, and the agent may be the one who wrote it.
+  const what = 'the session policy (policy.json)';
   let policy: Policy;
   if (req.policyDigest !== null) {
-    const read = readVerifiedJson<Policy>(join(dir, SESSION_FILES.policy), req.policyDigest, 'the session policy (policy.json)');
+    const read = readVerifiedJson(join(dir, SESSION_FILES.policy), req.policyDigest, what, checkPolicy);
     if (!read.ok) return await tampered(req, read.reason, output);
     policy = read.value;
   } else {
+    let raw: unknown;
     try {
-      policy = JSON.parse(readFileSync(join(dir, SESSION_FILES.policy), 'utf8')) as Policy;
+      raw = JSON.parse(readFileSync(join(dir, SESSION_FILES.policy), 'utf8'));
     } catch (err) {
       return infraFailure(`cannot load the session policy: ${(err as Error).message}`, req.failClosed);
     }
+    const checked = checkPolicy(raw);
+    if (!checked.ok) return await tampered(req, `${what} is not a session policy this Gatehouse can read (${checked.reason})`, output);
+    policy = checked.value;
   }
   // A sandboxed session fails closed in every posture (docs/sandbox.md): nothing outside the sandbox can fall back.
   const failClosed = req.failClosed || policy.posture === 'fail-closed' || policy.sandboxed === true;

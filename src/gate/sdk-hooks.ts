@@ -5,7 +5,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sha256Hex } from '../runtime/session-files.js';
-import type { Policy } from '../core/policy.js';
+import { checkPolicy } from '../core/policy.js';
 import { SESSION_FILES } from '../runtime/session-layout.js';
 import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';
 import { hookBudgets } from './hook-budget.js';
@@ -55,16 +55,19 @@ export function gatehouseHooks(opts: GatehouseHooksOptions): GatehouseSdkHooks {
   if (!isSafeSessionId(opts.session)) throw new Error(`gatehouseHooks: ${JSON.stringify(opts.session)} is not a session id; pass the id \`gatehouse session start --agent claude-sdk\` printed`);
   const worktree = realpathSync(resolve(opts.worktree ?? '.'));
   const stateDir = opts.stateDir !== undefined ? resolve(opts.stateDir) : resolveProjectState(worktree, process.env);
-  let policy: Policy;
+  let raw: unknown;
   let policyDigest: string;
   try {
     // Read now, before the agent runs: every later hook call trusts the file only while it matches.
     const bytes = readFileSync(join(sessionDir(stateDir, opts.session), SESSION_FILES.policy));
     policyDigest = sha256Hex(bytes);
-    policy = JSON.parse(bytes.toString('utf8')) as Policy;
+    raw = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new Error(`gatehouseHooks: no session ${opts.session} in ${stateDir}: start one with \`gatehouse session start --agent claude-sdk\` (and pass stateDir if you gave --state-dir)`);
   }
+  const checked = checkPolicy(raw);
+  if (!checked.ok) throw new Error(`gatehouseHooks: the policy of session ${opts.session} in ${stateDir} cannot be read (${checked.reason}): end it (\`gatehouse session end ${opts.session}\`) and start a new one with \`gatehouse session start --agent claude-sdk\``);
+  const policy = checked.value;
   if (policy.agent !== 'claude-sdk') throw new Error(`gatehouseHooks: session ${opts.session} was started for --agent ${policy.agent}; start one with --agent claude-sdk`);
   const failClosed = policy.posture === 'fail-closed';
   const callback: SdkHookCallback = async (input, _toolUseId, options) => {

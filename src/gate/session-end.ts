@@ -1,7 +1,7 @@
 // Ending a gated session and its authoritative check. Both act only on what the session's
 // start recorded: the in-memory copies `run` kept, or files matching the audit log's digests.
 import { resolve } from 'node:path';
-import type { Policy } from '../core/policy.js';
+import { checkPolicy, type Policy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { ChainResult } from '../core/verifier-chain.js';
 import { humanSummary, verdictPassed, verdictWord } from '../core/verdict-report.js';
@@ -10,7 +10,8 @@ import type { Baseline } from '../runtime/scope-baseline.js';
 import { readVerifiedJson } from '../runtime/session-files.js';
 import type { SessionStore } from '../runtime/session-store.js';
 import { startDigests, type StartDigests } from '../runtime/session-trust.js';
-import type { RenderedFile } from '../adapters/adapter.js';
+import { RenderedFiles, type RenderedFile } from '../adapters/adapter.js';
+import { checkShape } from '../core/shape.js';
 import { adapterFor } from '../adapters/registry.js';
 import { runEndOfSessionChain } from './stop-chain.js';
 import { sentence } from '../core/sentence.js';
@@ -27,6 +28,9 @@ export interface CheckContext {
   /** The session's hooks are still in the agent's settings, so those files differ from the baseline by design. */
   hooksRendered: boolean;
 }
+
+/** What to do when Gatehouse will not remove a session's hooks itself. */
+const BY_HAND = (id: string): string => `Remove the hook entries whose command contains \`--session ${id}\` from the agent's settings by hand.`;
 
 function untrusted(id: string): string {
   return `Treat the work of session ${id} as unverified.`;
@@ -48,7 +52,7 @@ export function trustedCopies(store: SessionStore): Result<TrustedCopies> {
   if (!digests.ok) return digests;
   const { policy: policyDigest, baseline: baselineDigest } = digests.value;
   const what = `Gatehouse cannot trust session ${store.id}`;
-  const policy = readVerifiedJson<Policy>(store.path('policy'), policyDigest, 'policy.json');
+  const policy = readVerifiedJson(store.path('policy'), policyDigest, 'policy.json', checkPolicy);
   if (!policy.ok) return fail(`${sentence(`${what}: ${policy.reason}`)} ${untrusted(store.id)}`);
   let baseline: Baseline | null = null;
   if (baselineDigest !== null) {
@@ -70,13 +74,16 @@ function renderToUndo(store: SessionStore): Result<{ agent: string; rendered: Re
   const d = startDigests(store.projectState, store.id);
   if (d === null || d.render === null) {
     const policy = store.policy();
-    const rendered = store.readJson<RenderedFile[]>('render');
+    const rendered = store.readJson<unknown>('render');
     if (!policy.ok) return fail(policy.reason);
-    return confined(store.id, policy.value.agent, policy.value.worktree, rendered.ok ? rendered.value : []);
+    // An unreadable record means nothing to undo, as that version did; one that is not a list of files is refused.
+    const files = rendered.ok ? checkShape(RenderedFiles, rendered.value) : ok([]);
+    if (!files.ok) return fail(`Gatehouse cannot trust session ${store.id}: render.json is not a render record (${files.reason}), so it will not edit any settings file from it. ${BY_HAND(store.id)}`);
+    return confined(store.id, policy.value.agent, policy.value.worktree, files.value);
   }
-  const r = readVerifiedJson<RenderedFile[]>(store.path('render'), d.render, 'render.json');
+  const r = readVerifiedJson(store.path('render'), d.render, 'render.json', (v) => checkShape(RenderedFiles, v));
   if (!r.ok) {
-    return fail(`Gatehouse cannot trust session ${store.id}: ${r.reason}, so it will not edit any settings file from it. Remove the hook entries whose command contains \`--session ${store.id}\` from the agent's settings by hand.`);
+    return fail(`Gatehouse cannot trust session ${store.id}: ${r.reason}, so it will not edit any settings file from it. ${BY_HAND(store.id)}`);
   }
   return confined(store.id, d.agent, d.worktree, r.value);
 }
@@ -94,7 +101,7 @@ function confined(id: string, agent: string, worktree: string, rendered: Rendere
     const named = typeof f.file === 'string' ? resolve(f.file) : '';
     if (!targets.has(named) || (record.file !== undefined && (typeof record.file !== 'string' || resolve(record.file) !== named))) {
       return fail(
-        `Gatehouse cannot trust session ${id}: its render record names ${JSON.stringify(String(f.file))}, which is not a file the ${agent} hooks are rendered to for ${worktree}, so it will not edit any file from it. Remove the hook entries whose command contains \`--session ${id}\` from the agent's settings by hand.`,
+        `Gatehouse cannot trust session ${id}: its render record names ${JSON.stringify(String(f.file))}, which is not a file the ${agent} hooks are rendered to for ${worktree}, so it will not edit any file from it. ${BY_HAND(id)}`,
       );
     }
   }

@@ -25,7 +25,7 @@ import { PROJECT_HOOKS_FILE } from '../runtime/stop-hooks/extension-config.js';
 import { clampProfile } from '../core/turn/context.js';
 import { compileAlwaysAllow, type AlwaysAllowRule } from '../core/approvals/always-allow.js';
 import { configAlwaysRules } from '../runtime/approvals/always-rules.js';
-import { compileProfileSpec, type ProfileSpec } from '../core/approvals/profiles.js';
+import { compileProfileSpec } from '../core/approvals/profiles.js';
 import { adapterFor, capabilitiesFor, parseAgentName } from '../adapters/registry.js';
 import { prepareSessionSandbox, sandboxTools, type SandboxOffer, type SessionSandbox } from './session-sandbox.js';
 import { stopChainNotes } from './stop-chain.js';
@@ -139,15 +139,15 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
   const compiledRules = compileAlwaysAllow(alwaysAllow);
   if (!compiledRules.ok) return fail(`approvals.always_allow: ${compiledRules.reason}`);
   for (const [name, spec] of Object.entries(permissionsCfg.custom)) {
-    const compiled = compileProfileSpec(name, spec as ProfileSpec);
+    const compiled = compileProfileSpec(name, spec);
     if (!compiled.ok) return fail(`permissions.custom.${name}: ${compiled.reason}`);
   }
-  const goalCfg = opts.goal ? { objective: opts.goal.objective, gate_command: opts.goal.gateCommand, timeout_secs: DEFAULT_PRODUCER_TIMEOUT_S } : turnConfig.verifiers.goal;
+  const goalCfg = opts.goal ? { objective: opts.goal.objective, gate_command: opts.goal.gateCommand, timeout_s: DEFAULT_PRODUCER_TIMEOUT_S } : turnConfig.verifiers.goal;
   const turn: TurnPolicy = {
     enabled: turnConfig.verifiers.enabled,
     order,
     ...profile,
-    goal: goalCfg ? { text: goalCfg.objective, gate_command: goalCfg.gate_command, source: 'operator', timeout_secs: goalCfg.timeout_secs } : null,
+    goal: goalCfg ? { text: goalCfg.objective, gate_command: goalCfg.gate_command, source: 'operator', timeout_s: goalCfg.timeout_s } : null,
     watch_all_tools: turnConfig.verifiers.enabled && ((order ?? ['tool_loop']).includes('tool_loop') || profile.max_tool_calls !== null || profile.failure_threshold !== null),
   };
 
@@ -236,8 +236,8 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       stop_hooks: turnConfig.stop_hooks,
       extension_hooks: extension.hooks,
       turn,
-      approvals: { interactive: approvalsCfg.interactive, timeout_seconds: approvalsCfg.timeout_seconds, smart_auto_approve: approvalsCfg.smart_auto_approve, always_allow: alwaysAllow },
-      permissions: { profile: opts.profile ?? permissionsCfg.profile ?? null, custom: permissionsCfg.custom as Record<string, ProfileSpec> },
+      approvals: { interactive: approvalsCfg.interactive, timeout_s: approvalsCfg.timeout_s, smart_auto_approve: approvalsCfg.smart_auto_approve, always_allow: alwaysAllow },
+      permissions: { profile: opts.profile ?? permissionsCfg.profile ?? null, custom: permissionsCfg.custom },
       baseline_sha256: null,
       sandboxed: sandbox !== null,
       sandbox: sandbox?.spec ?? null,

@@ -91,7 +91,7 @@ const SecondsUpTo = (max: number) =>
 /** Older spellings of `timeout_s`, still read (with a warning at load): the key each section once used. */
 export const OLD_TIMEOUT_KEYS = { stop_hook: 'timeout_secs', goal: 'timeout_secs', approvals: 'timeout_seconds' } as const;
 
-/** `timeout_s` or its older spelling, never both; the value under the name the code uses. */
+/** `timeout_s` or its older spelling, never both; the value, which the parsed config keeps as `timeout_s`. */
 function oneTimeout<T extends { timeout_s?: number | undefined }>(old: string, fallback: number) {
   return (v: T & Record<string, unknown>, ctx: z.RefinementCtx): number => {
     if (v.timeout_s !== undefined && v[old] !== undefined) {
@@ -113,7 +113,7 @@ const stopHookTimeout = oneTimeout(OLD_TIMEOUT_KEYS.stop_hook, 30);
 const StopHooks = z.array(
   z
     .strictObject(StopHookShape, { error: 'expected a stop hook: a mapping with `name` and `command`' })
-    .transform((h, ctx) => ({ name: h.name, command: h.command, timeout_secs: stopHookTimeout(h, ctx) })),
+    .transform((h, ctx) => ({ name: h.name, command: h.command, timeout_s: stopHookTimeout(h, ctx) })),
   { error: 'expected a list of stop hooks' },
 );
 
@@ -144,7 +144,7 @@ const VerifiersShape = {
   failure_threshold: OptionalCount(1, 100),
   goal: z
     .strictObject(GoalShape, { error: 'expected `goal` to be a mapping with `objective` and `gate_command`' })
-    .transform((g, ctx) => ({ objective: g.objective, gate_command: g.gate_command, timeout_secs: goalTimeout(g, ctx) }))
+    .transform((g, ctx) => ({ objective: g.objective, gate_command: g.gate_command, timeout_s: goalTimeout(g, ctx) }))
     .optional(),
 };
 
@@ -252,7 +252,7 @@ export const ConfigFile = z.strictObject(
         (v) => (v === null ? {} : v),
         z
           .strictObject(ApprovalsShape, { error: 'expected the `approvals` section to be a mapping' })
-          .transform(({ timeout_s: _s, timeout_seconds: _old, ...rest }, ctx) => ({ ...rest, timeout_seconds: approvalsTimeout({ timeout_s: _s, timeout_seconds: _old }, ctx) })),
+          .transform(({ timeout_s: _s, timeout_seconds: _old, ...rest }, ctx) => ({ ...rest, timeout_s: approvalsTimeout({ timeout_s: _s, timeout_seconds: _old }, ctx) })),
       )
       .prefault({}),
     permissions: z.preprocess((v) => (v === null ? {} : v), z.strictObject(PermissionsShape, { error: 'expected the `permissions` section to be a mapping' })).prefault({}),

@@ -4,49 +4,21 @@ import { readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { fail, ok } from '../core/result.js';
 import type { Result } from '../core/result.js';
-import type { Posture, ProducerSpec } from '../core/policy.js';
 import { ConfigFile, describeIssues, OLD_TIMEOUT_KEYS } from './config-schema.js';
 import { isRecord } from '../core/is-record.js';
 import type { ConfigProblem } from './config-schema.js';
 import { parseTomlText, parseYaml, type KeyPath } from './config-text.js';
 
 /** The `gate` section after validation, with every default filled in. */
-export interface GateConfig {
-  allow: string[];
-  protect: string[];
-  producers: ProducerSpec[];
-  sequential: boolean;
-  max_stop_blocks: number;
-  posture: Posture;
-  record_allows: boolean;
-}
-
+export type GateConfig = ConfigFile['gate'];
 /** The `stop_hooks` and `verifiers` sections after validation. */
-export interface TurnConfig {
-  stop_hooks: { name: string; command: string; timeout_secs: number }[];
-  verifiers: {
-    enabled: boolean;
-    order?: string[] | undefined;
-    repeat_threshold: number | null;
-    halt_threshold: number | null;
-    max_tool_calls: number | null;
-    failure_threshold: number | null;
-    goal?: { objective: string; gate_command: string; timeout_secs: number } | undefined;
-  };
-}
-
-/** The `approvals` and `permissions` sections after validation. */
-export interface ApprovalsConfig {
-  interactive: boolean;
-  timeout_seconds: number;
-  smart_auto_approve: boolean;
-  tokens: { principal: string; scopes: ('approvals:read' | 'approvals:resolve')[]; sha256?: string | undefined; env?: string | undefined }[];
-  always_allow: { tool: string; exact?: string | undefined; glob?: string | undefined; regex?: string | undefined }[];
-}
-export interface PermissionsConfig {
-  profile?: string | undefined;
-  custom: Record<string, { tools: Record<string, boolean | { paths?: string[] | undefined }>; shell?: { allow: string[] } | undefined }>;
-}
+export type TurnConfig = Pick<ConfigFile, 'stop_hooks' | 'verifiers'>;
+/** The `approvals` section after validation; the timeout is `timeout_s` whichever spelling the file used. */
+export type ApprovalsConfig = ConfigFile['approvals'];
+/** The `permissions` section after validation. */
+export type PermissionsConfig = ConfigFile['permissions'];
+/** `sandbox:` — whether `gatehouse run` must sandbox the agent, its network, and the paths hidden inside besides Gatehouse's own. */
+export type SandboxConfig = ConfigFile['sandbox'];
 
 /** A loaded config and the file it came from (`null` when the project has none). */
 export interface LoadedConfig {
@@ -59,14 +31,6 @@ export interface LoadedConfig {
   notify: NotifyConfig;
   /** Things that work but should change (an older key spelling), with file and line, to show once. */
   warnings: string[];
-}
-
-/** `sandbox:` — whether `gatehouse run` must sandbox the agent, and its network. */
-export interface SandboxConfig {
-  enabled: boolean;
-  network: 'host' | 'none';
-  /** Paths hidden inside the sandbox besides Gatehouse's own (`~/…`, absolute, or worktree-relative). */
-  hide: string[];
 }
 
 /** `notify:` — the channels told when a call waits for a person (see docs/notifications.md). */
@@ -146,13 +110,12 @@ export function parseConfigSections(text: string, format: Format, fileLabel: str
 
   const checked = ConfigFile.safeParse(data ?? {}, { reportInput: true });
   if (checked.success) {
-    const gate: GateConfig = checked.data.gate;
     const turn: TurnConfig = { stop_hooks: checked.data.stop_hooks, verifiers: checked.data.verifiers };
     const warnings = oldTimeoutKeys(data).map((path) => {
       const line = lineOf(path);
       return `${line === null ? fileLabel : `${fileLabel}:${line}`}: ${formatKeyPath(path)} is the older spelling of \`timeout_s\`; it still works, but write \`timeout_s\``;
     });
-    return ok({ gate, turn, approvals: checked.data.approvals, permissions: checked.data.permissions, sandbox: checked.data.sandbox, notify: checked.data.notify, warnings });
+    return ok({ gate: checked.data.gate, turn, approvals: checked.data.approvals, permissions: checked.data.permissions, sandbox: checked.data.sandbox, notify: checked.data.notify, warnings });
   }
   const lines = describeIssues(checked.error.issues)
     .map((p) => ({ ...p, line: lineOf(p.path) }))

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Policy } from '../core/policy.js';
+import type { Result } from '../core/result.js';
 import type { Baseline } from './scope-baseline.js';
 
 /** A session file that was read and matches its recorded digest, or why it cannot be trusted. */
@@ -21,12 +22,15 @@ export function sha256Hex(data: string | Uint8Array): string {
 }
 
 /**
- * Reads a JSON session file and returns it only if its exact bytes hash to `expected`.
- * A file that cannot be read, differs, or does not parse is tampering: after start nothing
- * rewrites these files, so any of those means something else did.
- * @example readVerifiedJson<Policy>(join(dir, 'policy.json'), policyDigest, 'policy.json') // the digest recorded at start
+ * Reads a JSON session file and returns it only if its exact bytes hash to `expected` and, given
+ * `check`, its content passes it. A file that cannot be read, differs, or does not parse is
+ * tampering: after start nothing rewrites these files, so any of those means something else did.
+ * One that matches but fails `check` was written by a Gatehouse that wrote another format, or
+ * recorded wrongly: it cannot be trusted either. Without `check` the value is taken as `T`: the
+ * baseline is checked where it is compared (`assertBaseline`).
+ * @example readVerifiedJson(join(dir, 'policy.json'), digestFromHookCommand, 'policy.json', checkPolicy)
  */
-export function readVerifiedJson<T>(file: string, expected: string, what: string): Verified<T> {
+export function readVerifiedJson<T>(file: string, expected: string, what: string, check?: (value: unknown) => Result<T>): Verified<T> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -38,12 +42,17 @@ export function readVerifiedJson<T>(file: string, expected: string, what: string
   if (actual !== expected) {
     return { ok: false, tampered: true, actual, reason: `${what} was changed after the session started (sha256 ${actual.slice(0, 12)}…, recorded ${expected.slice(0, 12)}…)` };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(bytes.toString('utf8')) as T };
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     // Cannot happen for bytes that match what start wrote; kept for a digest recorded wrongly.
     return { ok: false, tampered: true, actual, reason: `${what} matches its digest but is not JSON` };
   }
+  if (check === undefined) return { ok: true, value: value as T };
+  const checked = check(value);
+  if (!checked.ok) return { ok: false, tampered: true, actual, reason: `${what} matches its digest but is not in the format this Gatehouse reads (${checked.reason})` };
+  return { ok: true, value: checked.value };
 }
 
 /**

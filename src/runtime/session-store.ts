@@ -2,7 +2,7 @@
 // Every file is written atomically; the per-session log is append-only JSONL.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Policy } from '../core/policy.js';
+import { checkPolicy, type Policy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { appendSessionLog, SESSION_FILES } from './session-layout.js';
@@ -101,8 +101,12 @@ export class SessionStore {
     }
   }
 
+  /** The policy as the file holds it now, checked against the policy schema (its digest is checked where that matters: session-end.ts). */
   policy(): Result<Policy> {
-    return this.readJson<Policy>('policy');
+    const read = this.readJson<unknown>('policy');
+    if (!read.ok) return read;
+    const checked = checkPolicy(read.value);
+    return checked.ok ? checked : fail(`${this.path('policy')} is not a session policy this Gatehouse can read: ${checked.reason}`);
   }
 
   meta(): Result<SessionMeta> {

@@ -38,7 +38,7 @@ afterEach(async () => {
 });
 
 async function startSession(timeoutSeconds: number): Promise<void> {
-  writeFileSync(join(project.dir, 'gatehouse.yaml'), `approvals:\n  interactive: true\n  timeout_seconds: ${timeoutSeconds}\n`);
+  writeFileSync(join(project.dir, 'gatehouse.yaml'), `approvals:\n  interactive: true\n  timeout_s: ${timeoutSeconds}\n`);
   const r = gatehouse(['session', 'start', '--agent', 'claude', '--worktree', project.dir, '--state-dir', state]);
   expect(r.status, r.stderr).toBe(0);
   sessionId = r.stdout.trim();

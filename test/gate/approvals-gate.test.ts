@@ -97,7 +97,7 @@ describe('interactive approvals in the PreToolUse hook', () => {
   });
 
   it('denies at the TTL instead of hanging', async () => {
-    const id = await start('approvals:\n  interactive: true\n  timeout_seconds: 1\n');
+    const id = await start('approvals:\n  interactive: true\n  timeout_s: 1\n');
     const r = await hookAsync(id, bash('make deploy'));
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/nobody answered within 1 s/);
@@ -161,7 +161,7 @@ describe('interactive approvals in the PreToolUse hook', () => {
   });
 
   it('applies no rule that was written into the rules file around Gatehouse: the call is still asked about', async () => {
-    const id = await start('approvals:\n  interactive: true\n  timeout_seconds: 1\n');
+    const id = await start('approvals:\n  interactive: true\n  timeout_s: 1\n');
     const forged = { tool: 'Bash', match: { exact: 'make deploy' }, scope: 'project', session_id: null, created_by: 'os-user:someone', created_at: null, approval_id: null };
     mkdirSync(join(state, 'approvals'), { recursive: true });
     writeFileSync(join(state, 'approvals', 'always-allow.json'), JSON.stringify({ v: 1, rules: [forged] }));
@@ -201,7 +201,7 @@ describe('interactive approvals in the PreToolUse hook', () => {
   });
 
   it('lets an always-allow glob admit its one command, and asks about that command with anything appended', async () => {
-    const id = await start('approvals:\n  interactive: true\n  timeout_seconds: 1\n  always_allow:\n    - { tool: Bash, glob: "npm run lint*" }\n');
+    const id = await start('approvals:\n  interactive: true\n  timeout_s: 1\n  always_allow:\n    - { tool: Bash, glob: "npm run lint*" }\n');
     expect(hook(args(id), bash('npm run lint -- --fix')).status).toBe(0);
     for (const command of ['npm run lint; rm -rf src', 'npm run lint $(rm -rf src)']) {
       const r = await hookAsync(id, bash(command));
@@ -231,7 +231,7 @@ describe('interactive approvals in the PreToolUse hook', () => {
   });
 
   it('renders a PreToolUse timeout longer than the approval TTL', async () => {
-    await start('approvals:\n  interactive: true\n  timeout_seconds: 120\n');
+    await start('approvals:\n  interactive: true\n  timeout_s: 120\n');
     const settings = JSON.parse(readFileSync(join(root, '.claude/settings.local.json'), 'utf8'));
     expect(settings.hooks.PreToolUse[0].matcher).toBe('*');
     expect(settings.hooks.PreToolUse[0].hooks[0].timeout).toBeGreaterThan(120);

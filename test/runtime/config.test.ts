@@ -57,7 +57,8 @@ const FULL_GATE: GateConfig = {
 
 const DEFAULT_GATE: GateConfig = { allow: [], protect: [], producers: [], sequential: false, max_stop_blocks: 8, posture: 'fail-open', record_allows: false };
 
-const DEFAULT_APPROVALS = { interactive: false, timeout_seconds: 600, smart_auto_approve: false, tokens: [], always_allow: [] };
+const DEFAULT_APPROVALS = { interactive: false, timeout_s: 600, smart_auto_approve: false, tokens: [], always_allow: [] };
+const DEFAULT_NOTIFY = { batch_ms: 1000, webhooks: [], ntfy: [], slack: [], desktop: false };
 const DEFAULT_TURN = { stop_hooks: [], verifiers: { enabled: true, repeat_threshold: null, halt_threshold: null, max_tool_calls: null, failure_threshold: null } };
 
 function reasonOf<T>(r: Result<T>): string {
@@ -185,7 +186,7 @@ describe('findConfigFile and loadConfig', () => {
 
   it('returns the defaults with file null when the project has no config', () => {
     expect(findConfigFile(root)).toEqual({ ok: true, value: null });
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, warnings: [] } });
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, notify: DEFAULT_NOTIFY, warnings: [] } });
   });
 
   it.each([
@@ -194,7 +195,7 @@ describe('findConfigFile and loadConfig', () => {
     ['gatehouse.toml', FULL_TOML],
   ])('loads %s from the project root', (name, text) => {
     writeFileSync(join(root, name), text);
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, warnings: [] } });
+    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, notify: DEFAULT_NOTIFY, warnings: [] } });
   });
 
   it('refuses to choose when both gatehouse.yaml and gatehouse.toml exist', () => {
@@ -209,7 +210,7 @@ describe('findConfigFile and loadConfig', () => {
   it('loads an explicit file relative to the root, whatever its base name', () => {
     mkdirSync(join(root, 'conf'));
     writeFileSync(join(root, 'conf', 'ci.toml'), FULL_TOML);
-    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, warnings: [] } });
+    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, notify: DEFAULT_NOTIFY, warnings: [] } });
   });
 
   it('fails when an explicit file does not exist, even though defaults would apply', () => {
@@ -245,8 +246,8 @@ describe('stop_hooks and verifiers sections', () => {
     const b = parseConfigSections(yaml, 'yaml', 'gatehouse.yaml');
     if (!a.ok || !b.ok) throw new Error('expected both to parse');
     expect(a.value.turn).toEqual(b.value.turn);
-    expect(a.value.turn.stop_hooks).toEqual([{ name: 'lint', command: 'npm run lint', timeout_secs: 30 }]);
-    expect(a.value.turn.verifiers).toMatchObject({ enabled: true, repeat_threshold: 4, halt_threshold: null, goal: { objective: 'ship it', gate_command: 'npm test', timeout_secs: 300 } });
+    expect(a.value.turn.stop_hooks).toEqual([{ name: 'lint', command: 'npm run lint', timeout_s: 30 }]);
+    expect(a.value.turn.verifiers).toMatchObject({ enabled: true, repeat_threshold: 4, halt_threshold: null, goal: { objective: 'ship it', gate_command: 'npm test', timeout_s: 300 } });
   });
 
   it('names the key and line of a bad threshold', () => {
@@ -259,7 +260,7 @@ describe('approvals and permissions sections', () => {
   it('reads tokens by hash or env var and refuses a token given both or neither', () => {
     const good = parseConfigSections(`approvals:\n  interactive: true\n  tokens:\n    - principal: alice\n      scopes: [approvals:resolve]\n      sha256: ${'a'.repeat(64)}\n    - principal: ci\n      scopes: [approvals:read]\n      env: CI_TOKEN\n`, 'yaml', 'gatehouse.yaml');
     if (!good.ok) throw new Error(good.reason);
-    expect(good.value.approvals).toMatchObject({ interactive: true, timeout_seconds: 600, tokens: [{ principal: 'alice' }, { principal: 'ci', env: 'CI_TOKEN' }] });
+    expect(good.value.approvals).toMatchObject({ interactive: true, timeout_s: 600, tokens: [{ principal: 'alice' }, { principal: 'ci', env: 'CI_TOKEN' }] });
     const bad = parseConfigSections('approvals:\n  tokens:\n    - principal: bob\n      scopes: [approvals:read]\n', 'yaml', 'gatehouse.yaml');
     expect(reasonOf(bad)).toContain('gatehouse.yaml:3: approvals.tokens[0]');
   });
@@ -288,17 +289,17 @@ describe('one timeout spelling: timeout_s, with the older ones still read', () =
   it('reads timeout_s for stop hooks, the goal and approvals, with no warning', () => {
     const r = sections('stop_hooks:\n  - name: lint\n    command: "true"\n    timeout_s: 7\nverifiers:\n  goal:\n    objective: o\n    gate_command: "true"\n    timeout_s: 9\napprovals:\n  timeout_s: 11\n');
     if (!r.ok) throw new Error(r.reason);
-    expect(r.value.turn.stop_hooks[0]?.timeout_secs).toBe(7);
-    expect(r.value.turn.verifiers.goal?.timeout_secs).toBe(9);
-    expect(r.value.approvals.timeout_seconds).toBe(11);
+    expect(r.value.turn.stop_hooks[0]?.timeout_s).toBe(7);
+    expect(r.value.turn.verifiers.goal?.timeout_s).toBe(9);
+    expect(r.value.approvals.timeout_s).toBe(11);
     expect(r.value.warnings).toEqual([]);
   });
 
   it('still reads the older spellings, warning with the line of each', () => {
     const r = sections('stop_hooks:\n  - name: lint\n    command: "true"\n    timeout_secs: 7\napprovals:\n  timeout_seconds: 11\n');
     if (!r.ok) throw new Error(r.reason);
-    expect(r.value.turn.stop_hooks[0]?.timeout_secs).toBe(7);
-    expect(r.value.approvals.timeout_seconds).toBe(11);
+    expect(r.value.turn.stop_hooks[0]?.timeout_s).toBe(7);
+    expect(r.value.approvals.timeout_s).toBe(11);
     expect(r.value.warnings).toEqual([
       'gatehouse.yaml:4: stop_hooks[0].timeout_secs is the older spelling of `timeout_s`; it still works, but write `timeout_s`',
       'gatehouse.yaml:6: approvals.timeout_seconds is the older spelling of `timeout_s`; it still works, but write `timeout_s`',
@@ -317,7 +318,7 @@ describe('one timeout spelling: timeout_s, with the older ones still read', () =
   it('keeps the defaults when no timeout is given', () => {
     const r = sections('stop_hooks:\n  - name: lint\n    command: "true"\n');
     if (!r.ok) throw new Error(r.reason);
-    expect(r.value.turn.stop_hooks[0]?.timeout_secs).toBe(30);
-    expect(r.value.approvals.timeout_seconds).toBe(600);
+    expect(r.value.turn.stop_hooks[0]?.timeout_s).toBe(30);
+    expect(r.value.approvals.timeout_s).toBe(600);
   });
 });

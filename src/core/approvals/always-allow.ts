@@ -7,25 +7,12 @@ import { compileGlob } from '../glob.js';
 import { fail, ok, type Result } from '../result.js';
 import { shellJoin } from '../shell-quote.js';
 import type { AlwaysTarget } from './always-scope.js';
+import type { AlwaysAllowRule } from './rule-schemas.js';
 import { KIND_KEY_PREFIX } from './profiles.js';
 import { isOneSimpleCommand } from './simple-command.js';
 import { compileStarGlob } from './star-glob.js';
 
-/**
- * One rule. `tool` is the agent's tool name or `kind:<kind>`. `match` is exactly one of:
- * - `exact` — the key must equal this text; never read as a pattern (`a.b` does not match `axb`);
- * - `glob` — on a path key, the allowlist's path glob (`**` crosses `/`, `*` does not);
- *   on a command or JSON key, a `*`-only glob where `*` matches anything and the rest is literal;
- * - `regex` — a regular expression (`u` flag) that must match the whole key.
- * A glob or regex matches a shell command only if the command line is one whole simple
- * command (no `;`, `&&`, `||`, `|`, `&`, substitutions or file redirections): the person wrote
- * a pattern for one command, never for whatever a compound line appends to it. An exact rule
- * matches its exact text, compound or not: the person saw all of it.
- */
-export interface AlwaysAllowRule {
-  tool: string;
-  match: { exact: string } | { glob: string } | { regex: string };
-}
+export type { AlwaysAllowRule };
 
 /** The call as the always-allow list sees it. `paths` are worktree-relative. */
 export interface AlwaysAllowCall {

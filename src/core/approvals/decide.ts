@@ -11,7 +11,7 @@ import { clause, sentence } from '../sentence.js';
 /** The `approvals` config section. */
 export interface ApprovalSettings {
   interactive: boolean;
-  timeout_seconds: number;
+  timeout_s: number;
   smart_auto_approve: boolean;
 }
 
@@ -21,7 +21,7 @@ export interface ApprovalSettings {
  * forgotten one ends (as a block) instead of wedging the worker. The classifier answers
  * for the operator only when they opt in.
  */
-export const DEFAULT_APPROVALS: ApprovalSettings = { interactive: false, timeout_seconds: 600, smart_auto_approve: false };
+export const DEFAULT_APPROVALS: ApprovalSettings = { interactive: false, timeout_s: 600, smart_auto_approve: false };
 
 /**
  * What to do with the call; `by` names the step that settled it (`profile:<name>`, `classifier`, …).
@@ -97,7 +97,7 @@ export function decideToolCall(input: DecideInput): ToolDecision {
   return {
     kind: 'ask',
     by: 'approvals',
-    reason: `${shortSummary(summary)} needs an operator's approval${classifier}. It waits up to ${settings.timeout_seconds} s; no answer counts as a refusal.`,
+    reason: `${shortSummary(summary)} needs an operator's approval${classifier}. It waits up to ${settings.timeout_s} s; no answer counts as a refusal.`,
     summary,
     // What the person is told: why this call, of all calls, is theirs to answer.
     why: sh !== undefined ? sentence(sh.reason) : `Approvals are interactive, and no permission profile or always-allow rule settles ${aTool(call)} call.`,

@@ -1,30 +1,14 @@
 // Permission profiles: which tools an agent may call at all, where it may write, and which
 // shell commands it may run. Fail-closed: a tool the profile does not name is refused.
 import type { ToolKind } from '../event.js';
+import type { ProfileSpec, ToolRule } from './rule-schemas.js';
 import { compileGlob, matchesAny, type CompiledGlob } from '../glob.js';
 import { fail, ok, type Result } from '../result.js';
 import { APPROVE_CLASS_ENTRY, compileShellAllow, shellCommandAllowed, type ShellAllowEntry } from './shell-allow.js';
 import type { ShellAnalysis } from '../shell/index.js';
 import { sentence } from '../sentence.js';
 
-/** Limits on one tool. `paths` are worktree-relative globs every path the call touches must match. */
-export interface ToolRule {
-  paths?: string[];
-}
-
-/**
- * A profile. `tools` keys are the agent's own tool names (`Write`, `Bash`, …) or a core
- * kind (`kind:write`, `kind:shell`, `kind:read`, `kind:other`); a name rule wins over its
- * kind rule, so `WebFetch: false` beside `kind:read: true` turns off just that tool.
- * `true` allows the tool, `false` refuses it, a `ToolRule` allows it within its paths.
- * `shell.allow` restricts every shell-kind call (see `compileShellAllow`); without a
- * `shell` section any command passes the profile (the classifier deny-list still applies).
- * A shell command's write targets are writes: they need the `kind:write` rule.
- */
-export interface ProfileSpec {
-  tools: Record<string, ToolRule | boolean>;
-  shell?: { allow: string[] };
-}
+export type { ProfileSpec, ToolRule };
 
 /** The names of the built-in profiles. */
 export type BuiltinProfileName = 'read-only' | 'builder' | 'reviewer';

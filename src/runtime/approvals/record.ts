@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import type { AlwaysTarget } from '../../core/approvals/always-scope.js';
 import type { Principal } from '../../core/approvals/principal.js';
 import { MAX_REVIEW_CHARS } from '../../core/approvals/summary.js';
+import { isRecord } from '../../core/is-record.js';
 import { fail, ok, type Result } from '../../core/result.js';
+import { boolean, checkShape, either, list, nullable, number, object, oneOf, optional, refined, text, type Shape } from '../../core/shape.js';
 import { sameSecret } from '../secret-compare.js';
 import { checkStoredPrincipal } from './system-principals.js';
 
@@ -139,87 +141,73 @@ export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-type Fields = Record<string, unknown>;
+/** An ISO date as JSON.stringify writes one (any text Date.parse reads). */
+const isoDate = refined(text({ problem: 'must be an ISO date' }), (v) => (Number.isFinite(Date.parse(v)) ? null : 'must be an ISO date'));
+const label = text({ max: MAX_LABEL_CHARS, problem: `must be a string of at most ${MAX_LABEL_CHARS} characters` });
 
-function text(d: Fields, key: string, max: number): string | null {
-  const v = d[key];
-  return typeof v === 'string' && v.length <= max ? null : `${key} must be a string of at most ${max} characters`;
-}
-function time(d: Fields, key: string): string | null {
-  const v = d[key];
-  return typeof v === 'string' && Number.isFinite(Date.parse(v)) ? null : `${key} must be an ISO date`;
-}
-function first(...checks: (string | null)[]): string | null {
-  for (const c of checks) if (c !== null) return c;
-  return null;
-}
+/** Most paths an `always` target lists: a write names a handful; more is a record not written by the queue. */
+export const MAX_ALWAYS_PATHS = 256;
 
-function parseObject(json: string, what: string): Result<Fields> {
+const AlwaysTargetShape: Shape<AlwaysTarget> = object(
+  { tool: label, on: oneOf(['paths', 'command', 'input']), paths: list(text({ max: MAX_SUMMARY_CHARS }), { max: MAX_ALWAYS_PATHS }) },
+  { problem: 'must be null or {tool, on, paths}' },
+);
+
+/**
+ * A pending record as the queue writes it; the id is checked against its file name first. A
+ * field a later version adds goes here, and into {@link PendingApproval} through the type.
+ */
+const PendingShape = object({
+  nonce: text({ pattern: NONCE_RE, problem: 'must be 32 lowercase hex digits' }),
+  session_id: label,
+  agent: label,
+  tool: label,
+  summary: text({ max: MAX_SUMMARY_CHARS, problem: `must be a string of at most ${MAX_SUMMARY_CHARS} characters` }),
+  why: optional(text({ max: MAX_WHY_CHARS, problem: `must be a string of at most ${MAX_WHY_CHARS} characters` })),
+  created_at: isoDate,
+  expires_at: isoDate,
+  pid: number({ int: true, positive: true, problem: 'must be a positive integer' }),
+  waiter: optional(text({ pattern: WAITER_ID_RE, problem: 'must be w- and 16 lowercase hex digits' })),
+  always: optional(nullable(either([AlwaysTargetShape], 'must be null or {tool, on, paths}'))),
+});
+
+/** A principal read back from a resolution: only its own fields, each checked. */
+const StoredPrincipal: Shape<Principal> = {
+  read(v, at) {
+    const checked = checkStoredPrincipal(v);
+    return checked.ok ? { ok: true, value: checked.value } : { ok: false, at, problem: `is not valid: ${checked.reason}` };
+  },
+};
+
+/** A resolution as the queue writes it; the id is checked against its file name first. */
+const ResolutionShape = object({
+  decision: oneOf(APPROVAL_DECISIONS, `must be one of ${APPROVAL_DECISIONS.join(', ')}`),
+  reason: nullable(text({ max: MAX_REASON_CHARS, problem: `must be a string of at most ${MAX_REASON_CHARS} characters` })),
+  principal: StoredPrincipal,
+  resolved_at: isoDate,
+  expired: optional(boolean('must be true or false')),
+});
+
+/** Parses `json` and checks it is an object whose id is `expectedId` and whose rest has `shape`. */
+function parseRecord<T>(json: string, expectedId: string, what: string, shape: Shape<T>): Result<T & { id: string }> {
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch {
     return fail(`${what} is not valid JSON`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(`${what} is not a JSON object`);
-  return ok(value as Fields);
+  if (!isRecord(value)) return fail(`${what} is not a JSON object`);
+  if (value.id !== expectedId) return fail(`${what} is corrupt: id does not match its file name ${expectedId}`);
+  const checked = checkShape(shape, value);
+  return checked.ok ? ok({ id: expectedId, ...checked.value }) : fail(`${what} is corrupt: ${checked.reason}`);
 }
 
 /** Parses and checks a pending record read from the file named after `expectedId`. */
 export function parsePending(json: string, expectedId: string): Result<PendingApproval> {
-  const parsed = parseObject(json, `pending approval ${expectedId}`);
-  if (!parsed.ok) return parsed;
-  const d = parsed.value;
-  const problem = first(
-    d.id === expectedId ? null : `id does not match its file name ${expectedId}`,
-    typeof d.nonce === 'string' && NONCE_RE.test(d.nonce) ? null : 'nonce must be 32 lowercase hex digits',
-    text(d, 'session_id', MAX_LABEL_CHARS),
-    text(d, 'agent', MAX_LABEL_CHARS),
-    text(d, 'tool', MAX_LABEL_CHARS),
-    text(d, 'summary', MAX_SUMMARY_CHARS),
-    d.why === undefined ? null : text(d, 'why', MAX_WHY_CHARS),
-    time(d, 'created_at'),
-    time(d, 'expires_at'),
-    Number.isSafeInteger(d.pid) && (d.pid as number) > 0 ? null : 'pid must be a positive integer',
-    d.waiter === undefined || (typeof d.waiter === 'string' && WAITER_ID_RE.test(d.waiter)) ? null : 'waiter must be w- and 16 lowercase hex digits',
-    d.always === undefined || d.always === null || isAlwaysTarget(d.always) ? null : 'always must be null or {tool, on, paths}',
-  );
-  if (problem !== null) return fail(`pending approval ${expectedId} is corrupt: ${problem}`);
-  const { id, nonce, session_id, agent, tool, summary, why, created_at, expires_at, pid, waiter, always } = d as unknown as PendingApproval;
-  return ok({ id, nonce, session_id, agent, tool, summary, ...(why === undefined ? {} : { why }), created_at, expires_at, pid, ...(waiter === undefined ? {} : { waiter }), ...(always === undefined ? {} : { always }) });
-}
-
-/** Most paths an `always` target lists: a write names a handful; more is a record not written by the queue. */
-export const MAX_ALWAYS_PATHS = 256;
-
-function isAlwaysTarget(v: unknown): v is AlwaysTarget {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const t = v as Fields;
-  return (
-    typeof t.tool === 'string' &&
-    t.tool.length <= MAX_LABEL_CHARS &&
-    (t.on === 'paths' || t.on === 'command' || t.on === 'input') &&
-    Array.isArray(t.paths) &&
-    t.paths.length <= MAX_ALWAYS_PATHS &&
-    t.paths.every((p) => typeof p === 'string' && p.length <= MAX_SUMMARY_CHARS)
-  );
+  return parseRecord(json, expectedId, `pending approval ${expectedId}`, PendingShape);
 }
 
 /** Parses and checks a resolution record read from the file named after `expectedId`. */
 export function parseResolution(json: string, expectedId: string): Result<Resolution> {
-  const parsed = parseObject(json, `resolution of ${expectedId}`);
-  if (!parsed.ok) return parsed;
-  const d = parsed.value;
-  const principal = checkStoredPrincipal(d.principal);
-  const problem = first(
-    d.id === expectedId ? null : `id does not match its file name ${expectedId}`,
-    APPROVAL_DECISIONS.includes(d.decision as ApprovalDecision) ? null : `decision must be one of ${APPROVAL_DECISIONS.join(', ')}`,
-    d.reason === null ? null : text(d, 'reason', MAX_REASON_CHARS),
-    principal.ok ? null : `principal is not valid: ${principal.reason}`,
-    time(d, 'resolved_at'),
-    d.expired === undefined || typeof d.expired === 'boolean' ? null : 'expired must be true or false',
-  );
-  if (problem !== null || !principal.ok) return fail(`resolution of ${expectedId} is corrupt: ${problem ?? 'bad principal'}`);
-  const { id, decision, reason, resolved_at, expired } = d as unknown as Resolution;
-  return ok({ id, decision, reason, principal: principal.value, resolved_at, ...(expired === undefined ? {} : { expired }) });
+  return parseRecord(json, expectedId, `resolution of ${expectedId}`, ResolutionShape);
 }

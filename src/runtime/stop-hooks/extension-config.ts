@@ -17,7 +17,7 @@ export interface ExtensionStopHook {
   file: string;
   /** Shell text, run as `/bin/sh -c` in `cwd`. */
   command: string;
-  timeout_secs: number;
+  timeout_s: number;
   /** The worktree the hooks were loaded for: the hook's cwd and the payload's `cwd`. */
   cwd: string;
 }
@@ -95,7 +95,7 @@ function parseStopHooks(data: unknown, where: { source: ExtensionHookSource; fil
           source: where.source,
           file: where.file,
           command: handler.command,
-          timeout_secs: timeout ?? DEFAULT_EXTENSION_HOOK_TIMEOUT_SECS,
+          timeout_s: timeout ?? DEFAULT_EXTENSION_HOOK_TIMEOUT_SECS,
           cwd: worktree,
         });
       }

@@ -100,7 +100,7 @@ export async function runExtensionHook(hook: ExtensionStopHook, ctx: StopHookCon
   const run = await runShellCommand({
     command: hook.command,
     stdin: claudeStopPayload(ctx, hook.cwd, stopHookActive),
-    timeoutMs: hook.timeout_secs * 1000,
+    timeoutMs: hook.timeout_s * 1000,
     cwd: hook.cwd,
     // Hooks written for Claude Code find the project through this variable.
     env: { ...(opts.env ?? process.env), CLAUDE_PROJECT_DIR: hook.cwd },

@@ -16,7 +16,7 @@ export interface GoalObjective {
   gate_command: string;
   source: GateCommandSource;
   /** Seconds before the gate command is killed; default that of any stop hook (`DEFAULT_STOP_HOOK_TIMEOUT_SECS`). */
-  timeout_secs?: number;
+  timeout_s?: number;
 }
 
 /** What the goal gate checks. */
@@ -36,7 +36,7 @@ function runGateCommand(objective: GoalObjective, ctx: StopHookContext, opts: St
     if (!check.ok) return Promise.resolve(notRunResult(GOAL_GATE_HOOK_NAME, `was refused and not run (its source is ${objective.source}): ${check.reason}`));
   }
   const spec: StopHookSpec = { name: GOAL_GATE_HOOK_NAME, command: objective.gate_command };
-  if (objective.timeout_secs !== undefined) spec.timeout_secs = objective.timeout_secs;
+  if (objective.timeout_s !== undefined) spec.timeout_s = objective.timeout_s;
   return runStopHook(spec, ctx, opts);
 }
 

@@ -12,7 +12,7 @@ export interface StopHookSpec {
   name: string;
   command: string;
   /** Seconds before the hook's process group is killed; default {@link DEFAULT_STOP_HOOK_TIMEOUT_SECS}. */
-  timeout_secs?: number;
+  timeout_s?: number;
 }
 
 /** Where and how to run stop hooks. */
@@ -99,7 +99,7 @@ export function notRunResult(name: string, error: string): StopHookResult {
  * @example const r = await runStopHook({name: 'lint', command: 'npm run lint'}, ctx, {cwd: worktree})
  */
 export async function runStopHook(hook: StopHookSpec, ctx: StopHookContext, opts: StopHookRunOptions): Promise<StopHookResult> {
-  const timeoutSecs = hook.timeout_secs ?? DEFAULT_STOP_HOOK_TIMEOUT_SECS;
+  const timeoutSecs = hook.timeout_s ?? DEFAULT_STOP_HOOK_TIMEOUT_SECS;
   // `sh -c ''` exits 0: an empty command would silently allow every stop.
   if (hook.command.trim() === '') return notRunResult(hook.name, 'has an empty command');
   const run = await runShellCommand({

@@ -105,7 +105,7 @@ describe('decideToolCall: the decision order', () => {
   });
 
   it('defaults to headless approvals with a 600 s timeout and no smart auto-approve', () => {
-    expect(DEFAULT_APPROVALS).toEqual({ interactive: false, timeout_seconds: 600, smart_auto_approve: false });
+    expect(DEFAULT_APPROVALS).toEqual({ interactive: false, timeout_s: 600, smart_auto_approve: false });
   });
 });
 

@@ -61,7 +61,7 @@ const policy: Policy = {
   stop_hooks: [],
   extension_hooks: [],
   turn: { enabled: true, order: null, repeat_threshold: 3, halt_threshold: 5, max_tool_calls: null, failure_threshold: null, goal: null, watch_all_tools: false },
-  approvals: { interactive: false, timeout_seconds: 600, smart_auto_approve: false, always_allow: [] },
+  approvals: { interactive: false, timeout_s: 600, smart_auto_approve: false, always_allow: [] },
   permissions: { profile: null, custom: {} },
   baseline_sha256: null,
   sandboxed: false,

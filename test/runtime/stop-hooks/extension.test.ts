@@ -32,7 +32,7 @@ afterEach(() => t.cleanup());
 const projectFile = (): string => join(worktree, '.gatehouse', 'hooks.json');
 const userFile = (): string => join(configHome, 'gatehouse', 'hooks.json');
 const stopHooks = (...commands: string[]): object => ({ hooks: { Stop: [{ hooks: commands.map((command) => ({ type: 'command', command })) }] } });
-const hookOf = (command: string, timeout_secs = 30): ExtensionStopHook => ({ name: 'test hook', source: 'project', file: projectFile(), command, timeout_secs, cwd: worktree });
+const hookOf = (command: string, timeout_s = 30): ExtensionStopHook => ({ name: 'test hook', source: 'project', file: projectFile(), command, timeout_s, cwd: worktree });
 const signal = (): AbortSignal => new AbortController().signal;
 
 /** A plain in-memory session store, as the runtime would pass in. */
@@ -56,8 +56,8 @@ describe('loadExtensionHooks', () => {
     const loaded = loadExtensionHooks(worktree, env);
     expect(loaded.problems).toEqual([]);
     expect(loaded.hooks).toEqual([
-      { name: 'user hooks.json Stop[0].hooks[0]', source: 'user', file: userFile(), command: 'echo user', timeout_secs: 60, cwd: worktree },
-      { name: 'project hooks.json Stop[0].hooks[0]', source: 'project', file: projectFile(), command: 'echo project', timeout_secs: 5, cwd: worktree },
+      { name: 'user hooks.json Stop[0].hooks[0]', source: 'user', file: userFile(), command: 'echo user', timeout_s: 60, cwd: worktree },
+      { name: 'project hooks.json Stop[0].hooks[0]', source: 'project', file: projectFile(), command: 'echo project', timeout_s: 5, cwd: worktree },
     ]);
     expect(loaded.notes.join('\n')).toMatch(/ignored the PreToolUse hooks/);
     expect(loaded.notes.join('\n')).toMatch(/only "command" hooks run/);

@@ -15,9 +15,9 @@ beforeEach(() => {
 });
 afterEach(() => t.cleanup());
 
-const objective = (gate_command: string, source: GoalObjective['source'] = 'model', timeout_secs?: number): GoalObjective => {
+const objective = (gate_command: string, source: GoalObjective['source'] = 'model', timeout_s?: number): GoalObjective => {
   const o: GoalObjective = { text: 'make the parser accept trailing commas', gate_command, source };
-  if (timeout_secs !== undefined) o.timeout_secs = timeout_secs;
+  if (timeout_s !== undefined) o.timeout_s = timeout_s;
   return o;
 };
 

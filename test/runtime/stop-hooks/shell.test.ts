@@ -14,7 +14,7 @@ beforeEach(() => {
 });
 afterEach(() => t.cleanup());
 
-const hook = (name: string, command: string, timeout_secs?: number): StopHookSpec => (timeout_secs === undefined ? { name, command } : { name, command, timeout_secs });
+const hook = (name: string, command: string, timeout_s?: number): StopHookSpec => (timeout_s === undefined ? { name, command } : { name, command, timeout_s });
 
 describe('runStopHook', () => {
   it('allows on exit 0', async () => {
@@ -106,13 +106,13 @@ describe('runStopHook', () => {
 
   it('on timeout kills the whole group, grandchildren included, within 1 s of the deadline', async () => {
     const pidFile = join(t.dir, 'grandchild.pid');
-    const timeout_secs = 2;
+    const timeout_s = 2;
     const started = Date.now();
-    const run = runStopHook(hook('hang', nodeCommand(t.dir, 'tree.cjs', stubbornTreeScript(pidFile)), timeout_secs), CTX, { cwd: t.dir });
+    const run = runStopHook(hook('hang', nodeCommand(t.dir, 'tree.cjs', stubbornTreeScript(pidFile)), timeout_s), CTX, { cwd: t.dir });
     const pid = Number((await waitForFile(pidFile)).trim());
     t.strays.push(pid);
     const r = await run;
-    const deadline = started + timeout_secs * 1000;
+    const deadline = started + timeout_s * 1000;
     const dead = await deadAt(pid, deadline + 10_000);
     expect(r).toMatchObject({ outcome: 'error', timed_out: true, exit_code: null });
     expect(r.error).toBe('timed out after 2 s');
