@@ -38,7 +38,7 @@ export const METRIC_NAMES = {
   agents: AGENT_METRIC_NAMES,
   verifier: ['verifier.baseline.read_parse_transcript', 'verifier.chain.stop'],
   sdk: ['sdk.pretooluse_allow', 'sdk.pretooluse_block'],
-  approval: ['approval.round_trip'],
+  approval: ['approval.round_trip', 'approval.round_trip_warm'],
   audit: ['audit.append.1_writer', 'audit.append.8_writers', 'audit.append.in_process', 'audit.verify'],
   pty: ['pty.direct_read', 'pty.ws_throughput', 'pty.keystroke_echo', 'pty.stalled_viewer_retained', 'pty.stalled_viewer_dropped'],
   sandbox: Object.values(SANDBOX_METRICS),

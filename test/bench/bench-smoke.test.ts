@@ -25,6 +25,7 @@ const METRICS = [
   'sdk.pretooluse_allow',
   'sdk.pretooluse_block',
   'approval.round_trip',
+  'approval.round_trip_warm',
   'audit.append.1_writer',
   'audit.append.8_writers',
   'audit.append.in_process',
