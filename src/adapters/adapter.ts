@@ -1,8 +1,8 @@
 // The one contract every agent adapter implements: render hooks into the agent's
 // settings (and remove exactly them), parse its hook JSON, and map a verdict to its output.
-import { anything, list, object, text, type Infer } from '../core/shape.js';
+import { anything, checkShape, list, object, text, type Infer, type Shape } from '../core/shape.js';
 import type { GateEvent } from '../core/event.js';
-import type { Result } from '../core/result.js';
+import { fail, ok, type Result } from '../core/result.js';
 import type { Verdict } from '../core/verdict.js';
 import type { SocketTransport, WarmTransport } from './hook-transport.js';
 
@@ -54,6 +54,32 @@ export type RenderedFile = Infer<typeof RenderedFile>;
 /** render.json: every file a session's start rendered. */
 export const RenderedFiles = list(RenderedFile);
 
+/**
+ * The adapter's own record of `f`, checked against the shape that adapter writes: nothing is
+ * removed or rewritten on the word of a record of another shape.
+ * @example const r = recordOf(OwnedFileShape, f, 'OpenCode'); if (!r.ok) return r;
+ */
+export function recordOf<T>(shape: Shape<T>, f: RenderedFile, agent: string): Result<T> {
+  const r = checkShape(shape, f.record);
+  return r.ok ? r : fail(`render.json's record of ${f.file} is not one ${agent}'s render writes (${r.reason}); nothing was changed: check the file by hand`);
+}
+
+/** `r` without its value. */
+export function voidOf<T>(r: Result<T>): Result<void> {
+  return r.ok ? ok(undefined) : r;
+}
+
+/** Every record of `files` checked with {@link recordOf}, or the first that fails: act on all or on none. */
+export function recordsOf<T>(shape: Shape<T>, files: readonly RenderedFile[], agent: string): Result<T[]> {
+  const out: T[] = [];
+  for (const f of files) {
+    const r = recordOf(shape, f, agent);
+    if (!r.ok) return r;
+    out.push(r.value);
+  }
+  return ok(out);
+}
+
 /** How a verdict reaches the agent. */
 export interface HookOutput {
   exitCode: 0 | 2;
@@ -73,7 +99,10 @@ export interface AgentAdapter {
   renderTargets(worktree: string): string[];
   /** Renders the hooks (and anything they need to fire, e.g. an agent's trust entries); may be async. */
   render(ctx: RenderContext): Result<RenderedFile[]> | Promise<Result<RenderedFile[]>>;
+  /** Undoes `files` (as render returned them); every record is checked first, so a bad one changes nothing. */
   unrender(files: RenderedFile[]): Result<{ removed: number }>;
+  /** Whether every record in `files` has the shape this adapter's render writes (what unrender checks before acting). */
+  checkRecords(files: RenderedFile[]): Result<void>;
   /** Parses the agent's hook stdin for the given event name. */
   parseEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent>;
   output(event: GateEvent['kind'], verdict: Verdict): HookOutput;

@@ -3,7 +3,8 @@
 // recorded with the render, and undone at unrender before the hooks come out. Hooks the agent
 // would skip are never reported as rendered: if the trust step fails, the hooks come out again.
 import { fail, ok, type Result } from '../core/result.js';
-import type { AgentAdapter, RenderContext, RenderedFile, SyncRenderAdapter } from './adapter.js';
+import type { Shape } from '../core/shape.js';
+import { recordsOf, type AgentAdapter, type RenderContext, type RenderedFile, type SyncRenderAdapter } from './adapter.js';
 
 /** What the agent's trust step records (tagged by `kind`) and the file it changed. */
 export interface TrustRecordBase {
@@ -14,6 +15,8 @@ export interface TrustRecordBase {
 /** One agent's trust step. */
 export interface TrustStep<R extends TrustRecordBase> {
   kind: R['kind'];
+  /** The record as render.json holds it: undo acts only on a record of this shape. */
+  shape: Shape<R>;
   trust(ctx: RenderContext, rendered: RenderedFile[]): Result<R> | Promise<Result<R>>;
   undo(record: R): Result<void>;
 }
@@ -21,6 +24,10 @@ export interface TrustStep<R extends TrustRecordBase> {
 /** `hooks` with `step` taken after its render and undone before its unrender. */
 export function withTrustStep<R extends TrustRecordBase>(hooks: SyncRenderAdapter, step: TrustStep<R>): AgentAdapter {
   const isTrust = (r: unknown): r is R => typeof r === 'object' && r !== null && (r as { kind?: unknown }).kind === step.kind;
+  const checkRecords = (files: RenderedFile[]): Result<void> => {
+    const trust = recordsOf(step.shape, files.filter((f) => isTrust(f.record)), `the ${step.kind} step`);
+    return trust.ok ? hooks.checkRecords(files.filter((f) => !isTrust(f.record))) : trust;
+  };
   return {
     ...hooks,
     async render(ctx): Promise<Result<RenderedFile[]>> {
@@ -34,12 +41,17 @@ export function withTrustStep<R extends TrustRecordBase>(hooks: SyncRenderAdapte
       return ok([...rendered.value, { file: trust.value.file, record: trust.value }]);
     },
     unrender(files) {
-      for (const f of files) {
-        if (!isTrust(f.record)) continue;
-        const undone = step.undo(f.record);
+      // Every record is checked before anything is undone: a bad one changes no file.
+      const checked = checkRecords(files);
+      if (!checked.ok) return checked;
+      const trust = recordsOf(step.shape, files.filter((f) => isTrust(f.record)), `the ${step.kind} step`);
+      if (!trust.ok) return trust;
+      for (const record of trust.value) {
+        const undone = step.undo(record);
         if (!undone.ok) return undone;
       }
       return hooks.unrender(files.filter((f) => !isTrust(f.record)));
     },
+    checkRecords,
   };
 }

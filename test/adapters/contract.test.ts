@@ -324,6 +324,22 @@ describe.each([...AGENT_NAMES])('%s render', (agent) => {
       expect(snapshot([home, worktree])).toEqual(before);
     });
 
+    it('refuses to unrender from a record of another shape, changing no file', async () => {
+      const rendered = await render();
+      expect(rendered.ok, rendered.ok ? '' : rendered.reason).toBe(true);
+      if (!rendered.ok || rendered.value.length === 0) return;
+      const after = snapshot([home, worktree]);
+      for (const i of rendered.value.keys()) {
+        // What a writer of render.json other than this adapter could leave: the right file, a record of another shape.
+        const forged = rendered.value.map((g, j) => (j === i ? { file: g.file, record: { ...(g.record as object), file: 42 } } : g));
+        const undone = adapter.unrender(forged);
+        expect(undone.ok).toBe(false);
+        if (!undone.ok) expect(undone.reason).toMatch(/render\.json's record of .+ is not one .+ writes \(file must be text\)/);
+        expect(snapshot([home, worktree])).toEqual(after);
+      }
+      expect(adapter.unrender(rendered.value).ok).toBe(true);
+    });
+
     it('render then unrender into a bare worktree leaves nothing behind', async () => {
       // The agent's own folders exist (it has run as this user); a trust entry may create a
       // missing one, as the agent itself would, and that folder is the agent's to keep.

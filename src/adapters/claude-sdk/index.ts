@@ -27,6 +27,7 @@ export const claudeSdkAdapter: AgentAdapter = {
   renderTargets: () => [],
   render: () => ok([]),
   unrender: () => ok({ removed: 0 }),
+  checkRecords: () => ok(undefined),
   parseEvent: parseSdkEvent,
   output: sdkOutput,
 };

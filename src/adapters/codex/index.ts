@@ -3,14 +3,14 @@
 // gate — and the trust Codex needs before it runs them (see trust.ts).
 import { join } from 'node:path';
 import { fail, type Result } from '../../core/result.js';
-import type { AgentAdapter, Capabilities } from '../adapter.js';
+import { recordOf, type AgentAdapter, type Capabilities } from '../adapter.js';
 import { withTrustStep } from '../trust-step.js';
 import { claudeShapedAdapter } from '../shaped/adapter.js';
-import type { RenderRecord } from '../shaped/render.js';
+import { RenderRecordShape, type RenderRecord } from '../shaped/render.js';
 import { findCodexBinary } from './app-server.js';
 import { APPLY_PATCH, parseCodexEvent } from './event.js';
 import { codexOutput } from './output.js';
-import { codexConfigFile, codexHome, trustCodexHooks, undoCodexTrust, type CodexTrustRecord } from './trust.js';
+import { codexConfigFile, codexHome, CodexTrustShape, trustCodexHooks, undoCodexTrust, type CodexTrustRecord } from './trust.js';
 
 const CAPABILITIES: Capabilities = {
   write_gate: { level: 'blocking', reason: 'PreToolUse hook on apply_patch: every path the patch adds, updates, deletes or moves to is checked; exit 2 refuses the whole patch and the model sees the reason' },
@@ -56,6 +56,7 @@ function otherSessionHook(record: RenderRecord): string | null {
 /** The Codex CLI adapter. */
 export const codexAdapter: AgentAdapter = withTrustStep(hooks, {
   kind: 'codex-trust',
+  shape: CodexTrustShape,
   async trust(ctx, rendered): Promise<Result<CodexTrustRecord>> {
     const bin = findCodexBinary();
     if (bin === null) {
@@ -63,7 +64,11 @@ export const codexAdapter: AgentAdapter = withTrustStep(hooks, {
         'Codex runs project hooks only after they are trusted, and Gatehouse trusts them through Codex itself, but codex is not on PATH: install it (npm install -g @openai/codex) or set GATEHOUSE_CODEX_BIN to its absolute path, then run again',
       );
     }
-    const record = rendered[0]?.record as RenderRecord;
+    const first = rendered[0];
+    if (first === undefined) return fail('Codex hooks were not rendered, so there is nothing to trust: this is a bug in Gatehouse, please report it');
+    const checked = recordOf(RenderRecordShape, first, 'Codex');
+    if (!checked.ok) return checked;
+    const record = checked.value;
     const other = otherSessionHook(record);
     if (other !== null) {
       return fail(

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { undoFileEdit } from '../file-edit.js';
 import { CodexAppServer } from './app-server.js';
+import { boolean, list, nullable, object, oneOf, text, type Shape } from '../../core/shape.js';
 
 /** What `session start` did to Codex's config, so `session end` can undo exactly that. */
 export interface CodexTrustRecord {
@@ -25,6 +26,9 @@ export interface CodexTrustRecord {
   original: string | null;
   written: string | null;
 }
+
+/** A {@link CodexTrustRecord} as render.json holds it. */
+export const CodexTrustShape: Shape<CodexTrustRecord> = object({ kind: oneOf(['codex-trust'] as const), file: text(), project: text(), project_added: boolean(), hook_keys: list(text()), original: nullable(text()), written: nullable(text()) });
 
 /** One hook as `hooks/list` reports it (the fields Gatehouse reads). */
 interface ListedHook {

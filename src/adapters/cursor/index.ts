@@ -6,11 +6,12 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
-import type { AgentAdapter, Capabilities, RenderContext, RenderedFile } from '../adapter.js';
+import { recordsOf, voidOf, type AgentAdapter, type Capabilities, type RenderContext, type RenderedFile } from '../adapter.js';
 import { shapedHook } from '../shaped/adapter.js';
 import { undoFileEdit } from '../file-edit.js';
 import { CURSOR_WRITE_TOOLS, parseCursorEvent } from './event.js';
 import { cursorOutput } from './output.js';
+import { boolean, list, nullable, object, text, type Shape } from '../../core/shape.js';
 
 const CAPABILITIES: Capabilities = {
   write_gate: { level: 'blocking', reason: 'preToolUse on Write, StrReplace, Edit, Delete; {"permission":"deny"} refuses the call with the reason (contract-tested)' },
@@ -34,6 +35,7 @@ interface CursorRecord {
   createdDir: boolean;
   commands: string[];
 }
+const CursorRecordShape: Shape<CursorRecord> = object({ file: text(), original: nullable(text()), written: text(), createdDir: boolean(), commands: list(text()) });
 
 function entries(ctx: RenderContext): Record<string, CursorHook[]> {
   const cmd = (event: string, timeoutS: number): string => shapedHook('cursor', ctx, event, timeoutS).command;
@@ -93,10 +95,13 @@ function render(ctx: RenderContext): Result<RenderedFile[]> {
   return ok([{ file, record }]);
 }
 
+const checkRecords = (files: RenderedFile[]): Result<void> => voidOf(recordsOf(CursorRecordShape, files, 'Cursor'));
+
 function unrender(files: RenderedFile[]): Result<{ removed: number }> {
+  const records = recordsOf(CursorRecordShape, files, 'Cursor');
+  if (!records.ok) return records;
   let removed = 0;
-  for (const f of files) {
-    const r = f.record as CursorRecord;
+  for (const r of records.value) {
     const undone = undoFileEdit(r, (current) => {
       const parsed = parse(current, r.file);
       if (!parsed.ok) return parsed;
@@ -130,6 +135,7 @@ export const cursorAdapter: AgentAdapter = {
   renderTargets: (worktree) => [cursorHooksFile(worktree)],
   render,
   unrender,
+  checkRecords,
   parseEvent: parseCursorEvent,
   output: cursorOutput,
 };

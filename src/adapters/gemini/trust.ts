@@ -10,6 +10,7 @@ import { fail, ok, type Result } from '../../core/result.js';
 import { isInside } from '../../core/write-gate.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { undoFileEdit } from '../file-edit.js';
+import { boolean, nullable, object, oneOf, text, type Shape } from '../../core/shape.js';
 
 /** What `session start` did to the trust file, so `session end` can undo exactly that. */
 export interface TrustRecord {
@@ -22,6 +23,9 @@ export interface TrustRecord {
   original: string | null;
   written: string | null;
 }
+
+/** A {@link TrustRecord} as render.json holds it. */
+export const TrustRecordShape: Shape<TrustRecord> = object({ kind: oneOf(['gemini-trust'] as const), file: text(), folder: text(), added: boolean(), original: nullable(text()), written: nullable(text()) });
 
 type Level = 'TRUST_FOLDER' | 'TRUST_PARENT' | 'DO_NOT_TRUST';
 

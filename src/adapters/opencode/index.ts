@@ -4,9 +4,9 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ok, type Result } from '../../core/result.js';
-import type { AgentAdapter, Capabilities, RenderContext, RenderedFile } from '../adapter.js';
+import { recordsOf, voidOf, type AgentAdapter, type Capabilities, type RenderContext, type RenderedFile } from '../adapter.js';
 import { shapedHook } from '../shaped/adapter.js';
-import { removeOwnedFile, writeOwnedFile, type OwnedFileRecord } from '../owned-file.js';
+import { OwnedFileShape, removeOwnedFile, writeOwnedFile } from '../owned-file.js';
 import { OPENCODE_EVENT, parseOpencodeEvent } from './event.js';
 import { opencodeOutput } from './output.js';
 
@@ -61,14 +61,18 @@ function render(ctx: RenderContext): Result<RenderedFile[]> {
 }
 
 function unrender(files: RenderedFile[]): Result<{ removed: number }> {
+  const records = recordsOf(OwnedFileShape, files, 'OpenCode');
+  if (!records.ok) return records;
   let removed = 0;
-  for (const f of files) {
-    const r = removeOwnedFile(f.record as OwnedFileRecord);
+  for (const record of records.value) {
+    const r = removeOwnedFile(record);
     if (!r.ok) return r;
     removed += r.value;
   }
   return ok({ removed });
 }
+
+const checkRecords = (files: RenderedFile[]): Result<void> => voidOf(recordsOf(OwnedFileShape, files, 'OpenCode'));
 
 /** The OpenCode adapter. */
 export const opencodeAdapter: AgentAdapter = {
@@ -81,6 +85,7 @@ export const opencodeAdapter: AgentAdapter = {
   renderTargets: (worktree) => [opencodePluginFile(worktree)],
   render,
   unrender,
+  checkRecords,
   parseEvent: parseOpencodeEvent,
   output: opencodeOutput,
 };

@@ -2,10 +2,10 @@
 // [{"matcher", "hooks": [{"type": "command", "command", "timeout"}]}], "Stop": …}}` in a JSON
 // settings file, exit 2 refusing. Claude Code and Qwen Code are built from this.
 import { fail, ok, type Result } from '../../core/result.js';
-import type { Capabilities, HookOutput, RenderContext, RenderedFile, SyncRenderAdapter } from '../adapter.js';
+import { recordsOf, voidOf, type Capabilities, type HookOutput, type RenderContext, type RenderedFile, type SyncRenderAdapter } from '../adapter.js';
 import type { GateEvent } from '../../core/event.js';
 import type { Verdict } from '../../core/verdict.js';
-import { removeHooks, renderHooks, type HookEntry, type RenderRecord } from './render.js';
+import { removeHooks, RenderRecordShape, renderHooks, type HookEntry } from './render.js';
 import { hookInvocation } from '../hook-transport.js';
 
 /** PreToolUse work is a few path checks; a minute is far beyond any real run and still bounded. */
@@ -79,14 +79,17 @@ export function claudeShapedAdapter(spec: ClaudeShapedSpec): SyncRenderAdapter {
       return ok([{ file, record: r.value }]);
     },
     unrender(files: RenderedFile[]) {
+      const records = recordsOf(RenderRecordShape, files, spec.name);
+      if (!records.ok) return records;
       let removed = 0;
-      for (const f of files) {
-        const r = removeHooks(f.record as RenderRecord);
+      for (const record of records.value) {
+        const r = removeHooks(record);
         if (!r.ok) return fail(r.reason);
         removed += r.value.removed;
       }
       return ok({ removed });
     },
+    checkRecords: (files: RenderedFile[]) => voidOf(recordsOf(RenderRecordShape, files, spec.name)),
     parseEvent: spec.parseEvent,
     output: spec.output,
   };

@@ -8,6 +8,7 @@ import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { insertValue, isJsonObject, parseStrictJson, removeValue } from './settings-json.js';
 import type { JsonObject } from './settings-json.js';
 import { sentence } from '../../core/sentence.js';
+import { boolean, list, nullable, number, object, optional, text, type Shape } from '../../core/shape.js';
 
 const CHECK_PATH = 'Check the path and its permissions, then run again.';
 
@@ -34,6 +35,16 @@ export interface RenderRecord {
   rendered: string;
   entries: HookEntry[];
 }
+
+/** A {@link RenderRecord} as render.json holds it. */
+export const RenderRecordShape: Shape<RenderRecord> = object({
+  file: text(),
+  createdFile: boolean(),
+  createdDir: boolean(),
+  original: nullable(text()),
+  rendered: text(),
+  entries: list(object({ event: text(), matcher: optional(text()), command: text(), timeout: number({ positive: true }) })),
+});
 
 /**
  * Adds one matcher group per entry at the end of its event's array, creating the file and
