@@ -11,7 +11,7 @@ import { failed, metric } from './stats.mjs';
 import { hasTransportOption, http, makeWorktree, sleep, startSession, startSupervisor, tempDir, track, within } from './common.mjs';
 
 /** One metric per hook transport; `command` keeps the name it has always had. */
-export const APPROVAL_METRICS = { command: 'approval.round_trip', warm: 'approval.round_trip_warm' };
+const APPROVAL_METRICS = { command: 'approval.round_trip', warm: 'approval.round_trip_warm' };
 
 const TARGETS = [{ on: 'median', op: '<', value: 50 }];
 

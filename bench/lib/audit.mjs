@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { metric } from './stats.mjs';
 import { LIB_URL, NODE, tempDir, track } from './common.mjs';
 
-export const AUDIT_METRICS = { one: 'audit.append.1_writer', eight: 'audit.append.8_writers', inProcess: 'audit.append.in_process', verify: 'audit.verify' };
+const AUDIT_METRICS = { one: 'audit.append.1_writer', eight: 'audit.append.8_writers', inProcess: 'audit.append.in_process', verify: 'audit.verify' };
 
 const EVENT = (i) => ({ type: 'gate_decision', actor: 'system:bench', session_id: 's', data: { event: 'pre_tool', tool: 'Write', targets: [`/x/${i}`], decision: 'block', rule: 'write.not_allowed', input_digest: 'a'.repeat(64) } });
 

@@ -23,12 +23,6 @@ export function tempDir(prefix) {
   return dir;
 }
 
-/** Removes a temp folder now. */
-export function removeDir(dir) {
-  rmSync(dir, { recursive: true, force: true });
-  dirs.delete(dir);
-}
-
 /** Tracks a child process so that `cleanup()` kills it if it is still running. */
 export function track(child) {
   children.add(child);
@@ -131,7 +125,7 @@ export function startSession({ worktree, stateDir, id, allow = ['src/**'], requi
 }
 
 /** The Gatehouse hook command per event in the rendered settings (the entry that runs our hook). */
-export function renderedHooks(worktree) {
+function renderedHooks(worktree) {
   const settings = JSON.parse(readFileSync(join(worktree, '.claude', 'settings.local.json'), 'utf8'));
   const out = {};
   for (const [event, groups] of Object.entries(settings.hooks ?? {})) {

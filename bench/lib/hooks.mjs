@@ -10,7 +10,7 @@ import { failed, metric } from './stats.mjs';
 import { hasTransportOption, http, makeWorktree, NODE, runHookCommand, shq, startSession, startSupervisor, tempDir } from './common.mjs';
 import { ensurePeer, PEER, peerHookCommand } from './peer.mjs';
 
-export const HOOK_METRICS = {
+const HOOK_METRICS = {
   baseline: 'hook.baseline.node_e0',
   cold: { allow: 'hook.cold.pretooluse_allow', block: 'hook.cold.pretooluse_block', stop: 'hook.cold.stop' },
   warm: { allow: 'hook.warm.pretooluse_allow', block: 'hook.warm.pretooluse_block', stop: 'hook.warm.stop' },

@@ -10,7 +10,7 @@ import { NODE, shq } from './common.mjs';
 export const PEER = { pkg: 'cc-safety-net', version: '2.4.5', bin: 'node_modules/cc-safety-net/dist/bin/cc-safety-net.js' };
 
 /** The cache folder for the benchmark's own downloads. */
-export function benchCache() {
+function benchCache() {
   return process.env.GATEHOUSE_BENCH_CACHE || join(homedir(), '.cache', 'gatehouse-bench');
 }
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { failed, metric } from './stats.mjs';
 import { LIB_URL, NODE, ROOT, sleep, tempDir, track, within } from './common.mjs';
 
-export const PTY_METRICS = { direct: 'pty.direct_read', ws: 'pty.ws_throughput', keys: 'pty.keystroke_echo', retained: 'pty.stalled_viewer_retained', dropped: 'pty.stalled_viewer_dropped' };
+const PTY_METRICS = { direct: 'pty.direct_read', ws: 'pty.ws_throughput', keys: 'pty.keystroke_echo', retained: 'pty.stalled_viewer_retained', dropped: 'pty.stalled_viewer_dropped' };
 
 /**
  * A child that writes `bytes` of `x` and then keeps the terminal open for {@link WRITER_LINGER_MS}:

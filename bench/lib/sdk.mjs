@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { gatehouse, LIB_URL, makeWorktree, tempDir } from './common.mjs';
 import { metric } from './stats.mjs';
 
-export const SDK_METRICS = { allow: 'sdk.pretooluse_allow', block: 'sdk.pretooluse_block' };
+const SDK_METRICS = { allow: 'sdk.pretooluse_allow', block: 'sdk.pretooluse_block' };
 
 /** Times `runs` calls of each case after `warmup`, interleaved; every call differs a little (as real calls do). */
 export async function sdkBench({ runs, warmup, log }) {

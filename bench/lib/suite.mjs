@@ -16,12 +16,12 @@ import { failed, finish, table } from './stats.mjs';
 import { verifierBench } from './verifier.mjs';
 
 /** Sizes per mode: quick has fewer runs and smaller inputs, and the same metrics. */
-export const MODES = {
+const MODES = {
   full: { hook: { runs: 40, warmup: 5 }, agents: { runs: 20, warmup: 3 }, verifier: { runs: 200, warmup: 30 }, sdk: { runs: 200, warmup: 30 }, approval: { runs: 30, warmup: 3 }, audit: { events: 100_000, repeats: 3, perWriter: 500 }, pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 }, sandbox: { runs: 100, warmup: 10 } },
   quick: { hook: { runs: 8, warmup: 2 }, agents: { runs: 4, warmup: 1 }, verifier: { runs: 50, warmup: 10 }, sdk: { runs: 50, warmup: 10 }, approval: { runs: 8, warmup: 2 }, audit: { events: 20_000, repeats: 2, perWriter: 100 }, pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 }, sandbox: { runs: 20, warmup: 3 } },
 };
 
-export const GROUPS = {
+const GROUPS = {
   hook: (o, log) => hookBench({ ...o.hook, log }),
   agents: (o, log) => agentsBench({ ...o.agents, log }),
   verifier: (o, log) => verifierBench({ ...o.verifier, log }),
@@ -33,7 +33,7 @@ export const GROUPS = {
 };
 
 /** Every metric name a full run reports, per group (a group that crashes reports them as errors). */
-export const METRIC_NAMES = {
+const METRIC_NAMES = {
   hook: ['hook.baseline.node_e0', 'hook.cold.pretooluse_allow', 'hook.cold.pretooluse_block', 'hook.cold.stop', 'hook.warm.pretooluse_allow', 'hook.warm.pretooluse_block', 'hook.warm.stop', 'peer.gatehouse.pretooluse_bash', 'peer.cc_safety_net.pretooluse_bash'],
   agents: AGENT_METRIC_NAMES,
   verifier: ['verifier.baseline.read_parse_transcript', 'verifier.chain.stop'],
@@ -51,7 +51,7 @@ groups: ${Object.keys(GROUPS).join(', ')}
   --runs N    hook rounds, approval round trips and sandbox rounds; --events N audit verify log size; --mb N PTY flood size; --keys N keystrokes`;
 
 /** Parses the command line; throws a usage error. */
-export function parseArgs(argv) {
+function parseArgs(argv) {
   const opts = { quick: false, out: null, only: null, overrides: {} };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -92,7 +92,7 @@ function commit() {
 }
 
 /** Writes `value` as JSON to `file` atomically: a temp file in the same folder, then a rename. */
-export function writeJsonAtomic(file, value) {
+function writeJsonAtomic(file, value) {
   mkdirSync(dirname(file), { recursive: true });
   const tmp = join(dirname(file), `.${process.pid}-${Date.now()}.tmp`);
   try {
@@ -104,7 +104,7 @@ export function writeJsonAtomic(file, value) {
 }
 
 /** Runs the suite; returns the results object. */
-export async function runSuite(argv) {
+async function runSuite(argv) {
   const opts = parseArgs(argv);
   if (!existsSync(CLI)) throw new Error('dist/ is not built: run `npm run build` first (or use `npm run bench`)');
   const mode = opts.quick ? 'quick' : 'full';

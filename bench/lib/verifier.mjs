@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { metric } from './stats.mjs';
 import { LIB_URL, tempDir } from './common.mjs';
 
-export const VERIFIER_METRICS = { baseline: 'verifier.baseline.read_parse_transcript', chain: 'verifier.chain.stop' };
+const VERIFIER_METRICS = { baseline: 'verifier.baseline.read_parse_transcript', chain: 'verifier.chain.stop' };
 
 const SESSION = '9b1f3c2d-bench-47aa-8f0e-transcript01';
 const FILES = ['src/parser.ts', 'src/date.ts', 'src/format.ts', 'test/parser.test.ts', 'src/index.ts', 'README.md'];
@@ -21,7 +21,7 @@ const BODY = (seed) => Array.from({ length: 40 }, (_, k) => `export function f${
  * with the metadata Claude Code writes. Todo lists are rewritten along the way; the last one
  * (about two thirds in) has every item completed, so the whole chain runs and continues.
  */
-export function buildTranscript(lines, cwd) {
+function buildTranscript(lines, cwd) {
   const out = [];
   let parent = null;
   let t = Date.parse('2026-01-15T09:00:00Z');

@@ -7,10 +7,10 @@ import type { Verdict } from '../core/verdict.js';
 import type { SocketTransport, WarmTransport } from './hook-transport.js';
 
 /** Gates an adapter can offer. */
-export type GateName = 'write_gate' | 'shell_analysis' | 'completion_gate' | 'approvals' | 'halt';
+type GateName = 'write_gate' | 'shell_analysis' | 'completion_gate' | 'approvals' | 'halt';
 
 /** `blocking`: a genuine blocking hook surface; `none`: nothing rendered, the end-of-session check covers it. */
-export interface Capability {
+interface Capability {
   level: 'blocking' | 'none';
   reason: string;
 }

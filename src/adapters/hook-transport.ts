@@ -16,7 +16,7 @@ export const TRANSPORT_CHOICES = ['auto', 'command', 'warm'] as const;
 export type TransportChoice = (typeof TRANSPORT_CHOICES)[number];
 
 /** The warm client's file name, beside the hook bundle in dist/hook/. */
-export const WARM_CLIENT_FILE = 'warm.sh';
+const WARM_CLIENT_FILE = 'warm.sh';
 
 /** Everything a warm hook command names. */
 export interface WarmTransport {
@@ -63,7 +63,7 @@ export interface SupervisorPlace {
  * The command that starts the supervisor a session of this project uses, runnable from any folder.
  * @example serveHint({ worktree: '/src/app' }) // "gatehouse serve --project /src/app"
  */
-export function serveHint(place: SupervisorPlace): string {
+function serveHint(place: SupervisorPlace): string {
   const argv = ['gatehouse', 'serve', '--project', place.worktree];
   if (place.stateDir !== undefined) argv.push('--state-dir', place.stateDir);
   return shellJoin(argv);

@@ -5,11 +5,11 @@ import { clipWords } from '../core/word-wrap.js';
 import type { AuditEvent } from '../runtime/audit/index.js';
 
 /** Width when stdout is not a terminal (a pipe, a file): what most terminals show and logs keep readable. */
-export const DEFAULT_COLUMNS = 100;
+const DEFAULT_COLUMNS = 100;
 /** Narrowest width wrapped to: below it the indent would leave too little room for words. */
 const MIN_COLUMNS = 40;
 /** Lines of fields and of reason shown per event: enough for a refusal's gist; `--json` has it whole. */
-export const MAX_DETAIL_LINES = 4;
+const MAX_DETAIL_LINES = 4;
 /** Continuation lines start under the event type, so the sequence numbers stay a clean column. */
 const INDENT = '       ';
 /** Digests and key ids: 64 hex digits, noise in a terminal and printed whole by `--json`. */

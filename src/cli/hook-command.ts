@@ -12,7 +12,7 @@ const USAGE = 'usage: hook check --session ID --event PreToolUse|Stop --state-di
 const DIGEST_RE = /^[0-9a-f]{64}$/;
 
 /** Parses the hook's argv; `null` means the call is malformed. */
-export function parseHookArgs(argv: readonly string[]): Omit<HookRequest, 'stdin' | 'cwd'> | null {
+function parseHookArgs(argv: readonly string[]): Omit<HookRequest, 'stdin' | 'cwd'> | null {
   if (argv[0] !== 'check') return null;
   const out: Omit<HookRequest, 'stdin' | 'cwd'> = { sessionId: '', eventName: '', stateDir: '', agent: 'claude', failClosed: false, policyDigest: null };
   for (let i = 1; i < argv.length; i++) {

@@ -18,7 +18,7 @@ export const MAX_INPUT_DEPTH = 64;
  * Most values (strings, numbers, keys' values, array items) in one hook input: a large Write is
  * one long string, and a million separate values is no tool call but a way to make each helper slow.
  */
-export const MAX_INPUT_VALUES = 1_000_000;
+const MAX_INPUT_VALUES = 1_000_000;
 
 /** Longest stretch of a path quoted in a reason: keys are the agent's, and may be long. */
 const MAX_PATH_SHOWN = 80;

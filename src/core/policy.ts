@@ -30,16 +30,16 @@ export const ProducerSpec = object({
 export type ProducerSpec = Infer<typeof ProducerSpec>;
 
 /** An operator's stop hook (`[[stop_hooks]]`): shell text run in the worktree. */
-export const StopHookPolicy = object({ name: text(), command: text(), timeout_s: Seconds }, { renamed: OLD_TIMEOUT });
-export type StopHookPolicy = Infer<typeof StopHookPolicy>;
+const StopHookPolicy = object({ name: text(), command: text(), timeout_s: Seconds }, { renamed: OLD_TIMEOUT });
+type StopHookPolicy = Infer<typeof StopHookPolicy>;
 
 /** A Stop hook from a Claude-Code-compatible hooks.json, loaded once at session start. */
-export const ExtensionHookPolicy = object({ name: text(), source: oneOf(['project', 'user']), file: text(), command: text(), timeout_s: Seconds, cwd: text() }, { renamed: OLD_TIMEOUT });
-export type ExtensionHookPolicy = Infer<typeof ExtensionHookPolicy>;
+const ExtensionHookPolicy = object({ name: text(), source: oneOf(['project', 'user']), file: text(), command: text(), timeout_s: Seconds, cwd: text() }, { renamed: OLD_TIMEOUT });
+type ExtensionHookPolicy = Infer<typeof ExtensionHookPolicy>;
 
 /** The session's objective and the command that proves it (fail-closed). */
-export const GoalPolicy = object({ text: text(), gate_command: text(), source: oneOf(['operator', 'model', 'untrusted']), timeout_s: Seconds }, { renamed: OLD_TIMEOUT });
-export type GoalPolicy = Infer<typeof GoalPolicy>;
+const GoalPolicy = object({ text: text(), gate_command: text(), source: oneOf(['operator', 'model', 'untrusted']), timeout_s: Seconds }, { renamed: OLD_TIMEOUT });
+type GoalPolicy = Infer<typeof GoalPolicy>;
 
 const Count = number({ int: true, min: 0 });
 
@@ -60,15 +60,15 @@ export const TurnPolicy = object({
 export type TurnPolicy = Infer<typeof TurnPolicy>;
 
 /** Opt-in human review of tool calls. */
-export const ApprovalsPolicy = object(
+const ApprovalsPolicy = object(
   { interactive: boolean(), timeout_s: Seconds, smart_auto_approve: boolean(), always_allow: list(AlwaysAllowRule) },
   { renamed: { timeout_seconds: 'timeout_s' } },
 );
-export type ApprovalsPolicy = Infer<typeof ApprovalsPolicy>;
+type ApprovalsPolicy = Infer<typeof ApprovalsPolicy>;
 
 /** The permission profile in force (fail-closed) and the custom profiles it may name. */
-export const PermissionsPolicy = object({ profile: nullable(text()), custom: dictionary(ProfileSpec) });
-export type PermissionsPolicy = Infer<typeof PermissionsPolicy>;
+const PermissionsPolicy = object({ profile: nullable(text()), custom: dictionary(ProfileSpec) });
+type PermissionsPolicy = Infer<typeof PermissionsPolicy>;
 
 /** Version of the policy file format written by this build. */
 export const POLICY_VERSION = 1 as const;

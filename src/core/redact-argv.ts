@@ -2,7 +2,7 @@
 // values, secret-named option values, credential headers, URL userinfo, and the same inside `-c` scripts.
 
 /** What a hidden value is shown as: says that something was there without saying what. */
-export const HIDDEN = '***';
+const HIDDEN = '***';
 
 /** `NAME=value` as `env` and shells take it; `--opt=value` is not one (it starts with a dash). */
 const ASSIGNMENT_RE = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/s;
@@ -39,11 +39,6 @@ const USERINFO_IN_TEXT_RE = /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/\s@:"'`]*)(?::(
 
 /** In free text: MySQL's `-p<password>` after one of its programs, in the same simple command. */
 const PASSWORD_P_IN_TEXT_RE = new RegExp(`\\b(${[...PASSWORD_P_PROGRAMS].join('|')})\\b([^;&|\\n"'\`]*?\\s)-p(?!\\*\\*\\*)([^\\s"'\`;&|]+)`, 'g');
-
-/** True if `word` is an environment assignment with a value. */
-export function isEnvAssignment(word: string): boolean {
-  return ASSIGNMENT_RE.test(word);
-}
 
 /** `path/to/prog` → `prog`. */
 function baseName(word: string): string {

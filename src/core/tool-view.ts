@@ -18,7 +18,7 @@ export type ViewSpec =
   | { kind: 'other' };
 
 /** One file a patch touches, as its adapter read it. */
-export interface PatchOp {
+interface PatchOp {
   op: 'add' | 'update' | 'delete';
   path: string;
   /** Set when an update also renames the file. */

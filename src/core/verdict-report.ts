@@ -39,7 +39,7 @@ export function verdictWord(result: ChainResult): VerdictWord {
  * What failed, one check per entry, for a person: each check's own summary when it gave one,
  * else its reason (an operator's stop hook writes for whoever reads it).
  */
-export function failureLines(result: ChainResult): string[] {
+function failureLines(result: ChainResult): string[] {
   return result.records.filter((r) => r.outcome === 'block' || r.outcome === 'halt').map((r) => personLine(r.name, r.summary ?? null, r.reason ?? r.outcome));
 }
 

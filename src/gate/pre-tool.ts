@@ -26,13 +26,13 @@ export function profileOf(policy: Policy): RobustnessProfile {
  * Tells whether a path already differs from the session's baseline: the way back may then write
  * it (outside the allowlist, or a changed git control file), since the Stop check judges the end.
  */
-export type DiffersFromBaseline = (abs: string) => boolean;
+type DiffersFromBaseline = (abs: string) => boolean;
 
 /**
  * The shell analysis of a Bash-like call (null for other tools). The analyser is loaded only for
  * a shell call: it is most of the hook's code, and a Write or Read never needs it.
  */
-export async function analyzeCall(policy: Policy, event: PreToolEvent, differs: DiffersFromBaseline | null = null): Promise<ShellAnalysis | null> {
+async function analyzeCall(policy: Policy, event: PreToolEvent, differs: DiffersFromBaseline | null = null): Promise<ShellAnalysis | null> {
   if (event.toolKind !== 'shell') return null;
   const input = event.input as { command?: unknown } | null;
   if (typeof input?.command !== 'string') return null;
@@ -52,7 +52,7 @@ export async function analyzeCall(policy: Policy, event: PreToolEvent, differs: 
  * shell analysis found in a command (an early warning; the scope check at Stop is the net).
  * A restore, or a write to a path that already differs from the baseline, is the way back.
  */
-export function decideWriteCall(policy: Policy, event: PreToolEvent, shell: ShellAnalysis | null, differs: DiffersFromBaseline | null = null): Verdict {
+function decideWriteCall(policy: Policy, event: PreToolEvent, shell: ShellAnalysis | null, differs: DiffersFromBaseline | null = null): Verdict {
   let targets: { path: string; restore: boolean }[] = event.targets.map((path) => ({ path, restore: false }));
   if (event.toolKind === 'shell') {
     if (!shell && event.targets.length === 0 && event.unreadable === undefined) return allow('not_a_write');
@@ -114,7 +114,7 @@ function relativeTargets(policy: Policy, event: PreToolEvent, shell: ShellAnalys
 const PURE_WRITE_COMMANDS = new Set(['echo', 'printf', 'cat', 'tee', 'touch', 'mkdir', 'cp', 'mv', 'ln', 'rm', 'sed', 'install', 'truncate', 'chmod', 'dd']);
 
 /** Mutation/execution flags of a call for the mutation-evidence nudge: a shell write is a mutation. */
-export function callFlags(event: PreToolEvent, shell: ShellAnalysis | null): { mutation?: boolean; execution?: boolean } {
+function callFlags(event: PreToolEvent, shell: ShellAnalysis | null): { mutation?: boolean; execution?: boolean } {
   if (event.toolKind !== 'shell' || !shell) return {};
   const mutation = shell.writeTargets.length > 0;
   const execution = !shell.commands.every((c) => PURE_WRITE_COMMANDS.has(c.argv[0] ?? ''));
@@ -134,7 +134,7 @@ function unreadReason(shell: ShellAnalysis): string {
 }
 
 /** Whether the approval step can change the outcome: a profile, interactive review, or a classifier deny. */
-export function approvalsInForce(policy: Policy, shell: ShellAnalysis | null): boolean {
+function approvalsInForce(policy: Policy, shell: ShellAnalysis | null): boolean {
   return policy.permissions.profile !== null || policy.approvals.interactive || shell?.class === 'deny';
 }
 
@@ -162,7 +162,7 @@ export async function decideToolUse(policy: Policy, event: PreToolEvent, session
  * (the most specific reason); then a watchdog block; otherwise allow. Every attempt is
  * recorded, refused ones included, so a loop keeps counting until it halts.
  */
-export function decidePreTool(policy: Policy, event: PreToolEvent, sessionDir: string, shell: ShellAnalysis | null = null, write = decideWriteCall(policy, event, shell)): Verdict {
+function decidePreTool(policy: Policy, event: PreToolEvent, sessionDir: string, shell: ShellAnalysis | null = null, write = decideWriteCall(policy, event, shell)): Verdict {
   if (!policy.turn.enabled || !policy.turn.watch_all_tools) return write;
   const profile = profileOf(policy);
   return updateTurnState(sessionDir, (s) => {

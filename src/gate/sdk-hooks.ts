@@ -24,16 +24,16 @@ export interface GatehouseHooksOptions {
 }
 
 /** The input an SDK hook callback receives, as far as Gatehouse reads it. */
-export interface SdkHookInput {
+interface SdkHookInput {
   hook_event_name: string;
   cwd?: string;
 }
 
 /** An SDK hook callback (structurally the SDK's `HookCallback`). */
-export type SdkHookCallback = (input: SdkHookInput, toolUseId: string | undefined, options: { signal: AbortSignal }) => Promise<SdkHookOutput>;
+type SdkHookCallback = (input: SdkHookInput, toolUseId: string | undefined, options: { signal: AbortSignal }) => Promise<SdkHookOutput>;
 
 /** One matcher entry of the SDK's `hooks` option. */
-export interface SdkHookMatcher {
+interface SdkHookMatcher {
   hooks: SdkHookCallback[];
   /** Seconds; the SDK's default is shorter than a required check or an approval can take. */
   timeout: number;

@@ -83,7 +83,7 @@ export interface StartedSession {
 }
 
 /** Parses `NAME=COMMAND` into a required producer. */
-export function parseRequire(spec: string): Result<ProducerSpec> {
+function parseRequire(spec: string): Result<ProducerSpec> {
   const eq = spec.indexOf('=');
   if (eq <= 0) return fail(`--require ${JSON.stringify(spec)} must look like NAME=COMMAND, e.g. --require test="npm test"`);
   const name = spec.slice(0, eq);

@@ -25,7 +25,7 @@ import { profileOf } from './pre-tool.js';
 import { sandboxWrap } from '../core/sandbox.js';
 
 /** Everything any stage of the chain may read. */
-export type StopChainContext = TurnVerifyContext & StopContext & StopHookContext;
+type StopChainContext = TurnVerifyContext & StopContext & StopHookContext;
 
 /** What the agent said when it wanted to stop. */
 export interface StopInput {

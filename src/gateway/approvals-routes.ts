@@ -15,7 +15,7 @@ import type { RouteContext, Router } from './router.js';
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** The body of `POST /approvals/{id}/resolve`. */
-export const ResolveBody = z.object({
+const ResolveBody = z.object({
   decision: z.enum(APPROVAL_DECISIONS),
   nonce: z.string().min(1),
   // Long reasons are clipped by the queue, as for every other surface; the body cap bounds them.

@@ -6,7 +6,7 @@ import type { Credentials } from './credentials.js';
 import type { Scope } from './options.js';
 
 /** A refusal: the HTTP status, a stable code and a message saying what to do. */
-export interface AuthRefusal {
+interface AuthRefusal {
   status: 401 | 403;
   code: string;
   message: string;

@@ -33,10 +33,10 @@ export interface CompiledToken {
 }
 
 /** Shortest secret accepted (access token or env token): guessing it over HTTP must be hopeless. */
-export const MIN_SECRET_LENGTH = 16;
+const MIN_SECRET_LENGTH = 16;
 
 /** Longest token we hash: real ones are far shorter, and this bounds work per attempt. */
-export const MAX_TOKEN_CHARS = 512;
+const MAX_TOKEN_CHARS = 512;
 
 /** Every capability: what the access token grants. */
 const ALL: ReadonlySet<Capability> = new Set<Capability>(['pty', 'approvals:read', 'approvals:resolve']);

@@ -22,7 +22,7 @@ const TIMINGS_KEPT = 1000;
 const EVENT_RE = /^[A-Za-z][A-Za-z.]{0,31}$/;
 
 /** Server time per warm hook call, most recent last. */
-export interface HookTimings {
+interface HookTimings {
   samples_us: number[];
 }
 
@@ -32,7 +32,7 @@ function secretMatches(req: IncomingMessage, expected: string): boolean {
 }
 
 /** Splits `<len(cwd)>\n<cwd><stdin>`; null if malformed. */
-export function splitWarmBody(body: Buffer): { cwd: string; stdin: string } | null {
+function splitWarmBody(body: Buffer): { cwd: string; stdin: string } | null {
   const nl = body.indexOf(0x0a);
   if (nl < 1 || nl > 10) return null;
   const len = Number(body.subarray(0, nl).toString('latin1'));

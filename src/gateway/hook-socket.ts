@@ -157,6 +157,6 @@ function serve(conn: Socket, opts: { projectState: string; sessionId: string; ga
  * The refusal for an event kind in the agent's output form: without the supervisor nothing
  * can be checked, so a tool call is refused and the turn's end halts the agent.
  */
-export function refusalFor(output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput): (kind: 'pre_tool' | 'stop', reason: string) => HookOutput {
+function refusalFor(output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput): (kind: 'pre_tool' | 'stop', reason: string) => HookOutput {
   return (kind, reason) => output(kind, kind === 'stop' ? { decision: 'halt', rule: 'sandbox.supervisor_unreachable', reason } : block('sandbox.supervisor_unreachable', reason));
 }

@@ -39,13 +39,6 @@ export function parseAuthority(value: string): Authority | null {
   return { host: m[1], port };
 }
 
-/** True if `value` names this machine's loopback on `port` (`127.0.0.1:P`, `localhost:P`, `[::1]:P`). */
-export function isLoopbackHostHeader(value: string | undefined, port: number): boolean {
-  if (value === undefined) return false;
-  const a = parseAuthority(value);
-  return a !== null && a.port === port && isLoopbackHost(a.host);
-}
-
 /**
  * True if the request's `Host` header is one this server answers to. A name an attacker
  * controls (DNS rebinding) never is; IP literals cannot be rebound, so on a non-loopback

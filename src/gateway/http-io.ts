@@ -10,7 +10,7 @@ export interface Reply {
 }
 
 /** The wire shape of every error: `{error: {code, message}}`. */
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: string; message: string };
 }
 

@@ -1,6 +1,4 @@
 // The public face of the gateway: start `gatehouse serve`'s HTTP server and check a
 // bind before trying it. Routers and auth are internal until another layer needs them.
 export { startGateway } from './server.js';
-export type { Gateway } from './server.js';
-export { checkBind, checkTokens, DEFAULT_HOST, DEFAULT_PORT } from './options.js';
-export type { GatewayOptions, Scope, ScopedToken } from './options.js';
+export { DEFAULT_PORT } from './options.js';

@@ -11,7 +11,7 @@ import type { Router } from './router.js';
 export type Scope = 'approvals:read' | 'approvals:resolve';
 
 /** Every scope, for validation. */
-export const SCOPES: readonly Scope[] = ['approvals:read', 'approvals:resolve'];
+const SCOPES: readonly Scope[] = ['approvals:read', 'approvals:resolve'];
 
 /** A bearer token configured for the gateway; the secret itself is never stored in config. */
 export interface ScopedToken {

@@ -6,7 +6,7 @@ import type { Reply } from './http-io.js';
 import type { Scope } from './options.js';
 
 /** The HTTP methods routes may use. */
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a route handler gets for one request. */
 export interface RouteContext {
@@ -20,7 +20,7 @@ export interface RouteContext {
 }
 
 /** A handler returns a JSON reply, or null once it has written the response itself. */
-export type RouteHandler = (ctx: RouteContext) => Promise<Reply | null> | Reply | null;
+type RouteHandler = (ctx: RouteContext) => Promise<Reply | null> | Reply | null;
 
 /** One route. A route with a `scope` is reached only by a caller holding it. */
 export interface Route {

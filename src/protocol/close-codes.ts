@@ -15,5 +15,3 @@ export const CLOSE_CODES = {
   setup_failed: 4000,
 } as const;
 
-/** A close code's name, e.g. `unauthorized`. */
-export type CloseCodeName = keyof typeof CLOSE_CODES;

@@ -45,7 +45,7 @@ export const TOPICS = Object.keys(EVENT_SCHEMAS) as Topic[];
 export const TOPIC_NAMESPACES = ['pty', 'approvals', 'audit'] as const;
 
 /** True if `name` is a declared topic. */
-export function isTopic(name: string): name is Topic {
+function isTopic(name: string): name is Topic {
   return Object.hasOwn(EVENT_SCHEMAS, name);
 }
 

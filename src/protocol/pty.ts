@@ -41,7 +41,7 @@ export type PtyInfo = z.infer<typeof PtyInfo>;
 const Geometry = z.int().positive();
 
 /** `pty.spawn {session}`: run an agent under a Gatehouse session (its hooks rendered, its policy compiled). */
-export const SpawnSession = z.strictObject({
+const SpawnSession = z.strictObject({
   agent: z.string().min(1),
   allow: z.array(z.string()).default([]),
   require: z.array(z.string()).default([]),

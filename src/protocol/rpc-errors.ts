@@ -65,7 +65,3 @@ export class JsonRpcError extends Error {
   }
 }
 
-/** True if `name` is one of the stable error names. */
-export function isRpcErrorName(name: string): name is RpcErrorName {
-  return Object.hasOwn(RPC_ERRORS, name);
-}

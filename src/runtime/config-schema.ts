@@ -5,15 +5,15 @@ import { splitCommand } from '../core/argv.js';
 import type { ProducerSpec } from '../core/policy.js';
 
 /** Producer timeout when none is given: long enough for a typical test suite. */
-export const DEFAULT_TIMEOUT_S = 300;
+const DEFAULT_TIMEOUT_S = 300;
 /** Longest producer timeout: one day; anything longer is a mistake, not a test run. */
-export const MAX_TIMEOUT_S = 86_400;
+const MAX_TIMEOUT_S = 86_400;
 /** Consecutive Stop blocks before the turn is let through, so a failing check cannot loop forever. */
-export const DEFAULT_MAX_STOP_BLOCKS = 8;
+const DEFAULT_MAX_STOP_BLOCKS = 8;
 /** Upper bound for `max_stop_blocks`; more than this only burns tokens. */
-export const MAX_STOP_BLOCKS_LIMIT = 100;
+const MAX_STOP_BLOCKS_LIMIT = 100;
 /** Producer names appear in verdicts, audit events and file names, so they are kept short and plain. */
-export const PRODUCER_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+const PRODUCER_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** A glob relative to the worktree: not empty, not absolute, no `..` segment. */
 const RelativeGlob = z.string({ error: 'expected a relative path or glob (a string)' }).superRefine((value, ctx) => {
@@ -80,7 +80,7 @@ const GateShape = {
 };
 
 /** Longest a stop hook may run: stop hooks gate every turn, so minutes are already generous. */
-export const MAX_STOP_HOOK_TIMEOUT_S = 3_600;
+const MAX_STOP_HOOK_TIMEOUT_S = 3_600;
 
 const SecondsUpTo = (max: number) =>
   z
@@ -149,9 +149,9 @@ const VerifiersShape = {
 };
 
 /** Default approval TTL: long enough for a person to notice and answer, short enough that nothing waits forever. */
-export const DEFAULT_APPROVAL_TIMEOUT_S = 600;
+const DEFAULT_APPROVAL_TIMEOUT_S = 600;
 /** Longest approval TTL: a day; Claude Code's hook timeout is derived from it. */
-export const MAX_APPROVAL_TIMEOUT_S = 86_400;
+const MAX_APPROVAL_TIMEOUT_S = 86_400;
 
 const TokenShape = {
   principal: z.string({ error: 'expected the token principal name (a string)' }).regex(/^[A-Za-z0-9._@-]{1,64}$/, { error: 'expected 1 to 64 letters, digits, `.`, `_`, `@` or `-`' }),
@@ -211,9 +211,9 @@ const SandboxShape = {
 };
 
 /** Longest wait to gather waiting calls into one message: a person told a minute late may as well not be told. */
-export const MAX_NOTIFY_BATCH_MS = 60_000;
+const MAX_NOTIFY_BATCH_MS = 60_000;
 /** Default gathering window after a message: the first call is told at once, the burst after it in one message a second later. */
-export const DEFAULT_NOTIFY_BATCH_MS = 1_000;
+const DEFAULT_NOTIFY_BATCH_MS = 1_000;
 
 const EnvName = z.string({ error: 'expected the name of an environment variable' }).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected the name of an environment variable' });
 const HttpUrl = z.string({ error: 'expected an http:// or https:// URL' }).refine((u) => /^https?:\/\/[^\s/]+/i.test(u) && URL.canParse(u), { error: 'expected an http:// or https:// URL' });

@@ -12,11 +12,11 @@ import { parseTomlText, parseYaml, type KeyPath } from './config-text.js';
 /** The `gate` section after validation, with every default filled in. */
 export type GateConfig = ConfigFile['gate'];
 /** The `stop_hooks` and `verifiers` sections after validation. */
-export type TurnConfig = Pick<ConfigFile, 'stop_hooks' | 'verifiers'>;
+type TurnConfig = Pick<ConfigFile, 'stop_hooks' | 'verifiers'>;
 /** The `approvals` section after validation; the timeout is `timeout_s` whichever spelling the file used. */
-export type ApprovalsConfig = ConfigFile['approvals'];
+type ApprovalsConfig = ConfigFile['approvals'];
 /** The `permissions` section after validation. */
-export type PermissionsConfig = ConfigFile['permissions'];
+type PermissionsConfig = ConfigFile['permissions'];
 /** `sandbox:` — whether `gatehouse run` must sandbox the agent, its network, and the paths hidden inside besides Gatehouse's own. */
 export type SandboxConfig = ConfigFile['sandbox'];
 
@@ -145,7 +145,7 @@ function formatProblem(fileLabel: string, line: number | null, problem: ConfigPr
 }
 
 /** `['gate', 'producers', 1, 'timeout_s']` → `gate.producers[1].timeout_s`. */
-export function formatKeyPath(path: KeyPath): string {
+function formatKeyPath(path: KeyPath): string {
   if (path.length === 0) return '(top level)';
   return path
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(p) ? `${i === 0 ? '' : '.'}${p}` : `[${JSON.stringify(p)}]`))

@@ -9,7 +9,7 @@ import { compileGlob } from '../core/glob.js';
 const PLAIN_GLOB = /^[A-Za-z0-9._/*?[\]!@%+=:,-]+$/;
 
 /** Matches listed at most: bash would hand them all to the command, but past this the write is refused anyway. */
-export const MAX_GLOB_MATCHES = 10_000;
+const MAX_GLOB_MATCHES = 10_000;
 
 /**
  * The paths `pattern` expands to from `cwd`, as bash expands an unquoted word (no dotfiles

@@ -5,10 +5,9 @@ import type { ChildProcess } from 'node:child_process';
 import type { ProducerSpec } from '../core/policy.js';
 import { superviseChild } from './supervised-child.js';
 
-export { KILL_GRACE_MS, STDIO_DRAIN_MS } from './supervised-child.js';
 
 /** How one producer run ended. */
-export type ProducerStatus = 'passed' | 'failed' | 'timed_out' | 'spawn_error' | 'cancelled';
+type ProducerStatus = 'passed' | 'failed' | 'timed_out' | 'spawn_error' | 'cancelled';
 
 /** The outcome of one producer run; never thrown, always returned. */
 export interface ProducerResult {
@@ -41,9 +40,9 @@ export interface RunProducersOptions {
 }
 
 /** Default output kept per producer: the tail of a failing test run fits with room to spare, and N producers stay cheap. */
-export const DEFAULT_OUTPUT_CAP_BYTES = 1024 * 1024;
+const DEFAULT_OUTPUT_CAP_BYTES = 1024 * 1024;
 /** Default characters of output in a block reason: enough for the failing assertion, short enough for an agent's context. */
-export const FAILURE_TAIL_CHARS = 2000;
+const FAILURE_TAIL_CHARS = 2000;
 /** Compact the chunk list once this many chunks were dropped from its front, so a chatty producer costs O(1) per chunk. */
 const COMPACT_AFTER_CHUNKS = 1024;
 

@@ -18,7 +18,7 @@ import { appendSessionLog, SESSION_FILES } from './session-layout.js';
 import { sessionDir } from './state-dir.js';
 
 /** The actor of decisions made inside hook processes. */
-export const HOOK_ACTOR = 'system:hook-gate';
+const HOOK_ACTOR = 'system:hook-gate';
 
 /** The login name of the person running this process, safe for a principal id. */
 export function osUserName(): string {
@@ -118,7 +118,7 @@ function scopeOf(result: ChainResult): { changed: Change[]; outside: Change[] } 
 }
 
 /** What the verdict of a completion check was, for the evidence. */
-export function completionVerdict(result: ChainResult, unverified: boolean): EvidenceVerdict {
+function completionVerdict(result: ChainResult, unverified: boolean): EvidenceVerdict {
   if (unverified) return 'unverified';
   return result.outcome === 'continue' ? 'pass' : result.outcome === 'halt' ? 'halt' : 'fail';
 }

@@ -34,7 +34,7 @@ export type Change = { path: string; change: 'created' | 'modified' | 'deleted';
 export type FileRecord = [string, string | null, string | null, 0 | 1];
 
 /** What a git worktree's baseline keeps beyond its files. */
-export interface GitBaseline {
+interface GitBaseline {
   /** Absolute git dir and common dir: where the control files are. */
   gitdir: string;
   commondir: string;

@@ -10,7 +10,7 @@ import type { FrozenIgnore, RuleSource } from './scope-ignore.js';
 import { modeOfKey, statKey, walk } from './scope-walk.js';
 
 /** The digest recorded for a FIFO, socket or device: never opened, compared by type and mode only. */
-export const NO_CONTENT = '-';
+const NO_CONTENT = '-';
 
 /**
  * A `.git` entry inside the worktree, never walked: `[path, type, sha256]`. The digest of
@@ -206,12 +206,12 @@ export function foldersOf(paths: Iterable<string>): Set<string> {
   return dirs;
 }
 
-export function parentOf(rel: string): string {
+function parentOf(rel: string): string {
   const cut = rel.lastIndexOf('/');
   return cut === -1 ? '' : rel.slice(0, cut);
 }
 
-export function undoOf(rec: FileRecord): Change['undo'] {
+function undoOf(rec: FileRecord): Change['undo'] {
   return rec[3] === 1 ? 'checkout' : 'rewrite';
 }
 

@@ -10,7 +10,7 @@ import type { FsPath } from './scope-hash.js';
 import { lstatOrNull, walk } from './scope-walk.js';
 
 /** Control files up to this size are kept whole in the baseline, so a refusal can show what to write back. */
-export const CONTROL_TEXT_MAX_BYTES = 64 * 1024;
+const CONTROL_TEXT_MAX_BYTES = 64 * 1024;
 
 /** Lines of each kind a control-file hint lists before summarising. */
 const HINT_MAX_LINES = 30;
@@ -42,7 +42,7 @@ export interface ControlDirs {
  * every `config` and everything below a `hooks/` or `info/` folder; and everything in
  * the folder `core.hooksPath` named at baseline (ignored or not: its files run later).
  */
-export async function eachControlFile(root: string, dirs: ControlDirs, found: Found, deadline?: number): Promise<void> {
+async function eachControlFile(root: string, dirs: ControlDirs, found: Found, deadline?: number): Promise<void> {
   const files = unique([join(dirs.gitdir, 'config'), join(dirs.gitdir, 'config.worktree'), join(dirs.gitdir, 'commondir'), join(dirs.commondir, 'config'), join(dirs.commondir, 'config.worktree')]);
   const trees = unique([join(dirs.commondir, 'hooks'), join(dirs.commondir, 'info'), join(dirs.gitdir, 'info'), ...(dirs.hooks_path === null ? [] : [dirs.hooks_path])]);
   for (const abs of [...files, ...trees]) {

@@ -12,7 +12,7 @@ import { checkDeadline, type FsPath } from './scope-hash.js';
 const ITEMS_PER_TURN = 500;
 
 /** One entry met by the walk; `rel` uses `/` and is relative to the walk's root. */
-export interface WalkEntry {
+interface WalkEntry {
   rel: string;
   name: string;
   abs: FsPath;
@@ -57,7 +57,7 @@ export function modeOfKey(key: string): string {
  * A path component as text: itself when it is valid UTF-8, otherwise its bytes with every
  * byte of 0x80 and above written `\xHH`, so two different names never read the same.
  */
-export function nameOf(bytes: Buffer): string {
+function nameOf(bytes: Buffer): string {
   const text = bytes.toString('utf8');
   if (Buffer.from(text, 'utf8').equals(bytes)) return text;
   let out = '';

@@ -7,7 +7,7 @@ import { knownPublicKeys } from './key-history.js';
 import { auditLogFor } from './recorder.js';
 
 /** The events that record a decision about the agent's work: a tool call, a stop, an approval, tampering. */
-export const DECISION_EVENT_TYPES: readonly AuditEventType[] = ['gate_decision', 'completion_verdict', 'human_approval_decision', 'tamper_detected'];
+const DECISION_EVENT_TYPES: readonly AuditEventType[] = ['gate_decision', 'completion_verdict', 'human_approval_decision', 'tamper_detected'];
 
 /** What {@link sessionDecisions} found. */
 export interface SessionDecisions {

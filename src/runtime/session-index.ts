@@ -135,7 +135,7 @@ export interface RejectedSession {
  * of older versions are, unchecked. The commands that act on the files then check those digests
  * as they always do (docs/trust-boundary.md). Null when there is no session folder for `id` at all.
  */
-export function bindSession(stateDir: string, id: string): { ok: true; value: BoundSession } | { ok: false; rejected: RejectedSession } | null {
+function bindSession(stateDir: string, id: string): { ok: true; value: BoundSession } | { ok: false; rejected: RejectedSession } | null {
   if (!isSafeSessionId(id)) return null;
   let real: string;
   let st: Stats;

@@ -10,7 +10,7 @@ import { sha256Hex } from './session-files.js';
 import { isSafeSessionId, sessionDir } from './state-dir.js';
 
 /** Lifecycle status of a session. */
-export type SessionStatus = 'active' | 'ended';
+type SessionStatus = 'active' | 'ended';
 
 /** What `session start` records besides the policy. */
 export interface SessionMeta {

@@ -18,7 +18,7 @@ export function stateBase(env: NodeJS.ProcessEnv = process.env): string {
  * The project's state folder for a worktree (given as a real path).
  * @example projectStateDir('/home/me/.local/state/gatehouse', '/src/app') // …/projects/app-1a2b3c4d5e6f7a8b
  */
-export function projectStateDir(base: string, worktreeReal: string): string {
+function projectStateDir(base: string, worktreeReal: string): string {
   const digest = createHash('sha256').update(worktreeReal).digest('hex').slice(0, 16);
   const name = basename(worktreeReal).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'root';
   return join(base, 'projects', `${name}-${digest}`);

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 
 /** Session ids are baked into shell commands and folder names: keep them boring. */
-export const SESSION_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
+const SESSION_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** True if `id` is safe to use as a session id (and as a folder name). */
 export function isSafeSessionId(id: string): boolean {

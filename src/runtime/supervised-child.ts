@@ -5,9 +5,9 @@ import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 
 /** Time between SIGTERM and SIGKILL to the group: enough to flush and exit, short enough that everything is dead within 1 s of a deadline. */
-export const KILL_GRACE_MS = 300;
+const KILL_GRACE_MS = 300;
 /** How long to wait for stdio to close after the child exited: a grandchild that escaped the group may hold the pipes forever. */
-export const STDIO_DRAIN_MS = 1000;
+const STDIO_DRAIN_MS = 1000;
 /** setTimeout fires at once for delays above this (2^31 - 1 ms, ~24.8 days), so longer timeouts are clamped to it. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -22,7 +22,7 @@ export interface ChildOutcome {
 }
 
 /** Signals a whole process group; a group that is already gone is not an error. */
-export function killGroup(pid: number, sig: NodeJS.Signals): void {
+function killGroup(pid: number, sig: NodeJS.Signals): void {
   try {
     process.kill(-pid, sig);
   } catch {

@@ -4,7 +4,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { TASK_TOOL_NAMES, taskFactsOfLine, taskListFromCalls, type ExecItem, type TaskToolCall, type ToolOutcome } from '../core/turn/index.js';
 
 /** The newest bytes of a transcript read at most: more than any turn's worth of lines. */
-export const MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024;
+const MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 
@@ -121,7 +121,7 @@ export function readTranscriptTodos(path: string | null): ExecItem[] | null {
  * yet (observed with 2.1.328: the TodoWrite line written, its result not). A real lag is tens
  * of milliseconds; past this the list is judged as it stands.
  */
-export const TRANSCRIPT_SETTLE_MS = 1500;
+const TRANSCRIPT_SETTLE_MS = 1500;
 /** How often a transcript that is behind is read again. */
 const SETTLE_POLL_MS = 20;
 

@@ -7,12 +7,12 @@ import { writeFileAtomic } from './fs-atomic.js';
 import { isSafeSessionId, sessionDir } from './state-dir.js';
 
 /** The secret's file name inside the session folder. */
-export const WARM_SECRET_FILE = 'warm.secret';
+const WARM_SECRET_FILE = 'warm.secret';
 /** 256 bits: it lets its holder ask for verdicts in this session's name. */
 const SECRET_BYTES = 32;
 
 /** The secret file of a session. */
-export function warmSecretPath(projectState: string, sessionId: string): string {
+function warmSecretPath(projectState: string, sessionId: string): string {
   return join(sessionDir(projectState, sessionId), WARM_SECRET_FILE);
 }
 

@@ -18,7 +18,7 @@ import { useSyncedState } from './use-synced-state.js';
  * Longest reject reason the prompt takes. The queue keeps 2,000 characters and cuts the
  * rest; stopping the input there shows the user what will be kept.
  */
-export const MAX_REASON_INPUT_CHARS = 2000;
+const MAX_REASON_INPUT_CHARS = 2000;
 /** Lines around the list: header, "more above", "more below", why the person is asked, what "always" allows (up to three when it wraps), status or prompt (two when it wraps), key help, and one spare. */
 const CHROME_ROWS = 11;
 /** Each approval takes two lines. */

@@ -6,9 +6,9 @@ import type { PendingApproval } from '../runtime/approvals/index.js';
 import { displayText, textColumns, wrapColumns } from './format.js';
 
 /** Columns left of each line of the whole call, so it reads as part of the selected row. */
-export const DETAIL_INDENT = 4;
+const DETAIL_INDENT = 4;
 /** Fewest lines of the whole call shown, however short the terminal: enough to read a clause. */
-export const MIN_DETAIL_ROWS = 3;
+const MIN_DETAIL_ROWS = 3;
 
 export interface CommandDetailProps {
   /** Every line of the call, from `wrapColumns`. */

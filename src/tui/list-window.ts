@@ -6,7 +6,7 @@ import { useStdout } from 'ink';
 /** Rows assumed when the output stream does not say (not a TTY, or a test stream). */
 export const DEFAULT_ROWS = 24;
 /** Columns assumed when the output stream does not say. */
-export const DEFAULT_COLUMNS = 80;
+const DEFAULT_COLUMNS = 80;
 
 /** A half-open range `[start, end)` of list indexes to draw. */
 export type ListWindow = { start: number; end: number };

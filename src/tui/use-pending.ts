@@ -4,7 +4,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ApprovalQueue, PendingApproval } from '../runtime/approvals/index.js';
 
 /** How often the clock ticks: time left is shown to the second. */
-export const TICK_MS = 1000;
+const TICK_MS = 1000;
 
 export interface PendingView {
   /** Unresolved, unexpired approvals, oldest first. */

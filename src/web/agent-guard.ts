@@ -27,7 +27,7 @@ export async function fetchAgentPrograms(): Promise<AgentPrograms[]> {
 }
 
 /** The agent whose program `program` is, or null. */
-export function agentOf(program: string | null, agents: readonly AgentPrograms[]): string | null {
+function agentOf(program: string | null, agents: readonly AgentPrograms[]): string | null {
   if (program === null) return null;
   return agents.find((a) => a.programs.includes(program))?.agent ?? null;
 }

@@ -11,7 +11,7 @@ const SOUND_KEY = 'gatehouse.sound';
 const MAX_BODY_CHARS = 140;
 
 /** The tab title for `count` waiting calls. */
-export function attentionTitle(count: number): string {
+function attentionTitle(count: number): string {
   return count > 0 ? `(${count}) ${TITLE}: approval needed` : TITLE;
 }
 

@@ -6,7 +6,7 @@ export const SCROLLBAR_PX = 14;
 /** The gateway refuses geometry outside 1..1000; stay inside it. */
 export const MAX_CELLS = 1000;
 /** Narrower than this and a shell prompt is unusable; the box is probably hidden. */
-export const MIN_COLS = 2;
+const MIN_COLS = 2;
 
 /** A width and height in CSS pixels. */
 export interface Size {

@@ -8,7 +8,7 @@ import type { SandboxChoice, SessionFields } from './new-session-form.js';
 export const FORM_STORAGE_KEY = 'gatehouse.new-session.v1';
 
 /** What is stored: the fields, with the command line emptied when it carries a secret. */
-export function storableFields(f: SessionFields): SessionFields {
+function storableFields(f: SessionFields): SessionFields {
   // An unclosed quote still hides nothing: judge it word by word.
   const argv = splitCommandLine(f.commandLine.trim()) ?? f.commandLine.trim().split(/\s+/);
   return { ...f, commandLine: carriesSecret(argv) ? '' : f.commandLine };

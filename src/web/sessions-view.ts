@@ -5,7 +5,7 @@ import { formatAge, formatExit, sessionTitle, timeMs } from './format.js';
 import type { PtyExit, PtyInfo } from './wire.js';
 
 /** Ages are shown to the second below a minute; refreshing this often keeps them honest. */
-export const AGE_REFRESH_MS = 5_000;
+const AGE_REFRESH_MS = 5_000;
 
 /**
  * Renders the sessions into a `role=listbox` element and tracks the selection.

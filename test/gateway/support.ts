@@ -16,7 +16,7 @@ export const OTHER_SECRET = 'reader-secret-fedcba9876543210';
 /** The access token of every test gateway (what `serve` prints in the dashboard URL). */
 export const ACCESS_TOKEN = 'access-token-0123456789abcdef0123';
 /** Who holds it: the user who started the test gateway. */
-export const OPERATOR_NAME = 'ana';
+const OPERATOR_NAME = 'ana';
 
 /** An `Authorization` header carrying `secret` as a bearer token. */
 export function bearer(secret: string): Record<string, string> {

@@ -69,7 +69,7 @@ export async function changes(root: string, b: Baseline, opts: { allow?: string[
   return (await changedSince(root, b, opts)).map(show);
 }
 
-export function show(c: Change): string {
+function show(c: Change): string {
   return `${c.change} ${c.path} ${c.undo}`;
 }
 

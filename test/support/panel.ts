@@ -3,7 +3,7 @@
 
 /** How long a frame may take to show a change: the queue's watch polls every 250 ms. */
 // Generous: a loaded 2-core CI machine can stall a render for seconds; the poll returns as soon as it is met.
-export const FRAME_WAIT_MS = 20_000;
+const FRAME_WAIT_MS = 20_000;
 const FRAME_POLL_MS = 10;
 
 export const DOWN = '\u001B[B';

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 
 /** True while `pid` is running; a zombie that no init has reaped yet counts as dead. */
-export function isAlive(pid: number): boolean {
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (err) {

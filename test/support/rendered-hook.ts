@@ -7,7 +7,7 @@ import { splitCommand } from '../../src/core/argv.js';
 import type { Ran } from './cli.js';
 
 /** The rendered command for `event` in the worktree's Claude Code settings. */
-export function renderedCommand(worktree: string, event: 'PreToolUse' | 'Stop'): string[] {
+function renderedCommand(worktree: string, event: 'PreToolUse' | 'Stop'): string[] {
   const settings = JSON.parse(readFileSync(join(worktree, '.claude', 'settings.local.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
   const argv = splitCommand(settings.hooks[event]![0]!.hooks[0]!.command);
   if (!argv.ok) throw new Error(argv.reason);

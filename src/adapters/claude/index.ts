@@ -16,7 +16,7 @@ const CAPABILITIES: Capabilities = {
 };
 
 /** Claude Code's settings file for per-session, per-user hooks. */
-export function claudeSettingsFile(worktree: string): string {
+function claudeSettingsFile(worktree: string): string {
   return join(worktree, '.claude', 'settings.local.json');
 }
 

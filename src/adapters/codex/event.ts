@@ -13,7 +13,7 @@ import { patchTargets, patchWritePaths } from './patch.js';
 export const APPLY_PATCH = 'apply_patch';
 
 /** Codex CLI's tool names, as its hooks report them, and what each one does for the gates. */
-export const CODEX_TOOL_KINDS: ToolTable = {
+const CODEX_TOOL_KINDS: ToolTable = {
   Bash: { kind: 'shell', view: SHELL_VIEW },
   [APPLY_PATCH]: { kind: 'write' },
   view_image: { kind: 'read', view: { kind: 'read', lead: 'path' } },

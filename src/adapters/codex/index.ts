@@ -21,7 +21,7 @@ const CAPABILITIES: Capabilities = {
 };
 
 /** Codex's project hooks file, where the session's hooks go. */
-export function codexHooksFile(worktree: string): string {
+function codexHooksFile(worktree: string): string {
   return join(worktree, '.codex', 'hooks.json');
 }
 

@@ -6,7 +6,7 @@ import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/ev
 import { isRecord } from '../../core/is-record.js';
 
 /** Copilot CLI's tool names and what each one does, as far as the gates care. */
-export const COPILOT_TOOL_KINDS: ToolTable = {
+const COPILOT_TOOL_KINDS: ToolTable = {
   create: { kind: 'write', pathKey: 'path', view: { kind: 'write', path: 'path', content: 'file_text' } },
   edit: { kind: 'write', pathKey: 'path', view: { kind: 'edit', path: 'path', old: 'old_str', new: 'new_str' } },
   bash: { kind: 'shell', view: SHELL_VIEW },

@@ -21,7 +21,7 @@ const CAPABILITIES: Capabilities = {
 };
 
 /** The hooks file Gatehouse owns for a session. */
-export function copilotHooksFile(worktree: string): string {
+function copilotHooksFile(worktree: string): string {
   return join(worktree, '.github', 'hooks', 'gatehouse.json');
 }
 

@@ -9,7 +9,7 @@ import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/ev
 import { isRecord } from '../../core/is-record.js';
 
 /** Cursor's agent tools and what each one does, as far as the gates care. */
-export const CURSOR_TOOL_KINDS: ToolTable = {
+const CURSOR_TOOL_KINDS: ToolTable = {
   Write: { kind: 'write', pathKey: 'file_path', view: { kind: 'write', path: 'file_path', content: 'contents' } },
   StrReplace: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', old: 'old_string', new: 'new_string' } },
   Edit: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', old: 'old_string', new: 'new_string' } },

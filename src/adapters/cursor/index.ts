@@ -22,7 +22,7 @@ const CAPABILITIES: Capabilities = {
 };
 
 /** Cursor's project hooks file. */
-export function cursorHooksFile(worktree: string): string {
+function cursorHooksFile(worktree: string): string {
   return join(worktree, '.cursor', 'hooks.json');
 }
 

@@ -6,7 +6,7 @@ import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/ev
 import { isRecord } from '../../core/is-record.js';
 
 /** Gemini CLI's tool names and what each one does, as far as the gates care. */
-export const GEMINI_TOOL_KINDS: ToolTable = {
+const GEMINI_TOOL_KINDS: ToolTable = {
   write_file: { kind: 'write', pathKey: 'file_path', view: { kind: 'write', path: 'file_path', content: 'content' } },
   replace: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', old: 'old_string', new: 'new_string' } },
   run_shell_command: { kind: 'shell', view: SHELL_VIEW },

@@ -18,7 +18,7 @@ const CAPABILITIES: Capabilities = {
 };
 
 /** Gemini CLI's project settings file, where the session's hooks go. */
-export function geminiSettingsFile(worktree: string): string {
+function geminiSettingsFile(worktree: string): string {
   return join(worktree, '.gemini', 'settings.json');
 }
 

@@ -6,7 +6,7 @@ import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/ev
 import { isRecord } from '../../core/is-record.js';
 
 /** OpenCode's tool names and what each one does, as far as the gates care. */
-export const OPENCODE_TOOL_KINDS: ToolTable = {
+const OPENCODE_TOOL_KINDS: ToolTable = {
   write: { kind: 'write', pathKey: 'filePath', view: { kind: 'write', path: 'filePath', content: 'content' } },
   edit: { kind: 'write', pathKey: 'filePath', view: { kind: 'edit', path: 'filePath', old: 'oldString', new: 'newString', all: 'replaceAll' } },
   bash: { kind: 'shell', view: SHELL_VIEW },

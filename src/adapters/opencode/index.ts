@@ -19,7 +19,7 @@ const CAPABILITIES: Capabilities = {
 };
 
 /** The plugin file Gatehouse owns for a session. */
-export function opencodePluginFile(worktree: string): string {
+function opencodePluginFile(worktree: string): string {
   return join(worktree, '.opencode', 'plugin', 'gatehouse.js');
 }
 

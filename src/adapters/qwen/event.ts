@@ -5,7 +5,7 @@ import type { Result } from '../../core/result.js';
 import { parseClaudeShapedEvent, SHELL_VIEW, type ToolTable } from '../shaped/event.js';
 
 /** Qwen Code's tool names (a Gemini CLI fork) and what each one does, as far as the gates care. */
-export const QWEN_TOOL_KINDS: ToolTable = {
+const QWEN_TOOL_KINDS: ToolTable = {
   write_file: { kind: 'write', pathKey: 'file_path', view: { kind: 'write', path: 'file_path', content: 'content' } },
   edit: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', old: 'old_string', new: 'new_string', all: 'replace_all' } },
   replace: { kind: 'write', pathKey: 'file_path', view: { kind: 'edit', path: 'file_path', old: 'old_string', new: 'new_string' } },

@@ -16,7 +16,7 @@ const CAPABILITIES: Capabilities = {
 };
 
 /** Qwen Code's project settings file, where the session's hooks go. */
-export function qwenSettingsFile(worktree: string): string {
+function qwenSettingsFile(worktree: string): string {
   return join(worktree, '.qwen', 'settings.json');
 }
 

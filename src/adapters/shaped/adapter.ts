@@ -12,7 +12,7 @@ import { hookInvocation } from '../hook-transport.js';
 const PRE_TOOL_TIMEOUT_S = 60;
 
 /** The agent's names for the three hook events Gatehouse renders. */
-export interface ShapedEvents {
+interface ShapedEvents {
   preTool: string;
   stop: string;
   postTool: string;

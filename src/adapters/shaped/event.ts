@@ -17,7 +17,7 @@ const MAX_CALL_ID_CHARS = 256;
  * how an approval shows a call of it (which input keys hold the command, the path, the old and
  * new text, the URL). A tool without a view shows all its arguments.
  */
-export interface ToolEntry {
+interface ToolEntry {
   kind: ToolKind;
   pathKey?: string;
   view?: ViewSpec;
@@ -33,7 +33,7 @@ export type ToolTable = Readonly<Record<string, ToolEntry>>;
  * Whether a PostToolUse `tool_response` reports a failure. Claude Code has no single error
  * field across tools; these are the shapes its tools use for errors.
  */
-export function toolFailed(response: unknown): boolean {
+function toolFailed(response: unknown): boolean {
   if (typeof response === 'string') return /^(error|failed)\b/i.test(response.trim());
   if (!isRecord(response)) return false;
   if (response.is_error === true || response.isError === true || response.success === false || response.interrupted === true) return true;

@@ -29,7 +29,7 @@ export function whereCommand(): Command {
  * What no hook can promise while the agent runs as the same OS user as Gatehouse (docs/trust-boundary.md).
  * Shown wherever the capability tables are, so nobody reads "blocking" as "sandboxed".
  */
-export const NO_SANDBOX_NOTE = [
+const NO_SANDBOX_NOTE = [
   'Without an OS sandbox the agent runs as your user: the gates refuse what they see and the',
   'end-of-session check catches what they do not, but any process of yours, the agent included,',
   "can read Gatehouse's signing key (so evidence proves what the key signed, not who) and the",
@@ -37,7 +37,7 @@ export const NO_SANDBOX_NOTE = [
 ].join('\n');
 
 /** What `gatehouse run --sandbox` adds, and what it still does not cover (docs/sandbox.md). */
-export const SANDBOX_NOTE = [
+const SANDBOX_NOTE = [
   '`gatehouse run --sandbox` (Linux, bubblewrap) runs the agent, its tools, its hooks and the',
   "required checks in a sandbox: Gatehouse's state, keys and tokens are not visible, nor are /run",
   "and the other folders where this machine's services listen; only the worktree (or the folders",

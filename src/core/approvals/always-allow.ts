@@ -86,7 +86,7 @@ function compileMatcher(type: 'exact' | 'glob' | 'regex', value: string): Result
 }
 
 /** The keys of one call: `isPath` picks the glob flavour, `isCommand` marks a shell command line. */
-export interface ArgumentKeys {
+interface ArgumentKeys {
   keys: string[];
   isPath: boolean;
   isCommand: boolean;
@@ -97,7 +97,7 @@ export interface ArgumentKeys {
  * otherwise the canonical JSON of its input.
  * Null when the input cannot be keyed (not JSON): such a call is never always-allowed.
  */
-export function argumentKeys(call: AlwaysAllowCall): ArgumentKeys | null {
+function argumentKeys(call: AlwaysAllowCall): ArgumentKeys | null {
   if (call.kind === 'shell') {
     const cmd = commandOf(call.input);
     if (cmd !== null) return { keys: [cmd], isPath: false, isCommand: true };

@@ -45,7 +45,7 @@ export function describeLifetime(scope: AlwaysScope, sessionId?: string | null):
 }
 
 /** What a rule matches, in words: the tool and exactly which paths, command or input. */
-export function describeTarget(target: AlwaysTarget): string {
+function describeTarget(target: AlwaysTarget): string {
   if (target.on === 'paths') {
     const files = target.paths.join(', ');
     return `every ${target.tool} of ${target.paths.length === 1 ? 'the file' : 'the files'} ${files}, whatever it writes`;

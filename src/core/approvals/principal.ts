@@ -6,7 +6,7 @@ import { fail, ok, type Result } from '../result.js';
  * How the caller proved who it is: a scoped token from config, the access token of
  * `gatehouse serve` (its dashboard), a shell of the user, or Gatehouse's own code.
  */
-export type PrincipalAuth = 'scoped-token' | 'access-token' | 'local-shell' | 'server-internal';
+type PrincipalAuth = 'scoped-token' | 'access-token' | 'local-shell' | 'server-internal';
 
 /**
  * Who decided. `id` is `os-user:<name>` (local shell), `token:<name>` (scoped token),
@@ -22,7 +22,7 @@ export interface Principal {
 }
 
 /** The namespace of the access token's holder: the dashboard cannot tell people apart, so it names who started the server. */
-export const DASHBOARD_OPERATOR_PREFIX = 'dashboard-operator:';
+const DASHBOARD_OPERATOR_PREFIX = 'dashboard-operator:';
 
 /** The reserved namespace: only Gatehouse's own components (auth `server-internal`) use it. */
 export const SYSTEM_PREFIX = 'system:';

@@ -8,10 +8,10 @@ import { APPROVE_CLASS_ENTRY, compileShellAllow, shellCommandAllowed, type Shell
 import type { ShellAnalysis } from '../shell/index.js';
 import { sentence } from '../sentence.js';
 
-export type { ProfileSpec, ToolRule };
+export type { ProfileSpec };
 
 /** The names of the built-in profiles. */
-export type BuiltinProfileName = 'read-only' | 'builder' | 'reviewer';
+type BuiltinProfileName = 'read-only' | 'builder' | 'reviewer';
 
 /** One tool call as the profile sees it. `paths` are worktree-relative. */
 export interface ProfileCall {
@@ -73,7 +73,7 @@ const READ_ONLY: ProfileSpec = {
 const reviewWrite: ToolRule = { paths: REVIEW_PATHS };
 
 /** The built-in profiles, in Claude Code's tool names plus kind rules for every other agent. */
-export const BUILTIN_PROFILES: Readonly<Record<BuiltinProfileName, ProfileSpec>> = {
+const BUILTIN_PROFILES: Readonly<Record<BuiltinProfileName, ProfileSpec>> = {
   'read-only': READ_ONLY,
   builder: {
     // Everything; `**` keeps writes inside the worktree (absolute and `..` paths never match).

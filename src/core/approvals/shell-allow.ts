@@ -16,9 +16,9 @@ export type ShellAllowEntry =
   | { type: 'approve-class'; source: string };
 
 /** Prefix that makes an entry a regular expression (whole-command match, `u` flag). */
-export const REGEX_PREFIX = 're:';
+const REGEX_PREFIX = 're:';
 /** Prefix that makes an entry a `*`-only glob over the whole command. */
-export const GLOB_PREFIX = 'glob:';
+const GLOB_PREFIX = 'glob:';
 /** The entry that admits whatever the classifier puts on its read-only (approve) list. */
 export const APPROVE_CLASS_ENTRY = 'class:approve';
 

@@ -1,9 +1,6 @@
 // RFC 8785 (JCS) canonical JSON: one byte-exact text per JSON value, so the same
 // event always hashes and signs the same way on any machine.
 
-/** A JSON value, as canonicalJson accepts it. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-
 // In a `u` regex a paired surrogate is one code point, so this matches only lone
 // halves: RFC 8785 requires I-JSON, whose strings are well-formed Unicode.
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;

@@ -3,7 +3,7 @@
 import { sign, type KeyObject } from 'node:crypto';
 
 /** One signature of an envelope; `keyid` is an unauthenticated hint, never trusted. */
-export interface DsseSignature {
+interface DsseSignature {
   keyid?: string;
   /** base64 of the raw signature over PAE(payloadType, payload). */
   sig: string;

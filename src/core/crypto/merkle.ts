@@ -21,7 +21,7 @@ function sha256Binary(data: Uint8Array | string): string {
 }
 
 /** {@link leafHash} as a latin1 string. */
-export function leafHashBinary(data: Uint8Array | string): string {
+function leafHashBinary(data: Uint8Array | string): string {
   // U+0000 is the single byte 0x00 in UTF-8.
   if (typeof data === 'string') return sha256Binary(`\u0000${data}`);
   const buf = Buffer.allocUnsafe(data.length + 1);
@@ -31,7 +31,7 @@ export function leafHashBinary(data: Uint8Array | string): string {
 }
 
 /** {@link nodeHash} of two latin1-string hashes, as a latin1 string. */
-export function nodeHashBinary(left: string, right: string): string {
+function nodeHashBinary(left: string, right: string): string {
   scratch[0] = NODE_PREFIX;
   scratch.write(left, 1, HASH_SIZE, 'latin1');
   scratch.write(right, 1 + HASH_SIZE, HASH_SIZE, 'latin1');

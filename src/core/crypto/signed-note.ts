@@ -12,7 +12,7 @@ export interface Checkpoint {
 }
 
 /** One `— <name> <base64>` line of a note. */
-export interface NoteSignature {
+interface NoteSignature {
   name: string;
   /** The 4-byte key hash that opens the signature blob. */
   keyHash: Buffer;
@@ -64,7 +64,7 @@ function rawEd25519(publicKey: KeyObject): Buffer {
 }
 
 /** Whether `name` may name a note key: non-empty, no Unicode spaces, no `+`. */
-export function isValidKeyName(name: string): boolean {
+function isValidKeyName(name: string): boolean {
   return KEY_NAME.test(name);
 }
 

@@ -11,11 +11,11 @@ export interface OutboundRequest {
 }
 
 /** Version of the webhook's JSON body; a receiver can refuse one it does not know. */
-export const WEBHOOK_PAYLOAD_VERSION = 1;
+const WEBHOOK_PAYLOAD_VERSION = 1;
 /** The header carrying `sha256=<hex HMAC of "<timestamp>.<body>">`. */
-export const SIGNATURE_HEADER = 'x-gatehouse-signature';
+const SIGNATURE_HEADER = 'x-gatehouse-signature';
 /** The header carrying the Unix time the signature was made at, so a receiver can refuse replays. */
-export const TIMESTAMP_HEADER = 'x-gatehouse-timestamp';
+const TIMESTAMP_HEADER = 'x-gatehouse-timestamp';
 
 /** The items as they leave the machine: one masked line of each call, never its whole input. */
 function wireItems(message: NotifyMessage) {
@@ -26,7 +26,7 @@ function wireItems(message: NotifyMessage) {
  * The HMAC-SHA256 signature of a webhook body, as {@link SIGNATURE_HEADER} carries it.
  * @example webhookSignature('s3cret', 1700000000, '{}') // 'sha256=…'
  */
-export function webhookSignature(secret: string, timestamp: number, body: string): string {
+function webhookSignature(secret: string, timestamp: number, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 

@@ -30,9 +30,9 @@ export interface NotifyMessage {
 }
 
 /** Longest line per call: a phone's lock screen shows about this much. */
-export const MAX_LINE_CHARS = 140;
+const MAX_LINE_CHARS = 140;
 /** Calls listed in one message; the rest are counted, so a burst is one readable message. */
-export const MAX_LINES = 5;
+const MAX_LINES = 5;
 
 /** The first line of `text`, masked and cut to `max` with a mark. */
 export function oneLine(text: string, max: number = MAX_LINE_CHARS): string {

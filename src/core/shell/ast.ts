@@ -62,7 +62,7 @@ export interface AndOr {
 }
 
 /** `a | b |& c`, or a single command negated with `!`. */
-export interface Pipeline {
+interface Pipeline {
   type: 'pipeline';
   negated: boolean;
   commands: Node[];
@@ -78,14 +78,14 @@ export interface SimpleCommand {
 }
 
 /** `( … )`: runs in a child shell, so `cd` inside does not leak out. */
-export interface Subshell {
+interface Subshell {
   type: 'subshell';
   body: Script;
   redirects: Redirect[];
 }
 
 /** `{ …; }`: runs in the current shell. */
-export interface Group {
+interface Group {
   type: 'group';
   body: Script;
   redirects: Redirect[];
@@ -100,7 +100,7 @@ export interface IfNode {
 }
 
 /** `while`/`until … do … done`. */
-export interface LoopNode {
+interface LoopNode {
   type: 'loop';
   keyword: 'while' | 'until';
   cond: Script;
@@ -135,14 +135,14 @@ export interface FunctionNode {
 }
 
 /** `(( … ))`. */
-export interface ArithNode {
+interface ArithNode {
   type: 'arith';
   expr: Word;
   redirects: Redirect[];
 }
 
 /** `[[ … ]]`: operators are dropped, the operand words are kept. */
-export interface CondNode {
+interface CondNode {
   type: 'cond';
   words: Word[];
   redirects: Redirect[];

@@ -51,13 +51,10 @@ export interface ShellAnalysis {
   unread?: Unread;
 }
 
-export type { SimpleCommandInfo } from './flow.js';
 export type { ShellClass } from './judgement.js';
-export type { WriteTarget } from './write-target.js';
-export type { Unread } from './unread.js';
 
 /** Deepest re-analysis of a string as a script (`sh -c '…'`, `eval`, heredoc into `sh`); real commands nest one or two. */
-export const MAX_REANALYSIS_DEPTH = 4;
+const MAX_REANALYSIS_DEPTH = 4;
 
 /** The command our package installs (package.json `bin`). */
 const DEFAULT_GATEHOUSE_COMMANDS = ['gatehouse'];

@@ -14,7 +14,7 @@ export interface OptionSpec {
 }
 
 /** One option as given: `name` is `-t` or `--target-directory` (as typed, maybe abbreviated). */
-export interface ParsedOption {
+interface ParsedOption {
   name: string;
   value: Word | null;
 }

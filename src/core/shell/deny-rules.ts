@@ -16,7 +16,7 @@ const HOME_FORMS = /^(\$HOME|\$\{HOME\}|~[A-Za-z0-9_.-]*)/;
  * `/`, `/*`, a top-level folder such as `/usr`, `~`, `~/`, `$HOME`, `~user`, or a relative path
  * or glob that resolves to one of those from `cwd` (`..`, `*` in `/`).
  */
-export function isCatastrophicTarget(w: Word, cwd: string | null, homeDir: string | null = null): boolean {
+function isCatastrophicTarget(w: Word, cwd: string | null, homeDir: string | null = null): boolean {
   const home = HOME_FORMS.exec(w.value);
   if (home) return /^(\/\.?|\/\*)*$/.test(w.value.slice(home[0].length));
   // Other parameters and substitutions are unknown here: they make the command ask, not deny.
@@ -135,7 +135,7 @@ export function gatehouseArgs(words: readonly Word[], names: readonly string[]):
 }
 
 /** A reason if `args` (given to our CLI) resolve an approval; null otherwise. */
-export function approvalCommandReason(args: readonly Word[]): string | null {
+function approvalCommandReason(args: readonly Word[]): string | null {
   const positionals = args.filter((w) => !w.value.startsWith('-')).slice(0, APPROVAL_VERB_WINDOW);
   const verbs = positionals.map((w) => w.value);
   // Ending its own session removes the hooks that gate it; rotating keys rewrites who signs.
@@ -183,7 +183,7 @@ function decodeUrl(v: string): string {
 const APPROVALS_PATH = /(^|\/)approvals(\/|$|\?|#)/i;
 
 /** A reason if an HTTP client resolves an approval through the gateway's API; null otherwise. */
-export function approvalsApiReason(words: readonly Word[]): string | null {
+function approvalsApiReason(words: readonly Word[]): string | null {
   const name = commandName(words[0]);
   if (name === null || !HTTP_CLIENTS.has(name)) return null;
   const values = words.slice(1).map((w) => decodeUrl(w.value));

@@ -48,7 +48,7 @@ export function judgeTargets(targets: readonly FoundTarget[], scope: TargetScope
 }
 
 /** The fields a target expands to, its folder word joined in front of relative ones. */
-export function targetFields(t: Pick<FoundTarget, 'word' | 'dir'>, env: ExpandEnv): Field[] {
+function targetFields(t: Pick<FoundTarget, 'word' | 'dir'>, env: ExpandEnv): Field[] {
   const words = expandWord(t.word, env).fields;
   if (t.dir === null) return words;
   const out: Field[] = [];

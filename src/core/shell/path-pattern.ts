@@ -15,7 +15,7 @@ export interface GlobSegment {
 }
 
 /** One segment of a path pattern. */
-export type Segment = { exact: string } | GlobSegment | { deep: true };
+type Segment = { exact: string } | GlobSegment | { deep: true };
 
 /** The absolute paths a target can be: any path at all, or those matching the segments. */
 export type PathPattern = { any: true } | { any: false; segments: Segment[] };
@@ -42,12 +42,6 @@ function viaProc(p: PathPattern): PathPattern {
   if (!first || (p.segments.length === 1 && !('deep' in first))) return p;
   const proc = 'exact' in first ? first.exact === 'proc' : 'deep' in first || matchesGlob(first, 'proc');
   return proc ? ANY_PATH : p;
-}
-
-/** The path when the pattern names exactly one, else null. */
-export function concretePath(p: PathPattern): string | null {
-  if (p.any || !p.segments.every((s) => 'exact' in s)) return null;
-  return `/${p.segments.map((s) => (s as { exact: string }).exact).join('/')}`;
 }
 
 function build(field: Field): PathPattern {

@@ -19,7 +19,7 @@ export interface Scope {
  * Most directories followed at once: each `cd` that may fail doubles them. A real command line
  * has one or two; past this the directory is unknown, and relative targets can be anywhere.
  */
-export const MAX_CWD_ALTERNATIVES = 8;
+const MAX_CWD_ALTERNATIVES = 8;
 
 /** Most values one variable is followed with (alternatives from branches and loops); past it, unknown. */
 const MAX_VALUE_ALTERNATIVES = 16;

@@ -6,7 +6,7 @@ import { decodeAnsiC } from './expansions.js';
  * Most words a brace expansion may make; past it the word is taken to be anything. Real
  * commands stay far below; the bound keeps `{a,b}{c,d}…` from growing exponentially.
  */
-export const MAX_BRACE_WORDS = 64;
+const MAX_BRACE_WORDS = 64;
 
 /** Special parameters whose value is a number. */
 const NUMERIC_SPECIALS = new Set(['$', '#', '?', '!']);

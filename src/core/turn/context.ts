@@ -73,13 +73,13 @@ export interface RobustnessProfile {
 }
 
 /** Five identical calls in a row is past any plausible retry of a flaky command, yet early enough to save the budget. */
-export const DEFAULT_REPEAT_THRESHOLD = 5;
+const DEFAULT_REPEAT_THRESHOLD = 5;
 /** Three more identical calls after the first refusal means the feedback is not being heeded. */
-export const DEFAULT_HALT_THRESHOLD = 8;
+const DEFAULT_HALT_THRESHOLD = 8;
 /** Long tasks legitimately make hundreds of calls, so no cap unless the operator sets one. */
-export const DEFAULT_MAX_TOOL_CALLS: number | null = null;
+const DEFAULT_MAX_TOOL_CALLS: number | null = null;
 /** Failing calls are normal while debugging, so the failure-run check is opt-in. */
-export const DEFAULT_FAILURE_THRESHOLD: number | null = null;
+const DEFAULT_FAILURE_THRESHOLD: number | null = null;
 
 /** The profile used when the operator sets nothing. */
 export const DEFAULT_PROFILE: Readonly<RobustnessProfile> = Object.freeze({
@@ -90,7 +90,7 @@ export const DEFAULT_PROFILE: Readonly<RobustnessProfile> = Object.freeze({
 });
 
 /** Sane ranges. Repeat ≥ 2 because one call is not a repeat; the upper bounds stop a typo from disabling a check. */
-export const PROFILE_LIMITS = Object.freeze({
+const PROFILE_LIMITS = Object.freeze({
   repeat: { min: 2, max: 50 },
   /** The lower bound of halt is `repeat_threshold + 1`, so a refusal always comes before a halt. */
   halt: { max: 200 },

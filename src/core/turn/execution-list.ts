@@ -13,7 +13,7 @@ export interface ExecItem {
 }
 
 /** Unfinished items named in a refusal: enough to act on, short enough to read at a glance. */
-export const MAX_LISTED_ITEMS = 8;
+const MAX_LISTED_ITEMS = 8;
 
 /**
  * The agent's current list from a Claude Code transcript (JSONL), or null when there is

@@ -29,7 +29,7 @@ export function extendToolRun(run: ToolRun | null, next: ToolCallRecord): ToolRu
  * The run of calls identical to `next` (same name and same args_hash) that ends with
  * `next`. A different call in between breaks it. It can see at most `recent.length + 1`.
  */
-export function toolRunEndingWith(recent: readonly ToolCallRecord[], next: ToolCallRecord): ToolRun {
+function toolRunEndingWith(recent: readonly ToolCallRecord[], next: ToolCallRecord): ToolRun {
   let length = 1;
   for (let i = recent.length - 1; i >= 0 && same(recent[i]!, next); i--) length++;
   return { name: next.name, args_hash: next.args_hash, length };
@@ -77,7 +77,7 @@ export function checkMaxToolCalls(toolCallsMade: number, profile: RobustnessProf
 }
 
 /** Counts the failed calls at the end of `recent`. */
-export function trailingFailures(recent: readonly ToolCallRecord[]): number {
+function trailingFailures(recent: readonly ToolCallRecord[]): number {
   let n = 0;
   for (let i = recent.length - 1; i >= 0 && recent[i]!.failed === true; i--) n++;
   return n;

@@ -8,17 +8,17 @@ import type { SpawnSpec } from './types.js';
 import { isExecutableFile } from '../../runtime/find-on-path.js';
 
 /** Classic VT100 height: what a program assumes when nobody says otherwise. */
-export const DEFAULT_ROWS = 24;
+const DEFAULT_ROWS = 24;
 /** Classic VT100 width. */
-export const DEFAULT_COLS = 80;
+const DEFAULT_COLS = 80;
 /**
  * Largest rows or cols accepted. The server-held screen allocates rows x cols cells (plus
  * scrollback x cols), so this bound is what keeps one session's memory bounded; no real
  * window is 1000 cells in either direction.
  */
-export const MAX_GEOMETRY = 1000;
+const MAX_GEOMETRY = 1000;
 /** Our screens (xterm.js in the browser, @xterm/headless on the server) speak xterm-256color. */
-export const DEFAULT_TERM = 'xterm-256color';
+const DEFAULT_TERM = 'xterm-256color';
 /** Used when neither the spec nor `$SHELL` names a program: POSIX guarantees it. */
 const FALLBACK_SHELL = '/bin/sh';
 /**

@@ -14,9 +14,9 @@ import type { Disposable, ExitInfo, ExitListener, OutputListener, PtyInfo, PtyMa
 /** The error text for an id the manager does not know (the wire protocol promises these words). */
 export const NO_SUCH_SESSION = 'no such session';
 /** Live sessions at once: every one is a process tree plus a screen; a person watches a handful. */
-export const DEFAULT_MAX_SESSIONS = 64;
+const DEFAULT_MAX_SESSIONS = 64;
 /** A session nobody has typed into or heard from for this long is assumed abandoned. */
-export const DEFAULT_IDLE_TTL_MS = 10 * 60_000;
+const DEFAULT_IDLE_TTL_MS = 10 * 60_000;
 /** Idle sweep period: 5% of the default TTL, so a session outlives its TTL by at most that. */
 const DEFAULT_SWEEP_INTERVAL_MS = 30_000;
 /**

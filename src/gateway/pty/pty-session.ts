@@ -15,13 +15,13 @@ import type { ExitInfo, ExitReason, PtyInfo, PtySnapshot } from './types.js';
  * and one message per read would multiply every consumer's per-message cost by ten under
  * a flood. 47 KiB still fits one 64 KiB WebSocket frame as base64.
  */
-export const COALESCE_BYTES = 47 * 1024;
+const COALESCE_BYTES = 47 * 1024;
 /**
  * While output streams (the last chunk went out less than this long ago), reads are
  * gathered for up to this long before they are sent. The first read after a pause goes
  * out on the next turn of the event loop, so a keystroke's echo is never delayed.
  */
-export const STREAM_BATCH_MS = 2;
+const STREAM_BATCH_MS = 2;
 /** SIGHUP first (what closing a terminal sends); a child that ignores it gets SIGKILL after this. */
 const KILL_GRACE_MS = 3_000;
 /**

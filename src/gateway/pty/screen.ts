@@ -24,7 +24,7 @@ export const SKIP_AT_BYTES = 2 * 1024 * 1024;
  * What a skip keeps: the newest output, enough to refill the scrollback (1,000 lines of
  * 200 columns is 200 KB) several times over.
  */
-export const KEEP_AFTER_SKIP_BYTES = 512 * 1024;
+const KEEP_AFTER_SKIP_BYTES = 512 * 1024;
 /** Bytes handed to xterm per parse step: ~2–5 ms of parsing, so one step never stalls the event loop. */
 const PARSE_STEP_BYTES = 64 * 1024;
 /**

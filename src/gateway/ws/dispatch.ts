@@ -15,7 +15,7 @@ import { PTY_METHODS } from './pty-methods.js';
 const METHODS: Readonly<Record<string, Method>> = { ...PTY_METHODS, ...EVENT_METHODS, ...APPROVAL_METHODS };
 
 /** The method that authenticates a connection by message. */
-export const AUTH_METHOD = 'auth';
+const AUTH_METHOD = 'auth';
 
 /** A request as read off the wire; `id` undefined means a notification (never answered). */
 export type ParsedRequest = { ok: true; id: RpcId | undefined; method: string; params: unknown } | { ok: false; id: RpcId; error: RpcError };

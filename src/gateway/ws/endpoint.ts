@@ -23,7 +23,7 @@ import { checkUpgrade, refuseUpgrade } from './upgrade.js';
 /** A connection that has not authenticated by header or cookie must send `auth` within this. */
 export const AUTH_TIMEOUT_MS = 5_000;
 /** How often idle sockets are pinged; one missed pong and the socket is dropped, so a vanished peer goes within two periods. */
-export const HEARTBEAT_MS = 30_000;
+const HEARTBEAT_MS = 30_000;
 /** How long close() waits for clients to finish the closing handshake before cutting them off. */
 const CLOSE_GRACE_MS = 1_000;
 

@@ -8,7 +8,7 @@ import type { Method, MethodContext } from './method.js';
 import { defineMethod } from './method.js';
 
 /** Patterns per call: there are only a handful of topics, so more is a client bug. */
-export const MAX_TOPIC_PATTERNS = 32;
+const MAX_TOPIC_PATTERNS = 32;
 
 const TopicsParams = z.strictObject({ topics: z.array(z.string()).min(1).max(MAX_TOPIC_PATTERNS) });
 

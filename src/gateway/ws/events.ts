@@ -3,8 +3,8 @@
 import { EVENT_SCHEMAS, type Topic } from '../../protocol/events.js';
 import type { Capability } from '../credentials.js';
 
-export { isTopic, parseWireEvent, TOPIC_NAMESPACES, TOPICS, topicsOf } from '../../protocol/events.js';
-export type { EventData, Topic, WireEvent } from '../../protocol/events.js';
+export { parseWireEvent, TOPIC_NAMESPACES, topicsOf } from '../../protocol/events.js';
+export type { Topic, WireEvent } from '../../protocol/events.js';
 
 /** The capability a connection needs to subscribe to each topic. */
 const TOPIC_CAPABILITIES = {

@@ -93,7 +93,7 @@ export function outputPayloads(sessionId: string, seq: number, data: Buffer): st
  * Room for the scrollback in a `pty.attach` response: the frame minus the response's own
  * members (id, seq, geometry, flags), which 1 KiB covers.
  */
-export const SCROLLBACK_BUDGET_BYTES = MAX_FRAME_BYTES - 1024;
+const SCROLLBACK_BUDGET_BYTES = MAX_FRAME_BYTES - 1024;
 
 /** Bytes `text` takes inside a JSON string (escapes included, quotes not). */
 function jsonBytes(text: string): number {

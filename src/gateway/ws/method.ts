@@ -10,7 +10,7 @@ import type { PtyHost, WebSocketHooks } from './pty-host.js';
 import type { SessionHub } from './session-hub.js';
 
 /** The project whose always-allow rules `approvals.rules` lists and `approvals.revoke_rule` revokes. */
-export interface AlwaysRulesSource {
+interface AlwaysRulesSource {
   projectState: string;
   config: readonly AlwaysAllowRule[];
 }

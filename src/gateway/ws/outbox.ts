@@ -16,13 +16,13 @@ export const VIEWER_BACKLOG_BYTES = 1024 * 1024;
  * watermark (~140 KB of frames), so only a client that stops reading while it keeps
  * calling, or a socket stuck for minutes, gets here.
  */
-export const HARD_BACKLOG_BYTES = 8 * 1024 * 1024;
+const HARD_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 /**
  * Bytes handed to the socket before frames wait in our own queue instead: enough to keep
  * the kernel's buffer full on loopback, while the backlog stays where we can count it.
  */
-export const SOCKET_HIGH_WATER_BYTES = 256 * 1024;
+const SOCKET_HIGH_WATER_BYTES = 256 * 1024;
 
 /**
  * Counted per frame on top of its text: the largest header of an unmasked server frame

@@ -26,7 +26,7 @@ export interface SessionRequest {
 }
 
 /** The `session.sandbox` member: its network, or the config's (`host` by default) when left out. */
-export interface SessionSandboxRequest {
+interface SessionSandboxRequest {
   network?: SandboxNetwork | undefined;
 }
 

@@ -15,7 +15,7 @@ import type { SessionLaunch } from './pty-host.js';
  * Largest `pty.input` (decoded bytes): the frame cap. A paste bigger than this is refused
  * whole rather than half-typed into an agent's terminal; the client can send it in parts.
  */
-export const MAX_INPUT_BYTES = 64 * 1024;
+const MAX_INPUT_BYTES = 64 * 1024;
 
 /** The folder a spawn without `cwd` runs in: the project root (the manager resolves against it). */
 const DEFAULT_CWD = '.';

@@ -7,7 +7,7 @@ import { isAllowedHost, isLoopbackOrigin } from '../host-origin.js';
 import type { Credentials, Grant } from '../credentials.js';
 
 /** The one path that upgrades. */
-export const WS_PATH = '/ws';
+const WS_PATH = '/ws';
 
 /** Why an upgrade was refused: the HTTP status, a stable code and what to do. */
 export interface UpgradeRefusal {

@@ -40,7 +40,7 @@ const RULES_FILE_VERSION = 1;
 /** Hex digits of a rule id: 64 bits, so two different rules of one project never share an id. */
 const RULE_ID_HEX = 16;
 /** A rule id as the CLI and the dashboard take it. */
-export const RULE_ID_RE = /^(ar|cfg)-[0-9a-f]{16}$/;
+const RULE_ID_RE = /^(ar|cfg)-[0-9a-f]{16}$/;
 
 /** Where a project's answered rules are kept (inside the protected state folder). */
 export function alwaysRulesFile(projectState: string): string {

@@ -18,7 +18,7 @@ const RECENT_EVENTS = 256;
  * Every answer written through the queue is; a resolution file that is not was written
  * some other way, and must not be acted on. An unreadable log counts as not holding it.
  */
-export function isRecorded(audit: AuditLog, r: Resolution): boolean {
+function isRecorded(audit: AuditLog, r: Resolution): boolean {
   const matches = (e: AuditEvent): boolean => {
     const d = e.data as { approval_id?: unknown; decision?: unknown };
     return e.type === 'human_approval_decision' && e.actor === r.principal.id && d.approval_id === r.id && d.decision === r.decision;

@@ -38,9 +38,9 @@ import {
 } from './record.js';
 
 /** Poll period of {@link ApprovalQueue.watch}: a person watching a panel does not notice a quarter second, and two readdirs four times a second cost nothing. */
-export const WATCH_POLL_MS = 250;
+const WATCH_POLL_MS = 250;
 /** Longest TTL: a hook blocked for a day is already absurd, and it keeps expiry timers far below setTimeout's ~24.8-day limit. */
-export const MAX_TTL_SECONDS = 24 * 60 * 60;
+const MAX_TTL_SECONDS = 24 * 60 * 60;
 /** Resolved requests older than this are removed by sweep(): the audit chain keeps the decision, the queue only serves recent history. */
 export const RESOLVED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 // A record write takes milliseconds; a temp file this old was left by a killed writer.
@@ -53,7 +53,7 @@ const ID_ATTEMPTS = 3;
  * browser tab must not answer a request it never displayed. CLI and TUI callers
  * (`local-shell`) act on what they show and pass no nonce.
  */
-export const NONCE_REQUIRED_AUTH: readonly Principal['auth'][] = ['scoped-token', 'access-token'];
+const NONCE_REQUIRED_AUTH: readonly Principal['auth'][] = ['scoped-token', 'access-token'];
 
 /** Construction options beyond the clock. */
 export interface ApprovalQueueOptions {

@@ -41,7 +41,7 @@ export function decisionEvent(pending: PendingApproval, r: Resolution): AppendIn
 }
 
 /** The answer on file for `id`, or a denial standing for a file that fails its checks. */
-export function standingAnswer(paths: ApprovalPaths, id: string, at: string): Resolution {
+function standingAnswer(paths: ApprovalPaths, id: string, at: string): Resolution {
   const text = readOrNull(recordFile(paths.resolved, id));
   const parsed = text === null ? null : parseResolution(text, id);
   if (parsed?.ok) return parsed.value;

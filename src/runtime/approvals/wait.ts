@@ -3,7 +3,7 @@
 import { watchDirs } from './dir-watch.js';
 
 /** Poll period besides fs.watch: half the 100 ms wake-up promise, so a missed fs.watch event still costs at most one period. */
-export const WAIT_POLL_MS = 50;
+const WAIT_POLL_MS = 50;
 
 /** What {@link waitUntil} watches and when it must give up. */
 export interface WaitOptions {

@@ -10,7 +10,7 @@ import { WAITER_ID_RE } from './record.js';
  * How often a waiter touches its heartbeat file. One `utimes` every few seconds costs
  * nothing, and it bounds how long a dead wait holds a request open (see WAITER_STALE_MS).
  */
-export const WAITER_HEARTBEAT_MS = 5_000;
+const WAITER_HEARTBEAT_MS = 5_000;
 /**
  * A heartbeat older than this means the waiter is gone: six missed beats, so a loaded
  * machine or a long synchronous stretch in the waiting thread is never mistaken for death.

@@ -3,7 +3,7 @@
 import type { SandboxRecord } from '../../core/sandbox.js';
 
 /** One verifier's part in a completion verdict. */
-export interface VerifierSummary {
+interface VerifierSummary {
   name: string;
   outcome: string;
   reason?: string | null;
@@ -122,7 +122,7 @@ function first(...checks: (string | null)[]): string | null {
 }
 
 /** The registry: each event type and the check of its `data`. */
-export const AUDIT_EVENT_TYPES: { readonly [T in AuditEventType]: Check } = {
+const AUDIT_EVENT_TYPES: { readonly [T in AuditEventType]: Check } = {
   session_started: (d) => first(str(d, 'agent'), str(d, 'worktree'), optStr(d, 'policy_digest'), optStr(d, 'policy_sha256')),
   tamper_detected: (d) => first(str(d, 'event'), str(d, 'what')),
   session_ended: (d) => first(str(d, 'reason'), d.exit_code === undefined || d.exit_code === null || Number.isSafeInteger(d.exit_code) ? null : 'data.exit_code must be an integer or null'),

@@ -90,7 +90,7 @@ export function* readTextLines(fd: number): Generator<TextLine> {
 }
 
 /** Index of the last newline before byte `end`, or -1. */
-export function lastNewlineBefore(fd: number, end: number): number {
+function lastNewlineBefore(fd: number, end: number): number {
   const buf = Buffer.allocUnsafe(BACKWARD_CHUNK_BYTES);
   let hi = end;
   while (hi > 0) {

@@ -14,7 +14,7 @@ import { threadId } from 'node:worker_threads';
 import { isProcessAlive } from '../process-alive.js';
 
 /** How long an append waits for the lock before giving up with an Error the caller logs. */
-export const LOCK_TIMEOUT_MS = 5000;
+const LOCK_TIMEOUT_MS = 5000;
 // Backoff between tries: the lock is held for well under a millisecond per append, so
 // start short; cap it so a waiter never sleeps through many hand-overs in a row.
 const FIRST_BACKOFF_MS = 0.2;

@@ -13,11 +13,11 @@ import { MerkleStore } from './merkle-store.js';
 import { GENESIS_HASH, sealEvent, type AppendInput, type AuditEvent } from './record.js';
 
 export const LOG_FILE = 'log.jsonl';
-export const LOCK_FILE = 'log.lock';
-export const MERKLE_DIR = 'merkle';
+const LOCK_FILE = 'log.lock';
+const MERKLE_DIR = 'merkle';
 export const CHECKPOINT_FILE = 'checkpoints.jsonl';
 /** The principal the log names when it repairs itself. */
-export const REPAIR_ACTOR = 'system:audit-log';
+const REPAIR_ACTOR = 'system:audit-log';
 
 /** An RFC 6962 inclusion proof in hex. */
 export interface InclusionProof {

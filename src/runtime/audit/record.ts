@@ -12,17 +12,17 @@ export const GENESIS_HASH = '0'.repeat(64);
  * `[A-Za-z0-9._@/:+-]`, e.g. `os-user:alice`, `system:hook-gate`, `token:ci`,
  * `dashboard-operator:bob@example.com`. Names outside that set are the caller's to encode.
  */
-export const ACTOR_PATTERN = /^(os-user|system|token|dashboard-operator):[A-Za-z0-9._@/:+-]{1,128}$/;
+const ACTOR_PATTERN = /^(os-user|system|token|dashboard-operator):[A-Za-z0-9._@/:+-]{1,128}$/;
 
 /** The session id rule of the hook path (DESIGN: "The flow of one hook call"). */
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** ISO 8601 UTC, as `Date.prototype.toISOString` writes it (milliseconds optional). */
 const TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
 // An event is a few hundred bytes; a gate decision over thousands of paths still fits.
 // The bound keeps every tail read and line read of the log small.
-export const MAX_EVENT_BYTES = 1024 * 1024;
+const MAX_EVENT_BYTES = 1024 * 1024;
 
 /** One event of the audit chain, exactly as its line holds it. */
 export interface AuditEvent<T extends AuditEventType = AuditEventType> {

@@ -6,7 +6,7 @@ import { keyIdOf, publicKeyFromPem, type SigningKey } from '../keys.js';
 import type { AuditEventDataMap } from './events.js';
 
 /** The exact bytes the previous key signs; the context line keeps it from meaning anything else. */
-export function rotationMessage(previousKeyId: string, keyId: string): string {
+function rotationMessage(previousKeyId: string, keyId: string): string {
   return `gatehouse-key-rotation\n${previousKeyId}\n${keyId}\n`;
 }
 

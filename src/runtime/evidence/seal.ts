@@ -16,7 +16,7 @@ export const EVIDENCE_ID_RE = /^ev-\d{8}T\d{6}Z-[0-9a-f]{16}$/;
 const ID_RANDOM_BYTES = 8;
 /** The audit event type and actor of a seal. */
 export const EVIDENCE_EVENT_TYPE = 'evidence_sealed';
-export const EVIDENCE_ACTOR = 'system:evidence';
+const EVIDENCE_ACTOR = 'system:evidence';
 
 /** A bundle file as stored in `<state>/evidence/bundles/<id>.json`. */
 export interface EvidenceBundle {
@@ -29,7 +29,7 @@ export function bundleDir(projectState: string): string {
 }
 
 /** A fresh receipt id for a seal at `now`. */
-export function newEvidenceId(now: Date): string {
+function newEvidenceId(now: Date): string {
   const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
   return `ev-${stamp}-${randomBytes(ID_RANDOM_BYTES).toString('hex')}`;
 }
@@ -38,7 +38,7 @@ export function newEvidenceId(now: Date): string {
  * Creates `file` with `data`, atomically and exclusively: readers never see half a file,
  * and an existing file is never replaced (link(2) fails with EEXIST, like O_EXCL).
  */
-export function writeFileExclusive(file: string, data: string): void {
+function writeFileExclusive(file: string, data: string): void {
   const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const fd = openSync(tmp, 'wx', 0o644);
   try {

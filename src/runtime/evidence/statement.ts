@@ -17,8 +17,8 @@ export const PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 
 /** Subject names: one per producer output, the scope listing and the policy. */
 export const producerSubject = (name: string): string => `producer/${name}/output`;
-export const SCOPE_SUBJECT = 'scope/changes.json';
-export const POLICY_SUBJECT = 'policy.json';
+const SCOPE_SUBJECT = 'scope/changes.json';
+const POLICY_SUBJECT = 'policy.json';
 
 /** Where the decision was taken: inside a hook while the agent runs, or at `session end`. */
 export type EvidenceWhere = 'in_session' | 'end_of_session';
@@ -31,13 +31,13 @@ export type EvidenceVerdict = 'pass' | 'fail' | 'unverified' | 'halt' | 'refused
 export const EVIDENCE_VERDICTS: readonly EvidenceVerdict[] = ['pass', 'fail', 'unverified', 'halt', 'refused'];
 
 /** One in-toto subject (a ResourceDescriptor with a name and a sha256 digest). */
-export interface Subject {
+interface Subject {
   name: string;
   digest: { sha256: string };
 }
 
 /** One producer run as the predicate records it; its output is the subject `producer/<name>/output`. */
-export interface PredicateProducer {
+interface PredicateProducer {
   name: string;
   kind: string;
   required: boolean;
@@ -61,7 +61,7 @@ export interface EvidenceAnchor {
 }
 
 /** The `https://gatehouse.dev/evidence/v1` predicate; the same for every kind and place. */
-export interface EvidencePredicate {
+interface EvidencePredicate {
   receipt_id: string;
   session_id: string;
   agent: string;
@@ -174,7 +174,7 @@ export function buildStatement(receiptId: string, input: SealInput, sealedAt: st
 }
 
 /** The statement without its anchor: what the `evidence_sealed` event's `content_digest` covers. */
-export function withoutAnchor(statement: EvidenceStatement): EvidenceStatement {
+function withoutAnchor(statement: EvidenceStatement): EvidenceStatement {
   const { anchor: _anchor, ...predicate } = statement.predicate;
   return { ...statement, predicate };
 }

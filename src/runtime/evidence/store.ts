@@ -13,10 +13,10 @@ import type { EvidenceKind, EvidenceStatement, EvidenceVerdict, EvidenceWhere } 
 import { readStatement, verifyEvidence, type BlobSource, type EvidenceCheck } from './verify.js';
 
 /** Format tag of an export file. */
-export const EXPORT_FORMAT = 'gatehouse-evidence-export/v1';
+const EXPORT_FORMAT = 'gatehouse-evidence-export/v1';
 
 /** One bundle and every blob its subjects name, in one JSON file. */
-export interface EvidenceExport {
+interface EvidenceExport {
   format: typeof EXPORT_FORMAT;
   envelope: DsseEnvelope;
   /** Blob bytes, base64, by hex SHA-256. */

@@ -6,12 +6,12 @@ import type { NotifyMessage } from '../../core/notify/message.js';
 import type { Channel } from './channels.js';
 
 /** How long one attempt may take: a receiver that has not answered in this long is down. */
-export const ATTEMPT_TIMEOUT_MS = 5_000;
+const ATTEMPT_TIMEOUT_MS = 5_000;
 /**
  * Waits before each retry: a blip is retried at once, an outage is given a few seconds,
  * and after about 7 s the message is given up (it is late by then, and the dashboard still shows it).
  */
-export const RETRY_DELAYS_MS: readonly number[] = [250, 1_000, 2_000, 4_000];
+const RETRY_DELAYS_MS: readonly number[] = [250, 1_000, 2_000, 4_000];
 
 /** What happened to one delivery. */
 export type DeliveryOutcome = { ok: true; attempts: number } | { ok: false; attempts: number; reason: string };

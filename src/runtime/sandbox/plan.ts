@@ -18,7 +18,7 @@ import { hostServices } from './host-services.js';
 import { gitControlDirs, type GitControlPlan } from './git-control.js';
 
 /** What an agent writes outside the worktree, absolute (each adapter declares its own). */
-export interface AgentDataPaths {
+interface AgentDataPaths {
   dirs: string[];
   files: string[];
 }

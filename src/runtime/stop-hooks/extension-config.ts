@@ -7,7 +7,7 @@ import { fail, ok, type Result } from '../../core/result.js';
 import { isRecord } from '../../core/is-record.js';
 
 /** Where a hooks.json came from. */
-export type ExtensionHookSource = 'project' | 'user';
+type ExtensionHookSource = 'project' | 'user';
 
 /** One runnable Stop hook from a hooks.json. */
 export interface ExtensionStopHook {
@@ -37,12 +37,12 @@ export const PROJECT_HOOKS_FILE = join('.gatehouse', 'hooks.json');
  * Claude Code's default is 600 s, but a Stop hook runs at every turn end; a shorter default
  * bounds a hung hook, and a hook that needs longer declares its own `timeout`.
  */
-export const DEFAULT_EXTENSION_HOOK_TIMEOUT_SECS = 60;
+const DEFAULT_EXTENSION_HOOK_TIMEOUT_SECS = 60;
 /** A hooks.json is a few hundred bytes; anything past this is not one, and is not read into memory. */
-export const MAX_HOOKS_FILE_BYTES = 1024 * 1024;
+const MAX_HOOKS_FILE_BYTES = 1024 * 1024;
 
 /** The hooks.json files to look at, user level first; a missing file is not a problem. */
-export function extensionHookFiles(worktree: string, env: NodeJS.ProcessEnv): { source: ExtensionHookSource; file: string }[] {
+function extensionHookFiles(worktree: string, env: NodeJS.ProcessEnv): { source: ExtensionHookSource; file: string }[] {
   // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
   const xdg = env.XDG_CONFIG_HOME;
   const configHome = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.config');

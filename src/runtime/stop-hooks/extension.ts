@@ -7,8 +7,8 @@ import { runShellCommand, type CommandRun } from './run-command.js';
 import { joinReasons } from './shell.js';
 import { isRecord } from '../../core/is-record.js';
 
-export { loadExtensionHooks, extensionHookFiles, PROJECT_HOOKS_FILE } from './extension-config.js';
-export type { ExtensionStopHook, ExtensionHookSource, LoadedExtensionHooks } from './extension-config.js';
+export { loadExtensionHooks } from './extension-config.js';
+export type { ExtensionStopHook } from './extension-config.js';
 
 /** A per-session key-value store passed in; either method may return a promise. */
 export interface SessionKeyValueStore {
@@ -52,7 +52,7 @@ export const MAX_CONSECUTIVE_VETOES = 5;
 const EXIT_BLOCK = 2;
 
 /** Claude Code's Stop payload, built from our context. */
-export function claudeStopPayload(ctx: StopHookContext, cwd: string, stopHookActive: boolean): string {
+function claudeStopPayload(ctx: StopHookContext, cwd: string, stopHookActive: boolean): string {
   return JSON.stringify({ session_id: ctx.session_id, hook_event_name: 'Stop', stop_hook_active: stopHookActive, last_assistant_message: ctx.final_text, cwd });
 }
 
@@ -65,7 +65,7 @@ function text(obj: Record<string, unknown>, key: string): string {
 type Interpretation = Pick<ExtensionHookResult, 'outcome' | 'reason' | 'note'>;
 
 /** Reads a finished run the way Claude Code reads a Stop hook's exit code and stdout. */
-export function interpretExtensionRun(name: string, run: CommandRun): Interpretation {
+function interpretExtensionRun(name: string, run: CommandRun): Interpretation {
   const pass = (note: string): Interpretation => ({ outcome: 'allow', reason: '', note: `extension stop hook ${name} ${note}; let the stop through` });
   if (run.spawn_error !== null) return pass(`could not start (${run.spawn_error})`);
   if (run.cancelled) return pass('was cancelled');

@@ -6,7 +6,7 @@ import type { StopHookContext } from './context.js';
 import { combineStopHooks, notRunResult, runStopHook, runStopHooks, type StopHookResult, type StopHookRunOptions, type StopHookSpec } from './shell.js';
 
 /** Who wrote the gate command: only an operator's is run without vetting. */
-export type GateCommandSource = 'operator' | 'model' | 'untrusted';
+type GateCommandSource = 'operator' | 'model' | 'untrusted';
 
 /** A session's objective and the command that proves it met. */
 export interface GoalObjective {
@@ -27,7 +27,7 @@ export interface GoalGateConfig {
 }
 
 /** The name the gate command carries in results and reasons. */
-export const GOAL_GATE_HOOK_NAME = 'goal_gate_command';
+const GOAL_GATE_HOOK_NAME = 'goal_gate_command';
 
 /** Runs the gate command, or refuses it unrun when its source is not trusted and it fails the check. */
 function runGateCommand(objective: GoalObjective, ctx: StopHookContext, opts: StopHookRunOptions): Promise<StopHookResult> {

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { superviseChild } from '../supervised-child.js';
 
 /** POSIX sh, not the user's login shell: the same command means the same thing for every operator. */
-export const SHELL_PATH = '/bin/sh';
+const SHELL_PATH = '/bin/sh';
 /** Bytes kept of each of stdout and stderr (the head): plenty for a reason, small enough for an audit record. */
 export const STREAM_CAP_BYTES = 64 * 1024;
 

@@ -28,7 +28,7 @@ export interface StopHookRunOptions {
 }
 
 /** What one hook said about the stop. */
-export type StopHookOutcome = 'allow' | 'block' | 'halt' | 'error';
+type StopHookOutcome = 'allow' | 'block' | 'halt' | 'error';
 
 /** The outcome of one stop hook run (the command run's streams and timings, plus the verdict); never thrown. */
 export type StopHookResult = Omit<CommandRun, 'cancelled' | 'spawn_error'> & {
@@ -41,11 +41,11 @@ export type StopHookResult = Omit<CommandRun, 'cancelled' | 'spawn_error'> & {
 };
 
 /** A check that should gate every stop must be quick; a hook that needs longer says so. */
-export const DEFAULT_STOP_HOOK_TIMEOUT_SECS = 30;
+const DEFAULT_STOP_HOOK_TIMEOUT_SECS = 30;
 /** Exit codes with a meaning; every other code is an error (as in Claude Code, 1 is a crash, not a verdict). */
-export const EXIT_ALLOW = 0;
-export const EXIT_BLOCK = 2;
-export const EXIT_HALT = 3;
+const EXIT_ALLOW = 0;
+const EXIT_BLOCK = 2;
+const EXIT_HALT = 3;
 /** Characters of an erroring hook's output quoted in a fail-closed reason: the gist, not the whole log. */
 const ERROR_TAIL_CHARS = 1000;
 
@@ -62,7 +62,7 @@ function errorOf(run: CommandRun, timeoutSecs: number): string | null {
 }
 
 /** Turns a finished command run into a hook result. */
-export function toStopHookResult(name: string, run: CommandRun, timeoutSecs: number): StopHookResult {
+function toStopHookResult(name: string, run: CommandRun, timeoutSecs: number): StopHookResult {
   const error = errorOf(run, timeoutSecs);
   const told = run.stdout.trim();
   const outcome: StopHookOutcome = error !== null ? 'error' : run.exit_code === EXIT_BLOCK ? 'block' : run.exit_code === EXIT_HALT ? 'halt' : 'allow';
@@ -123,7 +123,7 @@ export function runStopHooks(hooks: readonly StopHookSpec[], ctx: StopHookContex
 }
 
 /** What {@link combineStopHooks} puts in `detail`. */
-export interface StopHooksDetail {
+interface StopHooksDetail {
   results: StopHookResult[];
   /** Hooks that could not give a verdict; in fail-open mode they were let through. */
   errors: { name: string; error: string }[];

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 const KILL_GRACE_MS = 2_000;
 
 /** Variables passed through from the test process; everything else is left out so nothing leaks in. */
-export const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ'] as const;
+const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ'] as const;
 
 /** One finished run. */
 export interface AgentProcessRun {

@@ -6,7 +6,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The Claude Code version the end-to-end tests pin (see HOOK-CONTRACTS.md). */
-export const CLAUDE_CODE_VERSION = '2.1.328';
+const CLAUDE_CODE_VERSION = '2.1.328';
 
 /** Long enough for a few scripted turns (one run takes about 1 s); short enough that a hang fails fast. */
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -28,7 +28,7 @@ export function claudeBinary(): string | null {
   return existsSync(path) ? path : null;
 }
 
-export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'dontAsk' | 'plan';
+type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'dontAsk' | 'plan';
 
 export interface RunClaudeOptions {
   /** The project folder Claude Code runs in. */
@@ -48,7 +48,7 @@ export interface RunClaudeOptions {
 }
 
 /** One line of `--output-format stream-json`. */
-export interface StreamMessage {
+interface StreamMessage {
   type: string;
   subtype?: string;
   [key: string]: unknown;

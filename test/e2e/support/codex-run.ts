@@ -5,16 +5,15 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'smol-toml';
 import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-process.js';
-import type { ResponsesRequest } from './responses-api.js';
 
 /** The Codex CLI version the end-to-end tests pin (see HOOK-CONTRACTS.md). */
-export const CODEX_CLI_VERSION = '0.171.0';
+const CODEX_CLI_VERSION = '0.171.0';
 
 /**
  * The model named in config.toml. It must be in Codex's bundled model catalog: for an unknown
  * name Codex warns "Model metadata … not found" and leaves the apply_patch tool out.
  */
-export const CODEX_STUB_MODEL = 'gpt-5.5';
+const CODEX_STUB_MODEL = 'gpt-5.5';
 
 /** The variable the stub provider reads its API key from (any value will do). */
 export const CODEX_STUB_KEY_ENV = 'GATEHOUSE_STUB_KEY';
@@ -27,21 +26,6 @@ export function codexBinary(): string | null {
   const cache = process.env.GATEHOUSE_AGENT_CACHE ?? join(homedir(), '.cache', 'gatehouse-agents');
   const path = join(cache, `codex-cli@${CODEX_CLI_VERSION}`, 'node_modules', '@openai', 'codex-linux-x64', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex');
   return existsSync(path) ? path : null;
-}
-
-/**
- * Codex's main conversation, as opposed to side calls: Codex tags each request's
- * `client_metadata["x-codex-turn-metadata"]` with a `request_kind` ("turn" for the conversation).
- */
-export function isCodexTurn(req: ResponsesRequest): boolean {
-  const meta = req.body?.client_metadata?.['x-codex-turn-metadata'];
-  if (typeof meta !== 'string') return true;
-  try {
-    const kind = (JSON.parse(meta) as { request_kind?: unknown }).request_kind;
-    return kind === undefined || kind === 'turn';
-  } catch {
-    return true;
-  }
 }
 
 /**

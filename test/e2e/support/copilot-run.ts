@@ -7,7 +7,7 @@ import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-pro
 import type { ChatRequest } from './openai-chat.js';
 
 /** The Copilot CLI version the end-to-end tests pin (see HOOK-CONTRACTS.md). */
-export const COPILOT_CLI_VERSION = '1.0.102';
+const COPILOT_CLI_VERSION = '1.0.102';
 
 /** The `copilot` entry point, or null if it is not installed. */
 export function copilotBinary(): string | null {

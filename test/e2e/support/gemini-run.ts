@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-process.js';
 
 /** The Gemini CLI version the end-to-end tests pin (see HOOK-CONTRACTS.md). */
-export const GEMINI_CLI_VERSION = '0.61.0';
+const GEMINI_CLI_VERSION = '0.61.0';
 
 /** The `gemini` entry point, or null if it is not installed. */
 export function geminiBinary(): string | null {

@@ -20,11 +20,6 @@ export function tool(name: string, input: unknown): Turn {
   return [{ type: 'tool_use', name, input }];
 }
 
-/** Several blocks in one message, e.g. `turn(say('Writing it.'), tool('Write', {...}))`. */
-export function turn(...parts: Turn[]): Turn {
-  return parts.flat();
-}
-
 const ContentBlock = z.looseObject({ type: z.string() });
 
 const Message = z.looseObject({

@@ -9,7 +9,7 @@ import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-pro
 import type { ChatRequest } from './openai-chat.js';
 
 /** The OpenCode version the end-to-end tests pin (see HOOK-CONTRACTS.md). */
-export const OPENCODE_VERSION = '1.18.33';
+const OPENCODE_VERSION = '1.18.33';
 
 /** The `opencode` entry point, or null if it is not installed. */
 export function opencodeBinary(): string | null {

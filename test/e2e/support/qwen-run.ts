@@ -7,7 +7,7 @@ import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-pro
 import type { ChatRequest } from './openai-chat.js';
 
 /** The Qwen Code version the end-to-end tests pin (see HOOK-CONTRACTS.md). */
-export const QWEN_CODE_VERSION = '0.24.4';
+const QWEN_CODE_VERSION = '0.24.4';
 
 /** A run takes 5-15 s here (Node start-up of a large bundle, two or three turns). */
 const DEFAULT_TIMEOUT_MS = 60_000;

@@ -17,7 +17,7 @@ import { startScriptedServer, type StubRequest, type StubScript } from './script
 const InputItem = z.looseObject({ type: z.string().optional() });
 
 /** The request body of POST /v1/responses, as far as the harness reads it. */
-export const ResponsesBody = z.looseObject({
+const ResponsesBody = z.looseObject({
   model: z.string().optional(),
   input: z.array(InputItem).optional(),
   tools: z.array(z.looseObject({ type: z.string(), name: z.string().optional() })).optional(),
@@ -25,7 +25,7 @@ export const ResponsesBody = z.looseObject({
   /** Codex puts its `x-codex-turn-metadata` header (a JSON string) here too. */
   client_metadata: z.record(z.string(), z.unknown()).optional(),
 });
-export type ResponsesBody = z.infer<typeof ResponsesBody>;
+type ResponsesBody = z.infer<typeof ResponsesBody>;
 
 /** One Responses request the stub received. */
 export type ResponsesRequest = StubRequest<ResponsesBody>;
@@ -119,7 +119,7 @@ function outputItem(block: TurnBlock, id: string): Record<string, unknown> {
 }
 
 /** The server-sent events of one streamed response, in the order the real API sends them. */
-export function responseEvents(t: Turn, n: number, model: string): string[] {
+function responseEvents(t: Turn, n: number, model: string): string[] {
   const items = t.map((block, i) => outputItem(block, `stub_${n}_${i}`));
   const response = { id: `resp_stub_${n}`, object: 'response', created_at: Math.floor(Date.now() / 1000), model, output: [] as unknown[] };
   const usage = { input_tokens: 1, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 2 };

@@ -43,7 +43,7 @@ export function makeTempProject(prefix = 'gh-e2e-'): TempProject {
 }
 
 /** Quotes one word for a POSIX shell, the way hook commands are run. */
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { ExitInfo, PtyManager } from '../../../src/gateway/pty/index.js';
 
 /** Long enough for a cold shell on a busy two-core machine; polling returns as soon as it can. */
-export const DEADLINE_MS = 20_000;
+const DEADLINE_MS = 20_000;
 const POLL_MS = 20;
 
 /** A fresh real folder with a `project/` inside it, so "outside the project" is close at hand. */

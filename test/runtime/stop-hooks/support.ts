@@ -39,7 +39,7 @@ export function nodeCommand(dir: string, file: string, script: string): string {
   return `${shellQuote(process.execPath)} ${shellQuote(path)}`;
 }
 
-export { deadAt, isAlive, waitForFile } from '../../support/processes.js';
+export { deadAt, waitForFile } from '../../support/processes.js';
 
 /**
  * A Node script that ignores SIGTERM and starts a grandchild (same group) that also
