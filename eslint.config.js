@@ -5,7 +5,10 @@ import tseslint from 'typescript-eslint';
 
 // Every built-in Node module, so the `node:` prefix rule covers them all rather than a hand-kept few.
 const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-const NODE_BUILTIN = builtinModules.filter((name) => !name.startsWith('_')).map(escapeRegex).join('|');
+const NODE_BUILTIN = builtinModules
+  .filter((name) => !name.startsWith('_'))
+  .map(escapeRegex)
+  .join('|');
 const NODE_PREFIX = { regex: `^(${NODE_BUILTIN})(/|$)`, message: "Import Node built-ins with the 'node:' prefix." };
 
 // The layers, each with the layers it may import (itself included). An import is judged by the file
@@ -92,10 +95,7 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': [
-        'error',
-        { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' },
-      ],
+      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
       'no-restricted-imports': ['error', { patterns: [NODE_PREFIX] }],
     },
   },
@@ -142,10 +142,7 @@ export default tseslint.config(
     // The dashboard takes only types from the protocol's schemas, so the schema library stays out of its bundle.
     files: ['src/web/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: '^zod(/|$)', message: 'Keep zod out of the browser bundle: check frames by hand in web/wire.ts.' }] },
-      ],
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ regex: '^zod(/|$)', message: 'Keep zod out of the browser bundle: check frames by hand in web/wire.ts.' }] }],
     },
   },
   {
@@ -155,6 +152,18 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', global: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        global: 'readonly',
+      },
+    },
   },
 );

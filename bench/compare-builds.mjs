@@ -23,8 +23,26 @@ if (!Number.isInteger(runs) || runs < 1) throw new Error(USAGE);
 /** Each root's own bench library: its CLI constant points at that root's dist/. */
 const libOf = (root) => import(pathToFileURL(join(resolve(root), 'bench', 'lib', 'common.mjs')).href);
 
-const writeEvent = (cwd, file, i) => JSON.stringify({ session_id: 'cmp', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(cwd, file), content: `// revision ${i}\n${'x'.repeat(2000)}\n` }, tool_use_id: `toolu_w${i}` });
-const askEvent = (cwd, i) => JSON.stringify({ session_id: 'cmp', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm run build', description: `Build (${i})` }, tool_use_id: `toolu_a${i}` });
+const writeEvent = (cwd, file, i) =>
+  JSON.stringify({
+    session_id: 'cmp',
+    cwd,
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Write',
+    tool_input: { file_path: join(cwd, file), content: `// revision ${i}\n${'x'.repeat(2000)}\n` },
+    tool_use_id: `toolu_w${i}`,
+  });
+const askEvent = (cwd, i) =>
+  JSON.stringify({
+    session_id: 'cmp',
+    cwd,
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'npm run build', description: `Build (${i})` },
+    tool_use_id: `toolu_a${i}`,
+  });
 
 async function setUp(name, lib) {
   const base = lib.tempDir(`gh-cmp-${name}-`);

@@ -27,11 +27,26 @@ const AGENTS = {
   },
   codex: {
     hook: (wt) => pick(json(wt, '.codex/hooks.json').hooks.PreToolUse.flatMap((g) => g.hooks.map((h) => h.command))),
-    payload: (wt, n) => ({ session_id: 'x', turn_id: 't', hook_event_name: 'PreToolUse', cwd: wt, tool_name: 'apply_patch', tool_input: { command: `*** Begin Patch\n*** Add File: src/f${n}.ts\n+v${n}\n*** End Patch\n` }, tool_use_id: `c${n}` }),
+    payload: (wt, n) => ({
+      session_id: 'x',
+      turn_id: 't',
+      hook_event_name: 'PreToolUse',
+      cwd: wt,
+      tool_name: 'apply_patch',
+      tool_input: { command: `*** Begin Patch\n*** Add File: src/f${n}.ts\n+v${n}\n*** End Patch\n` },
+      tool_use_id: `c${n}`,
+    }),
   },
   cursor: {
     hook: (wt) => pick(json(wt, '.cursor/hooks.json').hooks.preToolUse.map((h) => h.command)),
-    payload: (wt, n) => ({ hook_event_name: 'preToolUse', conversation_id: 'c', generation_id: 'g', workspace_roots: [wt], tool_name: 'Write', tool_input: { file_path: join(wt, `src/f${n}.ts`), contents: `v${n}` } }),
+    payload: (wt, n) => ({
+      hook_event_name: 'preToolUse',
+      conversation_id: 'c',
+      generation_id: 'g',
+      workspace_roots: [wt],
+      tool_name: 'Write',
+      tool_input: { file_path: join(wt, `src/f${n}.ts`), contents: `v${n}` },
+    }),
   },
 };
 

@@ -50,7 +50,15 @@ async function roundTrips({ supervisor, hooks, session, wt, runs, warmup, log, l
   const samples = [];
   for (let i = 0; i < warmup + runs; i++) {
     // A command the classifier cannot rate read-only, so it asks; each call differs (the tool-loop watchdog).
-    const input = JSON.stringify({ session_id: `claude-${session}`, cwd: wt, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm run build', description: `Build the project (${i})` }, tool_use_id: `toolu_a${i}` });
+    const input = JSON.stringify({
+      session_id: `claude-${session}`,
+      cwd: wt,
+      permission_mode: 'default',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'npm run build', description: `Build the project (${i})` },
+      tool_use_id: `toolu_a${i}`,
+    });
     const hook = startHook(hooks.PreToolUse.command, input, wt);
     const pending = await waitPending(supervisor, session, hook);
     // Let the hook settle into its wait (watchers set up), as it would while a person reads the request.
@@ -98,7 +106,13 @@ async function transportBench({ transport, session, note }, { runs, warmup, log 
 export async function approvalBench(opts) {
   // `command`: the real hook process waits; `warm`: the bash client waits on the supervisor's held reply.
   return [
-    await transportBench({ transport: 'command', session: 'bench-approval', note: 'POST /approvals/{id}/resolve sent → waiting hook process exited (real `serve`, real hook, `--transport command`)' }, opts),
-    await transportBench({ transport: 'warm', session: 'bench-approval-warm', note: 'POST /approvals/{id}/resolve sent → waiting warm hook client (bash, held HTTP reply) exited (real `serve`, `--transport warm`)' }, opts),
+    await transportBench(
+      { transport: 'command', session: 'bench-approval', note: 'POST /approvals/{id}/resolve sent → waiting hook process exited (real `serve`, real hook, `--transport command`)' },
+      opts,
+    ),
+    await transportBench(
+      { transport: 'warm', session: 'bench-approval-warm', note: 'POST /approvals/{id}/resolve sent → waiting warm hook client (bash, held HTTP reply) exited (real `serve`, `--transport warm`)' },
+      opts,
+    ),
   ];
 }

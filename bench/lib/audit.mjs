@@ -9,24 +9,35 @@ import { LIB_URL, NODE, tempDir, track } from './common.mjs';
 
 const AUDIT_METRICS = { one: 'audit.append.1_writer', eight: 'audit.append.8_writers', inProcess: 'audit.append.in_process', verify: 'audit.verify' };
 
-const EVENT = (i) => ({ type: 'gate_decision', actor: 'system:bench', session_id: 's', data: { event: 'pre_tool', tool: 'Write', targets: [`/x/${i}`], decision: 'block', rule: 'write.not_allowed', input_digest: 'a'.repeat(64) } });
+const EVENT = (i) => ({
+  type: 'gate_decision',
+  actor: 'system:bench',
+  session_id: 's',
+  data: { event: 'pre_tool', tool: 'Write', targets: [`/x/${i}`], decision: 'block', rule: 'write.not_allowed', input_digest: 'a'.repeat(64) },
+});
 
 export async function auditBench({ events, repeats, perWriter, log }) {
   const PER_WRITER = perWriter;
   const { AuditLog, verifyAudit, loadOrCreateKey } = await import(LIB_URL);
   const base = tempDir('gh-bench-audit-');
   const child = join(base, 'writer.mjs');
-  writeFileSync(child, `const { AuditLog } = await import(${JSON.stringify(LIB_URL)});
+  writeFileSync(
+    child,
+    `const { AuditLog } = await import(${JSON.stringify(LIB_URL)});
 const log = new AuditLog(process.argv[2]);
 for (let i = 0; i < ${PER_WRITER}; i++) log.append({ type: 'gate_decision', actor: 'system:bench', session_id: 's', data: { event: 'pre_tool', tool: 'Write', targets: ['/x/' + i], decision: 'block', rule: 'write.not_allowed', input_digest: 'a'.repeat(64) } });
-`);
+`,
+  );
 
   let runNo = 0;
   const writers = async (n) => {
     const dir = join(base, `w${n}-${runNo++}`);
     const t0 = process.hrtime.bigint();
     await Promise.all(
-      Array.from({ length: n }, () => new Promise((res, rej) => track(spawn(NODE, [child, dir], { stdio: ['ignore', 'ignore', 'inherit'] })).on('exit', (c) => (c === 0 ? res() : rej(new Error(`audit writer exited ${c}`)))))),
+      Array.from(
+        { length: n },
+        () => new Promise((res, rej) => track(spawn(NODE, [child, dir], { stdio: ['ignore', 'ignore', 'inherit'] })).on('exit', (c) => (c === 0 ? res() : rej(new Error(`audit writer exited ${c}`))))),
+      ),
     );
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
     // Every append landed and the chain is intact, whatever the interleaving.
@@ -68,7 +79,13 @@ for (let i = 0; i < ${PER_WRITER}; i++) log.append({ type: 'gate_decision', acto
   return [
     metric(AUDIT_METRICS.one, 'appends/s', one, { note: `${PER_WRITER} appends by one new process, process start included` }),
     metric(AUDIT_METRICS.eight, 'appends/s', eight, { baselineOf: AUDIT_METRICS.one, note: `8 processes × ${PER_WRITER} appends at once; ratio vs one writer` }),
-    metric(AUDIT_METRICS.inProcess, 'ms', perAppend, { targetChecks: [{ on: 'median', op: '<', value: 5 }], note: 'one append inside a running process (mean of each batch of 1,000, lock and write included)' }),
-    metric(AUDIT_METRICS.verify, 'events/s', rates, { targetChecks: [{ on: 'median', op: '>=', value: 100_000 }], note: `verifyAudit (hashes, Merkle root, checkpoint signatures) on ${events.toLocaleString('en-US')} events` }),
+    metric(AUDIT_METRICS.inProcess, 'ms', perAppend, {
+      targetChecks: [{ on: 'median', op: '<', value: 5 }],
+      note: 'one append inside a running process (mean of each batch of 1,000, lock and write included)',
+    }),
+    metric(AUDIT_METRICS.verify, 'events/s', rates, {
+      targetChecks: [{ on: 'median', op: '>=', value: 100_000 }],
+      note: `verifyAudit (hashes, Merkle root, checkpoint signatures) on ${events.toLocaleString('en-US')} events`,
+    }),
   ];
 }

@@ -195,7 +195,14 @@ export function http(method, url, { body, headers = {}, timeout = 10_000 } = {})
     const u = new URL(url);
     const data = body === undefined ? null : Buffer.from(JSON.stringify(body));
     const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, timeout, headers: { host: u.host, ...(data ? { 'content-type': 'application/json', 'content-length': data.length } : {}), ...headers } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method,
+        timeout,
+        headers: { host: u.host, ...(data ? { 'content-type': 'application/json', 'content-length': data.length } : {}), ...headers },
+      },
       (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
@@ -223,7 +230,19 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export async function within(promise, ms, onTimeout) {
   let timer;
   try {
-    return await Promise.race([promise, new Promise((resolve, reject) => (timer = setTimeout(() => { try { resolve(onTimeout()); } catch (err) { reject(err); } }, ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise(
+        (resolve, reject) =>
+          (timer = setTimeout(() => {
+            try {
+              resolve(onTimeout());
+            } catch (err) {
+              reject(err);
+            }
+          }, ms)),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -25,7 +25,26 @@ function smallTranscript(file, cwd) {
   const base = { sessionId: CLAUDE_SESSION, cwd, version: '2.1.328', isSidechain: false };
   const lines = [
     { ...base, type: 'user', message: { role: 'user', content: 'Fix the failing date parser test' } },
-    { ...base, type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'TodoWrite', input: { todos: [{ content: 'Fix the parser', status: 'completed', activeForm: 'Fixing the parser' }, { content: 'Run the tests', status: 'completed', activeForm: 'Running the tests' }] } }] } },
+    {
+      ...base,
+      type: 'assistant',
+      message: {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_1',
+            name: 'TodoWrite',
+            input: {
+              todos: [
+                { content: 'Fix the parser', status: 'completed', activeForm: 'Fixing the parser' },
+                { content: 'Run the tests', status: 'completed', activeForm: 'Running the tests' },
+              ],
+            },
+          },
+        ],
+      },
+    },
     { ...base, type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Todos have been modified successfully.' }] } },
     { ...base, type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'The parser is fixed and the tests pass.' }] } },
   ];
@@ -35,14 +54,25 @@ function smallTranscript(file, cwd) {
 
 const common = (cwd, transcript, event) => ({ session_id: CLAUDE_SESSION, transcript_path: transcript, cwd, permission_mode: 'default', hook_event_name: event });
 // Every call differs a little (content, description), as real calls do: identical calls in a row would trip the tool-loop watchdog.
-const writeEvent = (cwd, transcript, file, i) => JSON.stringify({ ...common(cwd, transcript, 'PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(cwd, file), content: `// revision ${i}\n${'x'.repeat(2000)}\n` }, tool_use_id: `toolu_w${i}` });
-const bashEvent = (cwd, transcript, i) => JSON.stringify({ ...common(cwd, transcript, 'PreToolUse'), tool_name: 'Bash', tool_input: { command: 'git status', description: `Show working tree status (${i})` }, tool_use_id: `toolu_b${i}` });
+const writeEvent = (cwd, transcript, file, i) =>
+  JSON.stringify({
+    ...common(cwd, transcript, 'PreToolUse'),
+    tool_name: 'Write',
+    tool_input: { file_path: join(cwd, file), content: `// revision ${i}\n${'x'.repeat(2000)}\n` },
+    tool_use_id: `toolu_w${i}`,
+  });
+const bashEvent = (cwd, transcript, i) =>
+  JSON.stringify({ ...common(cwd, transcript, 'PreToolUse'), tool_name: 'Bash', tool_input: { command: 'git status', description: `Show working tree status (${i})` }, tool_use_id: `toolu_b${i}` });
 const stopEvent = (cwd, transcript) => JSON.stringify({ ...common(cwd, transcript, 'Stop'), stop_hook_active: false, last_assistant_message: 'The parser is fixed and the tests pass.' });
 
 /** Claude Code's matcher rules: empty or `*` is every tool, a plain word list is exact names, anything else a regex. */
 function coversBash(matcher) {
   if (matcher === '' || matcher === '*') return true;
-  if (/^[\w\s,|-]+$/.test(matcher)) return matcher.split(/[|,]/).map((w) => w.trim()).includes('Bash');
+  if (/^[\w\s,|-]+$/.test(matcher))
+    return matcher
+      .split(/[|,]/)
+      .map((w) => w.trim())
+      .includes('Bash');
   return new RegExp(matcher).test('Bash');
 }
 
@@ -119,7 +149,15 @@ async function warmCounter(origin, token) {
 export async function hookBench({ runs, warmup, log }) {
   const base = tempDir('gh-bench-hook-');
   const transcript = smallTranscript(join(base, 'transcript.jsonl'), base);
-  const cases = [{ name: HOOK_METRICS.baseline, run: () => runHookCommand(`${shq(NODE)} -e 0`, '', { cwd: base }), check: (r) => { if (r.status !== 0) throw new Error(explain(r)); } }];
+  const cases = [
+    {
+      name: HOOK_METRICS.baseline,
+      run: () => runHookCommand(`${shq(NODE)} -e 0`, '', { cwd: base }),
+      check: (r) => {
+        if (r.status !== 0) throw new Error(explain(r));
+      },
+    },
+  ];
   const errors = [];
   const notes = {};
   const targets = {};
@@ -150,16 +188,29 @@ export async function hookBench({ runs, warmup, log }) {
     counter = await warmCounter(supervisor.origin, supervisor.token);
     for (const n of Object.values(HOOK_METRICS.warm)) notes[n] = counter.note;
     cases.push(...sessionCases('warm', HOOK_METRICS.warm, hooks, warmWt, transcript, warmMarker, counter.verify).map((c) => ({ ...c, baselineOf: c.name.replace('.warm.', '.cold.') })));
-    for (const n of Object.values(HOOK_METRICS.warm)) targets[n] = [{ on: 'median', op: '<=', value: 15 }, { on: 'ratio', op: '<=', value: 0.4 }];
+    for (const n of Object.values(HOOK_METRICS.warm))
+      targets[n] = [
+        { on: 'median', op: '<=', value: 15 },
+        { on: 'ratio', op: '<=', value: 0.4 },
+      ];
   } catch (err) {
     for (const n of Object.values(HOOK_METRICS.warm)) errors.push(failed(n, 'ms', err, { baselineOf: n.replace('.warm.', '.cold.') }));
   }
 
   // The peer, side by side: the same Bash event through our (cold) PreToolUse hook and through cc-safety-net.
   if (coldHooks && !coversBash(coldHooks.PreToolUse.matcher)) {
-    errors.push(failed(HOOK_METRICS.ours, 'ms', `the rendered PreToolUse matcher ${JSON.stringify(coldHooks.PreToolUse.matcher)} does not cover Bash (the tool-loop watchdog or approvals make it "*")`, { baselineOf: HOOK_METRICS.peer }));
+    errors.push(
+      failed(HOOK_METRICS.ours, 'ms', `the rendered PreToolUse matcher ${JSON.stringify(coldHooks.PreToolUse.matcher)} does not cover Bash (the tool-loop watchdog or approvals make it "*")`, {
+        baselineOf: HOOK_METRICS.peer,
+      }),
+    );
   } else if (coldHooks) {
-    cases.push({ name: HOOK_METRICS.ours, run: (i) => runHookCommand(coldHooks.PreToolUse.command, bashEvent(coldWt, transcript, i), { cwd: coldWt }), check: expectAllow, baselineOf: HOOK_METRICS.peer });
+    cases.push({
+      name: HOOK_METRICS.ours,
+      run: (i) => runHookCommand(coldHooks.PreToolUse.command, bashEvent(coldWt, transcript, i), { cwd: coldWt }),
+      check: expectAllow,
+      baselineOf: HOOK_METRICS.peer,
+    });
   } else errors.push(failed(HOOK_METRICS.ours, 'ms', 'the cold session could not be started', { baselineOf: HOOK_METRICS.peer }));
   try {
     const bin = ensurePeer(log);

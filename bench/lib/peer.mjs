@@ -26,7 +26,11 @@ export function ensurePeer(log = () => {}) {
   mkdirSync(tmp, { recursive: true });
   writeFileSync(join(tmp, 'package.json'), '{"private": true}\n');
   try {
-    execFileSync('npm', ['install', '--prefix', tmp, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${PEER.pkg}@${PEER.version}`], { cwd: tmp, stdio: ['ignore', 'ignore', 'pipe'], timeout: 180_000 });
+    execFileSync('npm', ['install', '--prefix', tmp, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${PEER.pkg}@${PEER.version}`], {
+      cwd: tmp,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 180_000,
+    });
     const v = spawnSync(NODE, [join(tmp, PEER.bin), '--version'], { encoding: 'utf8', timeout: 30_000 });
     if (!v.stdout.includes(PEER.version)) throw new Error(`installed, but \`--version\` printed ${JSON.stringify((v.stdout || v.stderr).trim())}`);
     rmSync(dir, { recursive: true, force: true });

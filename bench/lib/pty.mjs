@@ -17,7 +17,10 @@ const PTY_METRICS = { direct: 'pty.direct_read', ws: 'pty.ws_throughput', keys: 
  * A child that writes `bytes` of `x` and then keeps the terminal open for {@link WRITER_LINGER_MS}:
  * node-pty can lose the last chunk still in the terminal when the child exits at once.
  */
-const writerArgs = (bytes) => ['-e', `const b=Buffer.alloc(65536,120);let n=${bytes};function w(){while(n>0){n-=b.length;if(!process.stdout.write(b)){process.stdout.once('drain',w);return}}setTimeout(()=>{},${WRITER_LINGER_MS})}w()`];
+const writerArgs = (bytes) => [
+  '-e',
+  `const b=Buffer.alloc(65536,120);let n=${bytes};function w(){while(n>0){n-=b.length;if(!process.stdout.write(b)){process.stdout.once('drain',w);return}}setTimeout(()=>{},${WRITER_LINGER_MS})}w()`,
+];
 /** How long the writer stays after its last write; the direct read is timed to its last byte, not to the exit. */
 const WRITER_LINGER_MS = 300;
 
@@ -61,7 +64,12 @@ function connect(WebSocket, url, accessToken) {
   return {
     ws,
     open: new Promise((res, rej) => ws.once('open', res).once('error', rej)),
-    call: (method, params) => new Promise((res) => { const i = ++id; pending.set(i, res); ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method, params })); }),
+    call: (method, params) =>
+      new Promise((res) => {
+        const i = ++id;
+        pending.set(i, res);
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method, params }));
+      }),
     notify: (method, params) => ws.send(JSON.stringify({ jsonrpc: '2.0', method, params })),
     onEvent: (l) => listeners.push(l),
   };
@@ -76,7 +84,16 @@ async function child({ mb, keys, rounds, floodMb }) {
     const manager = new lib.PtyManager({ projectRoot: root });
     const accessToken = 'b'.repeat(64);
     const gw = await lib.startGateway({ projectState: join(root, '.state'), host: '127.0.0.1', port: 0, accessToken, tokens: [], log: () => {}, websocket: { manager } });
-    return { manager, gw, url: new URL(gw.url), accessToken, close: async () => { await gw.close(); await manager.dispose(); } };
+    return {
+      manager,
+      gw,
+      url: new URL(gw.url),
+      accessToken,
+      close: async () => {
+        await gw.close();
+        await manager.dispose();
+      },
+    };
   };
   const bytes = mb * 1048576;
 
@@ -107,14 +124,22 @@ async function child({ mb, keys, rounds, floodMb }) {
       const r = await c.call('pty.spawn', { command: '/bin/sh', args: ['-c', 'stty -icanon; cat'] });
       const sid = r.result.id;
       let waiter = null;
-      c.onEvent((e) => { if (e.topic === 'pty.output' && waiter) { const w = waiter; waiter = null; w(); } });
+      c.onEvent((e) => {
+        if (e.topic === 'pty.output' && waiter) {
+          const w = waiter;
+          waiter = null;
+          w();
+        }
+      });
       await sleep(300);
       const samples = [];
       for (let i = 0; i < keys + 5; i++) {
         const got = new Promise((res) => (waiter = res));
         const t0 = process.hrtime.bigint();
         c.notify('pty.input', { session_id: sid, data: 'x' });
-        await within(got, 5_000, () => { throw new Error('no echo within 5 s'); });
+        await within(got, 5_000, () => {
+          throw new Error('no echo within 5 s');
+        });
         if (i >= 5) samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
         await sleep(2);
       }
@@ -144,10 +169,17 @@ async function child({ mb, keys, rounds, floodMb }) {
       const before = mem();
       let sid = '';
       let unacked = 0;
-      const done = new Promise((res) => ctl.onEvent((e) => {
-        if (e.topic === 'pty.output') { unacked += Buffer.from(e.data.data, 'base64').length; if (unacked >= 5000) { ctl.notify('pty.ack', { session_id: sid, chars: unacked }); unacked = 0; } }
-        else if (e.topic === 'pty.exit') res();
-      }));
+      const done = new Promise((res) =>
+        ctl.onEvent((e) => {
+          if (e.topic === 'pty.output') {
+            unacked += Buffer.from(e.data.data, 'base64').length;
+            if (unacked >= 5000) {
+              ctl.notify('pty.ack', { session_id: sid, chars: unacked });
+              unacked = 0;
+            }
+          } else if (e.topic === 'pty.exit') res();
+        }),
+      );
       const r = await ctl.call('pty.spawn', { command: NODE, args: writerArgs(floodMb * 1048576), cols: 200, rows: 50 });
       sid = r.result.id;
       await viewer.call('pty.attach', { session_id: sid });
@@ -212,9 +244,16 @@ export async function ptyBench({ mb, keys, rounds, floodMb, log }) {
   const s = report.stalled;
   return [
     metric(PTY_METRICS.direct, 'MB/s', report.directMbps, { note: `${mb} MB written through a PTY, read directly in process` }),
-    metric(PTY_METRICS.ws, 'MB/s', report.wsMbps, { baselineOf: PTY_METRICS.direct, targetChecks: [{ on: 'ratio', op: '>=', value: 0.7 }], note: `${mb} MB through the gateway to a WebSocket client process that acks like the dashboard` }),
+    metric(PTY_METRICS.ws, 'MB/s', report.wsMbps, {
+      baselineOf: PTY_METRICS.direct,
+      targetChecks: [{ on: 'ratio', op: '>=', value: 0.7 }],
+      note: `${mb} MB through the gateway to a WebSocket client process that acks like the dashboard`,
+    }),
     metric(PTY_METRICS.keys, 'ms', report.keySamples, { targetChecks: [{ on: 'median', op: '<', value: 5 }], note: 'keystroke → echo over the WebSocket (`cat` with -icanon)' }),
-    metric(PTY_METRICS.retained, 'MB', [s.retainedMb], { note: `heapUsed+arrayBuffers after gc(), after vs before a ${floodMb} MB flood with one viewer stalled (RSS grew ${s.rssGrowthMb.toFixed(1)} MB)`, rss_growth_mb: s.rssGrowthMb }),
+    metric(PTY_METRICS.retained, 'MB', [s.retainedMb], {
+      note: `heapUsed+arrayBuffers after gc(), after vs before a ${floodMb} MB flood with one viewer stalled (RSS grew ${s.rssGrowthMb.toFixed(1)} MB)`,
+      rss_growth_mb: s.rssGrowthMb,
+    }),
     metric(PTY_METRICS.dropped, 'frames', [s.dropped], { note: 'output frames dropped for the stalled viewer (the controller got everything)' }),
   ];
 }

@@ -129,7 +129,28 @@ async function runSession({ base, worktree, runs, warmup, log }) {
   const home = join(base, 'home');
   mkdirSync(home, { recursive: true });
   const env = { ...process.env, HOME: home, GATEHOUSE_HOME: join(base, 'gatehouse-home') };
-  const args = [CLI, 'run', '--sandbox', '--agent', 'claude', '--allow', 'src/**', '--worktree', worktree, '--state-dir', state, '--id', SESSION, '--', NODE, '-e', AGENT, String(runs), String(warmup), transcript];
+  const args = [
+    CLI,
+    'run',
+    '--sandbox',
+    '--agent',
+    'claude',
+    '--allow',
+    'src/**',
+    '--worktree',
+    worktree,
+    '--state-dir',
+    state,
+    '--id',
+    SESSION,
+    '--',
+    NODE,
+    '-e',
+    AGENT,
+    String(runs),
+    String(warmup),
+    transcript,
+  ];
   const child = track(spawn(NODE, args, { cwd: worktree, env, stdio: ['pipe', 'pipe', 'pipe'] }));
   let stdout = '';
   let stderr = '';
@@ -189,7 +210,7 @@ export async function sandboxBench({ runs, warmup, log }) {
       targetChecks: [{ on: 'over', op: '<=', value: 50 }],
       note: `${TRUE} started inside the live session's sandbox (sandboxedArgv of its spec: bubblewrap ${spec.version}, ${mounts}, network ${spec.network}): adds ${added.toFixed(1)} ms`,
     }),
-    metric(SANDBOX_METRICS.perl, 'ms', agent.perl, { note: '`perl -e 0` run as a command hook (/bin/sh -c) inside the sandbox: the socket client\'s floor' }),
+    metric(SANDBOX_METRICS.perl, 'ms', agent.perl, { note: "`perl -e 0` run as a command hook (/bin/sh -c) inside the sandbox: the socket client's floor" }),
     metric(SANDBOX_METRICS.hook, 'ms', agent.hook, {
       baselineOf: SANDBOX_METRICS.perl,
       p95: hookP95,

@@ -17,7 +17,14 @@ export async function sdkBench({ runs, warmup, log }) {
   const { gatehouseHooks } = await import(LIB_URL);
   const [callback] = gatehouseHooks({ session: 'sdk', worktree, stateDir }).PreToolUse[0].hooks;
   const signal = new globalThis.AbortController().signal;
-  const input = (file, n) => ({ session_id: 'x', hook_event_name: 'PreToolUse', cwd: worktree, tool_name: 'Write', tool_input: { file_path: join(worktree, file), content: `v${n}` }, tool_use_id: `t${n}` });
+  const input = (file, n) => ({
+    session_id: 'x',
+    hook_event_name: 'PreToolUse',
+    cwd: worktree,
+    tool_name: 'Write',
+    tool_input: { file_path: join(worktree, file), content: `v${n}` },
+    tool_use_id: `t${n}`,
+  });
   const allowMs = [];
   const blockMs = [];
   for (let i = 0; i < warmup + runs; i++) {

@@ -17,8 +17,26 @@ import { verifierBench } from './verifier.mjs';
 
 /** Sizes per mode: quick has fewer runs and smaller inputs, and the same metrics. */
 const MODES = {
-  full: { hook: { runs: 40, warmup: 5 }, agents: { runs: 20, warmup: 3 }, verifier: { runs: 200, warmup: 30 }, sdk: { runs: 200, warmup: 30 }, approval: { runs: 30, warmup: 3 }, audit: { events: 100_000, repeats: 3, perWriter: 500 }, pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 }, sandbox: { runs: 100, warmup: 10 } },
-  quick: { hook: { runs: 8, warmup: 2 }, agents: { runs: 4, warmup: 1 }, verifier: { runs: 50, warmup: 10 }, sdk: { runs: 50, warmup: 10 }, approval: { runs: 8, warmup: 2 }, audit: { events: 20_000, repeats: 2, perWriter: 100 }, pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 }, sandbox: { runs: 20, warmup: 3 } },
+  full: {
+    hook: { runs: 40, warmup: 5 },
+    agents: { runs: 20, warmup: 3 },
+    verifier: { runs: 200, warmup: 30 },
+    sdk: { runs: 200, warmup: 30 },
+    approval: { runs: 30, warmup: 3 },
+    audit: { events: 100_000, repeats: 3, perWriter: 500 },
+    pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 },
+    sandbox: { runs: 100, warmup: 10 },
+  },
+  quick: {
+    hook: { runs: 8, warmup: 2 },
+    agents: { runs: 4, warmup: 1 },
+    verifier: { runs: 50, warmup: 10 },
+    sdk: { runs: 50, warmup: 10 },
+    approval: { runs: 8, warmup: 2 },
+    audit: { events: 20_000, repeats: 2, perWriter: 100 },
+    pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 },
+    sandbox: { runs: 20, warmup: 3 },
+  },
 };
 
 const GROUPS = {
@@ -34,7 +52,17 @@ const GROUPS = {
 
 /** Every metric name a full run reports, per group (a group that crashes reports them as errors). */
 const METRIC_NAMES = {
-  hook: ['hook.baseline.node_e0', 'hook.cold.pretooluse_allow', 'hook.cold.pretooluse_block', 'hook.cold.stop', 'hook.warm.pretooluse_allow', 'hook.warm.pretooluse_block', 'hook.warm.stop', 'peer.gatehouse.pretooluse_bash', 'peer.cc_safety_net.pretooluse_bash'],
+  hook: [
+    'hook.baseline.node_e0',
+    'hook.cold.pretooluse_allow',
+    'hook.cold.pretooluse_block',
+    'hook.cold.stop',
+    'hook.warm.pretooluse_allow',
+    'hook.warm.pretooluse_block',
+    'hook.warm.stop',
+    'peer.gatehouse.pretooluse_bash',
+    'peer.cc_safety_net.pretooluse_bash',
+  ],
   agents: AGENT_METRIC_NAMES,
   verifier: ['verifier.baseline.read_parse_transcript', 'verifier.chain.stop'],
   sdk: ['sdk.pretooluse_allow', 'sdk.pretooluse_block'],
@@ -150,7 +178,9 @@ async function runSuite(argv) {
     duration_s: { total: (Date.now() - started) / 1000, ...seconds },
     metrics,
   };
-  process.stdout.write(`\nGatehouse benchmarks (${mode}, node ${process.version}, ${results.machine.cpu_count}× ${results.machine.cpu_model}, load ${results.load_average.start[0]} → ${results.load_average.end[0]}; medians; ratios against a baseline measured in the same run)\n\n`);
+  process.stdout.write(
+    `\nGatehouse benchmarks (${mode}, node ${process.version}, ${results.machine.cpu_count}× ${results.machine.cpu_model}, load ${results.load_average.start[0]} → ${results.load_average.end[0]}; medians; ratios against a baseline measured in the same run)\n\n`,
+  );
   process.stdout.write(`${table(metrics)}\n\n`);
   for (const m of metrics) if (m.note) process.stdout.write(`  ${m.name}: ${m.note}\n`);
   const errors = metrics.filter((m) => m.error !== undefined).length;

@@ -27,7 +27,22 @@ function buildTranscript(lines, cwd) {
   let t = Date.parse('2026-01-15T09:00:00Z');
   const push = (type, message, extra = {}) => {
     const uuid = `00000000-0000-4000-8000-${String(out.length).padStart(12, '0')}`;
-    out.push(JSON.stringify({ parentUuid: parent, isSidechain: false, userType: 'external', cwd, sessionId: SESSION, version: '2.1.328', gitBranch: 'main', type, message, uuid, timestamp: new Date((t += 1500)).toISOString(), ...extra }));
+    out.push(
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: false,
+        userType: 'external',
+        cwd,
+        sessionId: SESSION,
+        version: '2.1.328',
+        gitBranch: 'main',
+        type,
+        message,
+        uuid,
+        timestamp: new Date((t += 1500)).toISOString(),
+        ...extra,
+      }),
+    );
     parent = uuid;
   };
   push('user', { role: 'user', content: 'Fix the failing date parser test and keep the public API unchanged.' });
@@ -58,10 +73,37 @@ function buildTranscript(lines, cwd) {
       call = { name: 'Write', input: { file_path: join(cwd, `src/gen-${i}.ts`), content: BODY(i).slice(0, 600) } };
       result = `File created successfully at: ${join(cwd, `src/gen-${i}.ts`)}`;
     }
-    push('assistant', { id: `msg_${i}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: `Step ${i}: using ${call.name}.` }, { type: 'tool_use', id, ...call }], stop_reason: 'tool_use', usage: { input_tokens: 1200 + i, output_tokens: 80, cache_read_input_tokens: 40_000 } }, { requestId: `req_${i}` });
-    if (out.length < lines - 1) push('user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result }] }, { toolUseResult: { stdout: typeof result === 'string' ? result.slice(0, 200) : '', stderr: '', interrupted: false } });
+    push(
+      'assistant',
+      {
+        id: `msg_${i}`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [
+          { type: 'text', text: `Step ${i}: using ${call.name}.` },
+          { type: 'tool_use', id, ...call },
+        ],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 1200 + i, output_tokens: 80, cache_read_input_tokens: 40_000 },
+      },
+      { requestId: `req_${i}` },
+    );
+    if (out.length < lines - 1)
+      push(
+        'user',
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result }] },
+        { toolUseResult: { stdout: typeof result === 'string' ? result.slice(0, 200) : '', stderr: '', interrupted: false } },
+      );
   }
-  push('assistant', { id: 'msg_final', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'The parser is fixed and the tests pass.' }], stop_reason: 'end_turn' });
+  push('assistant', {
+    id: 'msg_final',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    content: [{ type: 'text', text: 'The parser is fixed and the tests pass.' }],
+    stop_reason: 'end_turn',
+  });
   return `${out.join('\n')}\n`;
 }
 
@@ -79,7 +121,11 @@ export async function verifierBench({ runs, warmup, lines = 2000 }) {
   const { profile } = lib.clampProfile({});
   let recent = [];
   let track = lib.EMPTY_MUTATION_TRACK;
-  const calls = [['Edit', { file_path: join(dir, 'src/parser.ts'), old_string: 'a', new_string: 'b' }, 'write'], ['Bash', { command: 'npm test -- parser' }, 'shell'], ['Read', { file_path: join(dir, 'src/date.ts') }, 'read']];
+  const calls = [
+    ['Edit', { file_path: join(dir, 'src/parser.ts'), old_string: 'a', new_string: 'b' }, 'write'],
+    ['Bash', { command: 'npm test -- parser' }, 'shell'],
+    ['Read', { file_path: join(dir, 'src/date.ts') }, 'read'],
+  ];
   for (let i = 0; i < 12; i++) {
     const [name, input, kind] = calls[i % calls.length];
     const rec = lib.toolCallRecord(name, { ...input, n: i }, kind);
@@ -89,14 +135,17 @@ export async function verifierBench({ runs, warmup, lines = 2000 }) {
   const store = lib.memoryStateStore();
 
   const todos = lib.readTranscriptTodos(file);
-  if (!todos || todos.length === 0 || todos.some((t) => t.status !== 'completed')) throw new Error('the transcript\'s latest TodoWrite was not found, or not all completed');
+  if (!todos || todos.length === 0 || todos.some((t) => t.status !== 'completed')) throw new Error("the transcript's latest TodoWrite was not found, or not all completed");
 
   const stop = async () => {
-    const built = lib.buildVerifierChain({ enabled: true }, {
-      tool_loop: lib.toolLoopVerifier,
-      execution_list: lib.executionListVerifier(() => lib.readTranscriptTodos(file)),
-      mutation_nudge: lib.mutationNudgeVerifier(() => ({ track, hasExecutionTool: true, store })),
-    });
+    const built = lib.buildVerifierChain(
+      { enabled: true },
+      {
+        tool_loop: lib.toolLoopVerifier,
+        execution_list: lib.executionListVerifier(() => lib.readTranscriptTodos(file)),
+        mutation_nudge: lib.mutationNudgeVerifier(() => ({ track, hasExecutionTool: true, store })),
+      },
+    );
     if (!built.ok) throw new Error(built.reason);
     const ctx = { session_id: 'bench', iterations: 3, tool_calls_made: 12, final_text: 'done', recent_tool_calls: recent, stop_reason: 'end_turn', profile };
     return built.value.chain.run(ctx, new globalThis.AbortController().signal);

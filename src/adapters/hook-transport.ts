@@ -29,7 +29,6 @@ export interface WarmTransport {
   secretFile: string;
 }
 
-
 /**
  * Everything a sandboxed hook command names: the perl client, which reaches the supervising
  * `gatehouse run` through the Unix socket bound into the sandbox and fails closed without it.
@@ -114,9 +113,33 @@ export function hookInvocation(coldArgv: readonly string[], call: HookCall, cold
   if (warm === null) return { command: shellJoin(coldArgv), timeout: coldTimeoutS };
   if ('kind' in warm) {
     const refusal = `${SANDBOX_SOCKET_DIR}/${refusalFileName(isStopEvent(call.agent, call.event) ? 'stop' : 'pre_tool')}`;
-    const argv = [warm.perl, warm.client, `${SANDBOX_SOCKET_DIR}/${SANDBOX_SOCKET_NAME}`, call.sessionId, call.event, call.agent, call.failClosed ? '1' : '0', String(coldTimeoutS), call.policyDigest, refusal];
+    const argv = [
+      warm.perl,
+      warm.client,
+      `${SANDBOX_SOCKET_DIR}/${SANDBOX_SOCKET_NAME}`,
+      call.sessionId,
+      call.event,
+      call.agent,
+      call.failClosed ? '1' : '0',
+      String(coldTimeoutS),
+      call.policyDigest,
+      refusal,
+    ];
     return { command: shellJoin(argv), timeout: coldTimeoutS + SOCKET_MARGIN_S };
   }
-  const argv = [warm.bash, warm.client, String(warm.port), warm.secretFile, call.sessionId, call.event, call.agent, call.failClosed ? '1' : '0', String(coldTimeoutS), call.policyDigest, '--', ...coldArgv];
+  const argv = [
+    warm.bash,
+    warm.client,
+    String(warm.port),
+    warm.secretFile,
+    call.sessionId,
+    call.event,
+    call.agent,
+    call.failClosed ? '1' : '0',
+    String(coldTimeoutS),
+    call.policyDigest,
+    '--',
+    ...coldArgv,
+  ];
   return { command: shellJoin(argv), timeout: 2 * coldTimeoutS };
 }

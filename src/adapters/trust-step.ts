@@ -25,7 +25,11 @@ export interface TrustStep<R extends TrustRecordBase> {
 export function withTrustStep<R extends TrustRecordBase>(hooks: SyncRenderAdapter, step: TrustStep<R>): AgentAdapter {
   const isTrust = (r: unknown): r is R => typeof r === 'object' && r !== null && (r as { kind?: unknown }).kind === step.kind;
   const checkRecords = (files: RenderedFile[]): Result<void> => {
-    const trust = recordsOf(step.shape, files.filter((f) => isTrust(f.record)), `the ${step.kind} step`);
+    const trust = recordsOf(
+      step.shape,
+      files.filter((f) => isTrust(f.record)),
+      `the ${step.kind} step`,
+    );
     return trust.ok ? hooks.checkRecords(files.filter((f) => !isTrust(f.record))) : trust;
   };
   return {
@@ -44,7 +48,11 @@ export function withTrustStep<R extends TrustRecordBase>(hooks: SyncRenderAdapte
       // Every record is checked before anything is undone: a bad one changes no file.
       const checked = checkRecords(files);
       if (!checked.ok) return checked;
-      const trust = recordsOf(step.shape, files.filter((f) => isTrust(f.record)), `the ${step.kind} step`);
+      const trust = recordsOf(
+        step.shape,
+        files.filter((f) => isTrust(f.record)),
+        `the ${step.kind} step`,
+      );
       if (!trust.ok) return trust;
       for (const record of trust.value) {
         const undone = step.undo(record);

@@ -56,4 +56,3 @@ export async function hookMain(argv: readonly string[]): Promise<number> {
   if (out.stderr) process.stderr.write(out.stderr);
   return out.exitCode;
 }
-

@@ -43,7 +43,9 @@ export function locateSession(id: string, here: string, flags: ProjectFlags, env
   }
   if (rejected.length > 0) {
     const why = rejected.map((r) => `${r.projectState}: ${r.reason}`).join('; ');
-    throw new UserError(`session ${id} was not found in this folder's project (${here}), and the other folders that hold it cannot be trusted from here (${why}). If you trust one, pass its --state-dir DIR`);
+    throw new UserError(
+      `session ${id} was not found in this folder's project (${here}), and the other folders that hold it cannot be trusted from here (${why}). If you trust one, pass its --state-dir DIR`,
+    );
   }
   throw new UserError(
     `no session ${id} on this machine: it is not in this folder's project (${here}), in the session index (${sessionIndexDir(base)}) or under ${join(base, 'projects')}. ` +

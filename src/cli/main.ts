@@ -20,7 +20,21 @@ export function buildProgram(): Command {
     .description('Supervise AI coding agents: blocking write and completion gates inside the agent session.')
     .version(packageVersion())
     .showHelpAfterError('(run with --help for usage)');
-  for (const cmd of [sessionCommand(), runCommand(), auditCommand(), evidenceCommand(), keysCommand(), approveCommand(), serveCommand(), tuiCommand(), whereCommand(), agentsCommand(), hookGateCommand(), demoCommand()]) program.addCommand(cmd);
+  for (const cmd of [
+    sessionCommand(),
+    runCommand(),
+    auditCommand(),
+    evidenceCommand(),
+    keysCommand(),
+    approveCommand(),
+    serveCommand(),
+    tuiCommand(),
+    whereCommand(),
+    agentsCommand(),
+    hookGateCommand(),
+    demoCommand(),
+  ])
+    program.addCommand(cmd);
   const exitOverride = (c: Command): void => {
     c.exitOverride();
     for (const sub of c.commands) exitOverride(sub);

@@ -26,12 +26,20 @@ function safe(value: unknown): string {
 function decisionLines(found: SessionDecisions, worktree: string | null, columns: number): string[] {
   const warning = found.audit.verified
     ? []
-    : wrapBlock(`WARNING: the audit log does not verify (${found.audit.problem ?? 'unknown problem'}); these records may have been edited. Run \`gatehouse audit verify --key\` with a key you hold.`, ITEM_INDENT, columns);
+    : wrapBlock(
+        `WARNING: the audit log does not verify (${found.audit.problem ?? 'unknown problem'}); these records may have been edited. Run \`gatehouse audit verify --key\` with a key you hold.`,
+        ITEM_INDENT,
+        columns,
+      );
   if (found.total === 0) {
     return [...wrapBlock('recent gate decisions: none recorded yet (refused writes, stop verdicts, approvals and the end-of-session check appear here)', '  ', columns), ...warning];
   }
   const shown = found.events.length;
-  const lines = wrapBlock(`recent gate decisions (${shown === found.total ? `all ${found.total}` : `last ${shown} of ${found.total}`}, oldest first; \`gatehouse audit tail\` prints every event):`, '  ', columns);
+  const lines = wrapBlock(
+    `recent gate decisions (${shown === found.total ? `all ${found.total}` : `last ${shown} of ${found.total}`}, oldest first; \`gatehouse audit tail\` prints every event):`,
+    '  ',
+    columns,
+  );
   lines.push(...warning);
   for (const e of found.events) {
     const { what, reason } = describeDecision(e, worktree);
@@ -105,7 +113,13 @@ export function showSession(store: SessionStore, flags: { json?: boolean; limit:
   const problem = copies.ok ? null : copies.reason;
   const found = sessionDecisions(store.projectState, store.id, flags.limit);
   if (flags.json) {
-    printJson({ meta: meta.value, policy, policy_problem: problem, dir: store.dir, decisions: { events: found.events, total: found.total, end_verdict: found.endVerdict, audit_verified: found.audit.verified, audit_problem: found.audit.problem } });
+    printJson({
+      meta: meta.value,
+      policy,
+      policy_problem: problem,
+      dir: store.dir,
+      decisions: { events: found.events, total: found.total, end_verdict: found.endVerdict, audit_verified: found.audit.verified, audit_problem: found.audit.problem },
+    });
     return;
   }
   const m: SessionMeta = meta.value;

@@ -49,4 +49,3 @@ export function describeDecision(e: DecisionEvent, worktree: string | null): { w
   }
   return { what: `tampering detected at ${text('event')}: ${text('what')}`, reason };
 }
-

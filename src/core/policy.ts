@@ -60,10 +60,7 @@ export const TurnPolicy = object({
 export type TurnPolicy = Infer<typeof TurnPolicy>;
 
 /** Opt-in human review of tool calls. */
-const ApprovalsPolicy = object(
-  { interactive: boolean(), timeout_s: Seconds, smart_auto_approve: boolean(), always_allow: list(AlwaysAllowRule) },
-  { renamed: { timeout_seconds: 'timeout_s' } },
-);
+const ApprovalsPolicy = object({ interactive: boolean(), timeout_s: Seconds, smart_auto_approve: boolean(), always_allow: list(AlwaysAllowRule) }, { renamed: { timeout_seconds: 'timeout_s' } });
 type ApprovalsPolicy = Infer<typeof ApprovalsPolicy>;
 
 /** The permission profile in force (fail-closed) and the custom profiles it may name. */

@@ -32,7 +32,9 @@ export function number(opts: { int?: boolean; min?: number; positive?: boolean; 
   const problem = opts.problem ?? `must be ${opts.positive === true ? 'a positive ' : opts.min !== undefined ? `at least ${opts.min}: a ` : 'a '}${opts.int === true ? 'whole number' : 'number'}`;
   return {
     read: (v, at) =>
-      typeof v === 'number' && Number.isFinite(v) && (opts.int !== true || Number.isSafeInteger(v)) && (opts.min === undefined || v >= opts.min) && (opts.positive !== true || v > 0) ? good(v) : bad(at, problem),
+      typeof v === 'number' && Number.isFinite(v) && (opts.int !== true || Number.isSafeInteger(v)) && (opts.min === undefined || v >= opts.min) && (opts.positive !== true || v > 0)
+        ? good(v)
+        : bad(at, problem),
   };
 }
 

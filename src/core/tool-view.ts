@@ -55,7 +55,15 @@ export function resolveView(spec: ViewSpec | undefined, input: unknown): CallVie
       const list = spec.edits !== undefined;
       const items = list ? (Array.isArray(rec[spec.edits!]) ? (rec[spec.edits!] as unknown[]) : []) : [rec];
       const changes = items.map((e) => (isRecord(e) ? { old: old === undefined ? '' : str(e[old]), new: str(e[spec.new]) } : { old: '', new: '' }));
-      return { kind: 'edit', path: pathIn(rec[spec.path]), changes, list, all: spec.all !== undefined && rec[spec.all] === true, cell: spec.unit === 'cell', mode: spec.mode !== undefined && typeof rec[spec.mode] === 'string' ? (rec[spec.mode] as string) : null };
+      return {
+        kind: 'edit',
+        path: pathIn(rec[spec.path]),
+        changes,
+        list,
+        all: spec.all !== undefined && rec[spec.all] === true,
+        cell: spec.unit === 'cell',
+        mode: spec.mode !== undefined && typeof rec[spec.mode] === 'string' ? (rec[spec.mode] as string) : null,
+      };
     }
     case 'read':
     case 'fetch':

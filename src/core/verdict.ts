@@ -2,10 +2,7 @@
 // can say why; `reason` is written for the model and tells it what to do next.
 
 /** The outcome of one gate decision. */
-export type Verdict =
-  | { decision: 'allow'; rule: string; note?: string }
-  | { decision: 'block'; rule: string; reason: string }
-  | { decision: 'halt'; rule: string; reason: string };
+export type Verdict = { decision: 'allow'; rule: string; note?: string } | { decision: 'block'; rule: string; reason: string } | { decision: 'halt'; rule: string; reason: string };
 
 /** Allows, naming the rule that let the call through. */
 export function allow(rule: string, note?: string): Verdict {

@@ -3,9 +3,7 @@
 
 /** What one verifier says about the stop. `summary`: the same finding in words for a person (the reason is for the agent). */
 export type VerifierOutcome =
-  | { kind: 'continue'; detail?: unknown }
-  | { kind: 'block'; reason: string; summary?: string; detail?: unknown }
-  | { kind: 'halt'; reason: string; summary?: string; detail?: unknown };
+  { kind: 'continue'; detail?: unknown } | { kind: 'block'; reason: string; summary?: string; detail?: unknown } | { kind: 'halt'; reason: string; summary?: string; detail?: unknown };
 
 /** How a verifier's own failure (a throw, a rejection) is treated. */
 export type VerifierPosture = 'fail-open' | 'fail-closed';

@@ -40,7 +40,9 @@ export function clipWords(text: string, width: number, maxLines: number): { line
   const words = kept.pop()!.split(' ');
   while (words.length > 1 && Array.from(words.join(' ')).length + 2 > width) words.pop();
   // Only a word longer than a whole line (already split by wrapWords) is cut here.
-  const last = Array.from(words.join(' ')).slice(0, Math.max(0, Math.floor(width) - 2)).join('');
+  const last = Array.from(words.join(' '))
+    .slice(0, Math.max(0, Math.floor(width) - 2))
+    .join('');
   kept.push(last === '' ? '…' : `${last} …`);
   return { lines: kept, clipped: true };
 }

@@ -58,13 +58,19 @@ export function decideWrite(scope: WriteScope, tool: string, targets: readonly R
   for (const t of targets) {
     const shown = JSON.stringify(t.target);
     if (!t.real.ok) {
-      return block('write.unresolvable', `Gatehouse refused this ${tool}: ${shown} cannot be checked (${t.real.reason}). Use a plain path inside the task's allowed paths (${list(scope)}). ${NEXT_STEP}`);
+      return block(
+        'write.unresolvable',
+        `Gatehouse refused this ${tool}: ${shown} cannot be checked (${t.real.reason}). Use a plain path inside the task's allowed paths (${list(scope)}). ${NEXT_STEP}`,
+      );
     }
     const real = t.real.value;
     const hit = scope.protect.find((p) => isInside(p, real));
     const restoring = t.wayBack === true && scope.restorable.some((r) => isInside(r, real));
     if (hit !== undefined && !restoring) {
-      return block('write.protected', `Gatehouse refused this ${tool}: ${shown} is one of the supervisor's own files (${hit}), which an agent may never change while a session is active. ${NEXT_STEP}`);
+      return block(
+        'write.protected',
+        `Gatehouse refused this ${tool}: ${shown} is one of the supervisor's own files (${hit}), which an agent may never change while a session is active. ${NEXT_STEP}`,
+      );
     }
     // Writing back a changed control file or user git config: the scope check compares it, wherever it lives.
     if (restoring) {

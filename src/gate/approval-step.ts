@@ -64,14 +64,25 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
     return block('approvals.withdrawn', `The ${event.tool} call was cancelled while it waited for a person, so Gatehouse withdrew the request.`);
   }
   if (resolution.decision === 'reject') {
-    const why = resolution.expired ? `nobody answered within ${policy.approvals.timeout_s} s, so it is denied` : `${resolution.principal.id} rejected it${resolution.reason ? `: ${resolution.reason}` : ''}`;
-    return block('approvals.human', `${sentence(`Gatehouse asked a person to review this ${event.tool} call and ${why}`)} Do not retry the same call; take another approach or finish and explain what you needed.`);
+    const why = resolution.expired
+      ? `nobody answered within ${policy.approvals.timeout_s} s, so it is denied`
+      : `${resolution.principal.id} rejected it${resolution.reason ? `: ${resolution.reason}` : ''}`;
+    return block(
+      'approvals.human',
+      `${sentence(`Gatehouse asked a person to review this ${event.tool} call and ${why}`)} Do not retry the same call; take another approach or finish and explain what you needed.`,
+    );
   }
   // The person answered what the record on disk showed. If it no longer says what this hook
   // filed (the summary, or what "always" covers), the answer may be about another call.
   const shown = queue.get(pending.id).pending;
   // `why` too: the person also read why they were asked, and that is the agent's to rewrite as well.
-  if (shown === null || shown.summary !== pending.summary || shown.tool !== pending.tool || shown.why !== pending.why || JSON.stringify(shown.always ?? null) !== JSON.stringify(pending.always ?? null)) {
+  if (
+    shown === null ||
+    shown.summary !== pending.summary ||
+    shown.tool !== pending.tool ||
+    shown.why !== pending.why ||
+    JSON.stringify(shown.always ?? null) !== JSON.stringify(pending.always ?? null)
+  ) {
     return block(
       'approvals.changed-record',
       `The approval request for this ${event.tool} call was changed on disk after it was filed, so the answer may be about something else; Gatehouse refuses the call. Do not retry the same call; finish and explain what you needed.`,

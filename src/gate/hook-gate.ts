@@ -47,7 +47,6 @@ export interface HookRequest {
 
 const ALLOW_SILENTLY: HookOutput = { exitCode: 0, stdout: '', stderr: '' };
 
-
 /**
  * Decides one hook call. Input the agent controls that is not a well-formed event is refused; a
  * failure while judging a call refuses it; a failure of Gatehouse's own files follows the posture.
@@ -62,7 +61,13 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   const infraFailure = (what: string, failClosed: boolean): HookOutput => {
     appendSessionLog(logFile, { kind: 'infra_error', event: req.eventName, error: what, posture: failClosed ? 'fail-closed' : 'fail-open' });
     if (!failClosed) return ALLOW_SILENTLY;
-    return output(isStopEvent(req.agent, req.eventName) ? 'stop' : 'pre_tool', block('posture.fail_closed', `Gatehouse could not check this action (${what}) and this session is fail-closed, so it is refused. Tell the operator; retrying will not help until the supervisor is fixed.`));
+    return output(
+      isStopEvent(req.agent, req.eventName) ? 'stop' : 'pre_tool',
+      block(
+        'posture.fail_closed',
+        `Gatehouse could not check this action (${what}) and this session is fail-closed, so it is refused. Tell the operator; retrying will not help until the supervisor is fixed.`,
+      ),
+    );
   };
   if (!adapter) return infraFailure(`no hook adapter for agent ${JSON.stringify(req.agent)}`, req.failClosed);
 
@@ -98,7 +103,13 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   const broke = (err: unknown, at: 'pre_tool' | 'stop'): HookOutput => {
     if (isInfrastructureError(err, req.stateDir)) return infraFailure(`internal error: ${describe(err)}`, failClosed);
     appendSessionLog(logFile, { kind: 'gate_error', event: req.eventName, error: describe(err) });
-    return output(at, block('gate.error', `Gatehouse could not judge this call (${err instanceof Error ? err.message : String(err)}), so it is refused. Try another way; if every call fails, stop and tell the operator.`));
+    return output(
+      at,
+      block(
+        'gate.error',
+        `Gatehouse could not judge this call (${err instanceof Error ? err.message : String(err)}), so it is refused. Try another way; if every call fails, stop and tell the operator.`,
+      ),
+    );
   };
   if (req.stdinTooLarge === true) return refuseInput(`is larger than ${MAX_INPUT_BYTES} bytes, more than Gatehouse reads`);
   let input: unknown;
@@ -137,7 +148,14 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
       recordCompletion(policy, 'in_session', stopResult, { unverified: verdict.rule === 'completion.unverified', lastMessage: event.lastMessage, inputDigest: digestOf(req.stdin) });
     }
     if (verdict.decision !== 'allow' || event.kind === 'stop') {
-      appendSessionLog(logFile, { kind: 'decision', event: event.kind, tool: event.kind === 'pre_tool' ? event.tool : undefined, targets: event.kind === 'pre_tool' ? event.targets : undefined, decision: verdict.decision, rule: verdict.rule });
+      appendSessionLog(logFile, {
+        kind: 'decision',
+        event: event.kind,
+        tool: event.kind === 'pre_tool' ? event.tool : undefined,
+        targets: event.kind === 'pre_tool' ? event.targets : undefined,
+        decision: verdict.decision,
+        rule: verdict.rule,
+      });
     }
   } catch (err) {
     // Failing to seal or log is logged where it can be and never changes the verdict (DESIGN: audit and evidence).

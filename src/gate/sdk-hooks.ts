@@ -66,7 +66,10 @@ export function gatehouseHooks(opts: GatehouseHooksOptions): GatehouseSdkHooks {
     throw new Error(`gatehouseHooks: no session ${opts.session} in ${stateDir}: start one with \`gatehouse session start --agent claude-sdk\` (and pass stateDir if you gave --state-dir)`);
   }
   const checked = checkPolicy(raw);
-  if (!checked.ok) throw new Error(`gatehouseHooks: the policy of session ${opts.session} in ${stateDir} cannot be read (${checked.reason}): end it (\`gatehouse session end ${opts.session}\`) and start a new one with \`gatehouse session start --agent claude-sdk\``);
+  if (!checked.ok)
+    throw new Error(
+      `gatehouseHooks: the policy of session ${opts.session} in ${stateDir} cannot be read (${checked.reason}): end it (\`gatehouse session end ${opts.session}\`) and start a new one with \`gatehouse session start --agent claude-sdk\``,
+    );
   const policy = checked.value;
   if (policy.agent !== 'claude-sdk') throw new Error(`gatehouseHooks: session ${opts.session} was started for --agent ${policy.agent}; start one with --agent claude-sdk`);
   const failClosed = policy.posture === 'fail-closed';

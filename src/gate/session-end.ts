@@ -39,7 +39,10 @@ function untrusted(id: string): string {
 /** The start digests, or why there are none. */
 function digestsOf(store: SessionStore): Result<StartDigests> {
   const d = startDigests(store.projectState, store.id);
-  if (d === null) return fail(`the audit log has no start record with file digests for session ${store.id} (started by an older Gatehouse, or the log was cut), so its files cannot be trusted. ${untrusted(store.id)}`);
+  if (d === null)
+    return fail(
+      `the audit log has no start record with file digests for session ${store.id} (started by an older Gatehouse, or the log was cut), so its files cannot be trusted. ${untrusted(store.id)}`,
+    );
   return ok(d);
 }
 
@@ -153,7 +156,10 @@ export async function checkSession(store: SessionStore, trusted?: TrustedCopies 
   const evidenceId = recordCompletion(policy, 'end_of_session', result, { actor: 'system:session-check' });
   // The verdict is anchored by a signed checkpoint right away, whatever happens next.
   writeCheckpoint(policy);
-  store.writeJson('meta', { ...meta.value, end_verdict: { passed: verdictPassed(result), verdict: verdictWord(result), summary: humanSummary(result), at: new Date().toISOString(), evidence_id: evidenceId } });
+  store.writeJson('meta', {
+    ...meta.value,
+    end_verdict: { passed: verdictPassed(result), verdict: verdictWord(result), summary: humanSummary(result), at: new Date().toISOString(), evidence_id: evidenceId },
+  });
   return ok(result);
 }
 

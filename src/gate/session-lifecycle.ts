@@ -171,7 +171,10 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
   const stateDirRaw = resolveProjectState(worktree, opts.env, opts.stateDir);
   mkdirSync(stateDirRaw, { recursive: true, mode: 0o700 });
   const projectState = realpathSync(stateDirRaw);
-  const transport = sandboxKit !== null ? ok({ record: { kind: 'socket', supervisor_pid: process.pid } as TransportRecord, bash: null, client: null }) : await chooseTransport(opts.transport ?? 'auto', projectState, opts.hookBundle, opts.env, { worktree, stateDir: opts.stateDir ? projectState : undefined });
+  const transport =
+    sandboxKit !== null
+      ? ok({ record: { kind: 'socket', supervisor_pid: process.pid } as TransportRecord, bash: null, client: null })
+      : await chooseTransport(opts.transport ?? 'auto', projectState, opts.hookBundle, opts.env, { worktree, stateDir: opts.stateDir ? projectState : undefined });
   if (!transport.ok) return fail(transport.reason);
   const id = opts.id ?? newSessionId();
   const created = SessionStore.create(projectState, id);
@@ -292,11 +295,31 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       type: 'session_started',
       actor: osUserActor(),
       session_id: id,
-      data: { agent: policy.agent, worktree, policy_digest: digestOf(canonicalJson(policy)), policy_sha256: policyDigest, baseline_sha256: policy.baseline_sha256, render_sha256: renderDigest, sandboxed: policy.sandboxed, ...(sandbox !== null ? { sandbox: sandboxRecord(sandbox.spec) } : {}) },
+      data: {
+        agent: policy.agent,
+        worktree,
+        policy_digest: digestOf(canonicalJson(policy)),
+        policy_sha256: policyDigest,
+        baseline_sha256: policy.baseline_sha256,
+        render_sha256: renderDigest,
+        sandboxed: policy.sandboxed,
+        ...(sandbox !== null ? { sandbox: sandboxRecord(sandbox.spec) } : {}),
+      },
     });
     // So `session end ID`, `evidence export` and the rest find this session from any folder.
     recordSessionPointer(stateBase(opts.env), { id, state_dir: projectState, worktree, started_at: policy.created_at });
-    return ok({ store, policy, baseline, renderRecords: rendered, policyDigest, capabilities: capabilitiesFor(agent), rendered: rendered.map((f) => f.file), transport: transport.value.record, sandbox, notes: [...config.value.warnings, ...stopChainNotes(policy)] });
+    return ok({
+      store,
+      policy,
+      baseline,
+      renderRecords: rendered,
+      policyDigest,
+      capabilities: capabilitiesFor(agent),
+      rendered: rendered.map((f) => f.file),
+      transport: transport.value.record,
+      sandbox,
+      notes: [...config.value.warnings, ...stopChainNotes(policy)],
+    });
   } catch (err) {
     // Nothing half-made stays behind: the session folder goes, and hooks already rendered come out.
     if (rendered.length > 0) adapterFor(agent)?.unrender(rendered);
@@ -314,4 +337,3 @@ function warmTransport(t: { record: TransportRecord; bash: string | null; client
   if (t.record.kind !== 'warm' || t.bash === null || t.client === null) return null;
   return { bash: t.bash, client: t.client, port: t.record.port, secretFile: createWarmSecret(projectState, id) };
 }
-

@@ -67,13 +67,23 @@ export interface SessionSandboxInput {
  * sandbox asked for (by the launcher or the config) without a launcher that can start the agent,
  * or on a machine that cannot make one, is a refusal, never a session without it.
  */
-export function sandboxTools(inp: { offer: SandboxOffer | undefined; config: SandboxConfig; configFile: string | null; agent: string; transport: string | undefined; env: NodeJS.ProcessEnv }): Result<SandboxTools | null> {
+export function sandboxTools(inp: {
+  offer: SandboxOffer | undefined;
+  config: SandboxConfig;
+  configFile: string | null;
+  agent: string;
+  transport: string | undefined;
+  env: NodeJS.ProcessEnv;
+}): Result<SandboxTools | null> {
   const wanted = inp.offer?.requested === true || inp.config.enabled;
   if (!wanted) return inp.offer?.network !== undefined ? fail('--network applies to a sandboxed session: add --sandbox (or set sandbox.enabled in the config)') : ok(null);
   if (inp.offer === undefined) {
-    return fail(`${inp.configFile ?? 'the config'} asks for a sandbox (sandbox.enabled), and only a command that starts the agent itself can put it in one: use \`gatehouse run --agent ${inp.agent} -- CMD\` (or the dashboard's new-session form)`);
+    return fail(
+      `${inp.configFile ?? 'the config'} asks for a sandbox (sandbox.enabled), and only a command that starts the agent itself can put it in one: use \`gatehouse run --agent ${inp.agent} -- CMD\` (or the dashboard's new-session form)`,
+    );
   }
-  if (inp.transport !== undefined && inp.transport !== 'auto') return fail(`--transport ${inp.transport} does not apply to a sandboxed session: its hooks reach \`gatehouse run\` through a socket; leave --transport out`);
+  if (inp.transport !== undefined && inp.transport !== 'auto')
+    return fail(`--transport ${inp.transport} does not apply to a sandboxed session: its hooks reach \`gatehouse run\` through a socket; leave --transport out`);
   return probeSandbox(inp.env);
 }
 

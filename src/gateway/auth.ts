@@ -41,7 +41,10 @@ export function authenticate(req: IncomingMessage, scope: Scope, credentials: Cr
     );
   }
   if (presented.kind === 'invalid') {
-    const what = presented.via === 'cookie' ? 'the dashboard cookie is from an earlier start of `gatehouse serve`: open the URL it printed this time' : `the bearer token is not valid: use the access token \`gatehouse serve\` printed${scoped}`;
+    const what =
+      presented.via === 'cookie'
+        ? 'the dashboard cookie is from an earlier start of `gatehouse serve`: open the URL it printed this time'
+        : `the bearer token is not valid: use the access token \`gatehouse serve\` printed${scoped}`;
     return refuse(401, 'unauthorized', what, `${REALM}, error="invalid_token"`);
   }
   const { grant } = presented;

@@ -68,7 +68,8 @@ export interface HookSocket {
 }
 
 /** Why a sandboxed hook refuses when the supervisor cannot answer. */
-const UNREACHABLE = 'Gatehouse refused this: the supervisor of this sandboxed session cannot be reached (the `gatehouse run` or dashboard that started it has stopped), and a sandboxed session fails closed. Nothing the agent does can fix this; stop and tell the operator.';
+const UNREACHABLE =
+  'Gatehouse refused this: the supervisor of this sandboxed session cannot be reached (the `gatehouse run` or dashboard that started it has stopped), and a sandboxed session fails closed. Nothing the agent does can fix this; stop and tell the operator.';
 
 /**
  * Starts the endpoint for one session in a fresh private folder under the system temp
@@ -140,7 +141,17 @@ function serve(conn: Socket, opts: { projectState: string; sessionId: string; ga
     };
     conn.on('end', gone);
     conn.on('close', gone);
-    gate({ sessionId: opts.sessionId, eventName: call.event, stateDir: opts.projectState, agent: call.agent, failClosed: true, policyDigest: call.policyDigest, stdin: call.stdin, cwd: call.cwd, signal: cancel.signal }).then(
+    gate({
+      sessionId: opts.sessionId,
+      eventName: call.event,
+      stateDir: opts.projectState,
+      agent: call.agent,
+      failClosed: true,
+      policyDigest: call.policyDigest,
+      stdin: call.stdin,
+      cwd: call.cwd,
+      signal: cancel.signal,
+    }).then(
       (out) => {
         samplesUs.push(Number(process.hrtime.bigint() - started) / 1000);
         if (samplesUs.length > 1000) samplesUs.splice(0, samplesUs.length - 1000);

@@ -32,10 +32,7 @@ export interface Route {
 }
 
 /** The outcome of matching a request against the routes. */
-export type RouteMatch =
-  | { kind: 'found'; route: Route; params: Record<string, string>; badParam: string | null }
-  | { kind: 'method_not_allowed'; allow: Method[] }
-  | { kind: 'not_found' };
+export type RouteMatch = { kind: 'found'; route: Route; params: Record<string, string>; badParam: string | null } | { kind: 'method_not_allowed'; allow: Method[] } | { kind: 'not_found' };
 
 interface Compiled {
   route: Route;

@@ -165,8 +165,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     log: opts.log ?? ((line) => process.stderr.write(`${line}\n`)),
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => onRequest(req, res, served));
-  const websocket =
-    opts.websocket === undefined ? null : attachWebSocket(server, { ...opts.websocket, queue, projectState: opts.projectState, credentials, hosts: served.hosts, log: served.log });
+  const websocket = opts.websocket === undefined ? null : attachWebSocket(server, { ...opts.websocket, queue, projectState: opts.projectState, credentials, hosts: served.hosts, log: served.log });
 
   let port: number;
   try {

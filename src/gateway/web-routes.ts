@@ -131,8 +131,7 @@ export function addWebRoutes(router: Router, opts: WebRoutesOptions): Router {
   router.add({
     method: 'GET',
     path: '/',
-    handle: (ctx) =>
-      ctx.query.has('token') ? signIn(ctx, expected, opts.accessToken) : serveFile(ctx.res, opts.webDir, 'index.html', 'text/html; charset=utf-8'),
+    handle: (ctx) => (ctx.query.has('token') ? signIn(ctx, expected, opts.accessToken) : serveFile(ctx.res, opts.webDir, 'index.html', 'text/html; charset=utf-8')),
   });
   router.add({ method: 'GET', path: '/login', handle: (ctx) => signIn(ctx, expected, opts.accessToken) });
   router.add({ method: 'POST', path: '/login', handle: (ctx) => signInPosted(ctx, expected, opts.accessToken) });

@@ -14,4 +14,3 @@ export const CLOSE_CODES = {
   /** The client gave up on a connection whose setup (auth, subscribe, reload) failed, to reconnect. */
   setup_failed: 4000,
 } as const;
-

@@ -170,7 +170,13 @@ export class JsonRpcPeer {
     const handler = this.#handlers.get(method);
     let body: object;
     if (handler === undefined) {
-      body = { id, error: errorObject('method_not_found', `no method ${JSON.stringify(method)} here: ${this.#handlers.size === 0 ? 'this client serves no calls' : `use one of ${[...this.#handlers.keys()].join(', ')}`}`) };
+      body = {
+        id,
+        error: errorObject(
+          'method_not_found',
+          `no method ${JSON.stringify(method)} here: ${this.#handlers.size === 0 ? 'this client serves no calls' : `use one of ${[...this.#handlers.keys()].join(', ')}`}`,
+        ),
+      };
     } else {
       try {
         body = { id, result: (await handler(params)) ?? null };

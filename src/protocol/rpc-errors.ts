@@ -64,4 +64,3 @@ export class JsonRpcError extends Error {
     return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 }
-

@@ -23,26 +23,22 @@ const RelativeGlob = z.string({ error: 'expected a relative path or glob (a stri
 
 const GlobList = z.array(RelativeGlob, { error: 'expected a list of relative paths or globs' });
 
-const Command = z
-  .union([z.string(), z.array(z.string())], { error: 'expected a command string or a list of strings (argv)' })
-  .transform((value, ctx): string[] => {
-    const argv = typeof value === 'string' ? splitCommand(value) : { ok: true as const, value };
-    if (!argv.ok) {
-      ctx.addIssue({ code: 'custom', message: argv.reason });
-      return z.NEVER;
-    }
-    if (argv.value.length === 0 || argv.value[0] === '') {
-      ctx.addIssue({ code: 'custom', message: 'expected a command whose first word is the program to run' });
-      return z.NEVER;
-    }
-    return argv.value;
-  });
+const Command = z.union([z.string(), z.array(z.string())], { error: 'expected a command string or a list of strings (argv)' }).transform((value, ctx): string[] => {
+  const argv = typeof value === 'string' ? splitCommand(value) : { ok: true as const, value };
+  if (!argv.ok) {
+    ctx.addIssue({ code: 'custom', message: argv.reason });
+    return z.NEVER;
+  }
+  if (argv.value.length === 0 || argv.value[0] === '') {
+    ctx.addIssue({ code: 'custom', message: 'expected a command whose first word is the program to run' });
+    return z.NEVER;
+  }
+  return argv.value;
+});
 
 /** One evidence producer as written in the config file. */
 const ProducerShape = {
-  name: z
-    .string({ error: 'expected a producer name (a string)' })
-    .regex(PRODUCER_NAME, { error: 'expected a name of 1 to 64 letters, digits, `_`, `.` or `-`' }),
+  name: z.string({ error: 'expected a producer name (a string)' }).regex(PRODUCER_NAME, { error: 'expected a name of 1 to 64 letters, digits, `_`, `.` or `-`' }),
   command: Command,
   required: z.boolean({ error: 'expected true or false' }).default(true),
   timeout_s: z
@@ -155,11 +151,21 @@ const MAX_APPROVAL_TIMEOUT_S = 86_400;
 
 const TokenShape = {
   principal: z.string({ error: 'expected the token principal name (a string)' }).regex(/^[A-Za-z0-9._@-]{1,64}$/, { error: 'expected 1 to 64 letters, digits, `.`, `_`, `@` or `-`' }),
-  scopes: z.array(z.enum(['approvals:read', 'approvals:resolve'], { error: 'expected "approvals:read" or "approvals:resolve"' }), { error: 'expected a list of scopes' }).min(1, { error: 'expected at least one scope' }),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, { error: 'expected the hex SHA-256 of the token (64 lowercase hex digits), never the token itself' }).optional(),
-  env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected the name of an environment variable' }).optional(),
+  scopes: z
+    .array(z.enum(['approvals:read', 'approvals:resolve'], { error: 'expected "approvals:read" or "approvals:resolve"' }), { error: 'expected a list of scopes' })
+    .min(1, { error: 'expected at least one scope' }),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, { error: 'expected the hex SHA-256 of the token (64 lowercase hex digits), never the token itself' })
+    .optional(),
+  env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected the name of an environment variable' })
+    .optional(),
 };
-const Token = z.strictObject(TokenShape, { error: 'expected a token: a mapping with principal, scopes and sha256 or env' }).refine((t) => (t.sha256 === undefined) !== (t.env === undefined), { error: 'expected exactly one of `sha256` (the hash of the secret) or `env` (a variable holding it)' });
+const Token = z
+  .strictObject(TokenShape, { error: 'expected a token: a mapping with principal, scopes and sha256 or env' })
+  .refine((t) => (t.sha256 === undefined) !== (t.env === undefined), { error: 'expected exactly one of `sha256` (the hash of the secret) or `env` (a variable holding it)' });
 
 const AlwaysAllowShape = {
   tool: z.string({ error: 'expected a tool name or kind:<kind>' }).min(1),
@@ -167,7 +173,9 @@ const AlwaysAllowShape = {
   glob: z.string().optional(),
   regex: z.string().optional(),
 };
-const AlwaysAllow = z.strictObject(AlwaysAllowShape, { error: 'expected a rule: tool plus one of exact, glob or regex' }).refine((r) => [r.exact, r.glob, r.regex].filter((x) => x !== undefined).length === 1, { error: 'expected exactly one of `exact`, `glob` or `regex` (a literal value is never read as a pattern)' });
+const AlwaysAllow = z
+  .strictObject(AlwaysAllowShape, { error: 'expected a rule: tool plus one of exact, glob or regex' })
+  .refine((r) => [r.exact, r.glob, r.regex].filter((x) => x !== undefined).length === 1, { error: 'expected exactly one of `exact`, `glob` or `regex` (a literal value is never read as a pattern)' });
 
 /** The `approvals` section: opt-in human review of tool calls. */
 const ApprovalsShape = {
@@ -181,7 +189,9 @@ const ApprovalsShape = {
 
 const ProfileSpec = z.strictObject(
   {
-    tools: z.record(z.string(), z.union([z.boolean(), z.strictObject({ paths: z.array(z.string()).optional() })]), { error: 'expected a mapping of tool names (or kind:<kind>) to true, false or {paths: [...]}' }),
+    tools: z.record(z.string(), z.union([z.boolean(), z.strictObject({ paths: z.array(z.string()).optional() })]), {
+      error: 'expected a mapping of tool names (or kind:<kind>) to true, false or {paths: [...]}',
+    }),
     shell: z.strictObject({ allow: z.array(z.string()) }).optional(),
   },
   { error: 'expected a profile: a mapping with `tools` (and optionally `shell`)' },
@@ -194,8 +204,7 @@ const PermissionsShape = {
 };
 
 /** A section named in the design that a later version will read; today it is refused, not ignored. */
-const unsupported = (name: string) =>
-  z.never({ error: `section \`${name}\` is not supported by this version of Gatehouse; remove it for now` }).optional();
+const unsupported = (name: string) => z.never({ error: `section \`${name}\` is not supported by this version of Gatehouse; remove it for now` }).optional();
 
 /** `sandbox:` — run the agent, its hooks and the required checks inside bubblewrap (`gatehouse run`). */
 const SandboxShape = {
@@ -233,9 +242,21 @@ const NotifyShape = {
     .max(MAX_NOTIFY_BATCH_MS, { error: `expected a whole number of milliseconds from 0 to ${MAX_NOTIFY_BATCH_MS}` })
     .default(DEFAULT_NOTIFY_BATCH_MS),
   public_url: HttpUrl.optional(),
-  webhooks: z.array(z.strictObject(WebhookShape, { error: 'expected a webhook: a mapping with `url` (or `url_env`) and optionally `secret_env`' }).refine(oneUrl, ONE_URL), { error: 'expected a list of webhooks' }).default([]),
-  ntfy: z.array(z.strictObject(NtfyShape, { error: 'expected an ntfy topic: a mapping with `url` (server and topic) and optionally `token_env`' }).refine(oneUrl, ONE_URL), { error: 'expected a list of ntfy topics' }).default([]),
-  slack: z.array(z.strictObject(SlackShape, { error: 'expected a Slack-compatible webhook: a mapping with `url` or `url_env`' }).refine(oneUrl, ONE_URL), { error: 'expected a list of Slack-compatible webhooks' }).default([]),
+  webhooks: z
+    .array(z.strictObject(WebhookShape, { error: 'expected a webhook: a mapping with `url` (or `url_env`) and optionally `secret_env`' }).refine(oneUrl, ONE_URL), {
+      error: 'expected a list of webhooks',
+    })
+    .default([]),
+  ntfy: z
+    .array(z.strictObject(NtfyShape, { error: 'expected an ntfy topic: a mapping with `url` (server and topic) and optionally `token_env`' }).refine(oneUrl, ONE_URL), {
+      error: 'expected a list of ntfy topics',
+    })
+    .default([]),
+  slack: z
+    .array(z.strictObject(SlackShape, { error: 'expected a Slack-compatible webhook: a mapping with `url` or `url_env`' }).refine(oneUrl, ONE_URL), {
+      error: 'expected a list of Slack-compatible webhooks',
+    })
+    .default([]),
   desktop: z.boolean({ error: 'expected true or false' }).default(false),
 };
 
@@ -244,9 +265,7 @@ const approvalsTimeout = oneTimeout(OLD_TIMEOUT_KEYS.approvals, DEFAULT_APPROVAL
 /** The whole config file (v1). A YAML `gate:` with nothing under it counts as an empty section. */
 export const ConfigFile = z.strictObject(
   {
-    gate: z
-      .preprocess((v) => (v === null ? {} : v), z.strictObject(GateShape, { error: 'expected the `gate` section to be a mapping' }))
-      .prefault({}),
+    gate: z.preprocess((v) => (v === null ? {} : v), z.strictObject(GateShape, { error: 'expected the `gate` section to be a mapping' })).prefault({}),
     approvals: z
       .preprocess(
         (v) => (v === null ? {} : v),
@@ -257,12 +276,13 @@ export const ConfigFile = z.strictObject(
       .prefault({}),
     permissions: z.preprocess((v) => (v === null ? {} : v), z.strictObject(PermissionsShape, { error: 'expected the `permissions` section to be a mapping' })).prefault({}),
     stop_hooks: z.preprocess((v) => (v === null ? [] : v), StopHooks).default([]),
-    verifiers: z
-      .preprocess((v) => (v === null ? {} : v), z.strictObject(VerifiersShape, { error: 'expected the `verifiers` section to be a mapping' }))
-      .prefault({}),
+    verifiers: z.preprocess((v) => (v === null ? {} : v), z.strictObject(VerifiersShape, { error: 'expected the `verifiers` section to be a mapping' })).prefault({}),
     // `sandbox: true` is short for `sandbox: {enabled: true}`.
     sandbox: z
-      .preprocess((v) => (v === null ? {} : typeof v === 'boolean' ? { enabled: v } : v), z.strictObject(SandboxShape, { error: 'expected `sandbox` to be true, false or a mapping with `enabled`, `network` and `hide`' }))
+      .preprocess(
+        (v) => (v === null ? {} : typeof v === 'boolean' ? { enabled: v } : v),
+        z.strictObject(SandboxShape, { error: 'expected `sandbox` to be true, false or a mapping with `enabled`, `network` and `hide`' }),
+      )
       .prefault({}),
     notify: z.preprocess((v) => (v === null ? {} : v), z.strictObject(NotifyShape, { error: 'expected the `notify` section to be a mapping' })).prefault({}),
     gateway: unsupported('gateway'),

@@ -155,4 +155,3 @@ function splitDottedKey(key: string): string[] | null {
   }
   return null;
 }
-

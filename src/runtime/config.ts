@@ -147,9 +147,7 @@ function formatProblem(fileLabel: string, line: number | null, problem: ConfigPr
 /** `['gate', 'producers', 1, 'timeout_s']` → `gate.producers[1].timeout_s`. */
 function formatKeyPath(path: KeyPath): string {
   if (path.length === 0) return '(top level)';
-  return path
-    .map((p, i) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(p) ? `${i === 0 ? '' : '.'}${p}` : `[${JSON.stringify(p)}]`))
-    .join('');
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(p) ? `${i === 0 ? '' : '.'}${p}` : `[${JSON.stringify(p)}]`)).join('');
 }
 
 function defaults(): Omit<LoadedConfig, 'file'> {

@@ -22,7 +22,9 @@ const PUBLIC_FILE = 'ed25519.pub.pem';
 
 /** Hex SHA-256 of a public key's SPKI DER encoding. */
 export function keyIdOf(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex');
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex');
 }
 
 /** The signed-note key name for a key id. */

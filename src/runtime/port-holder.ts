@@ -76,7 +76,10 @@ function pidOfSocket(inode: string, procRoot: string): number | null {
 function procCommand(pid: number, procRoot: string): string | null {
   try {
     const raw = readFileSync(join(procRoot, String(pid), 'cmdline'), 'utf8');
-    const cmd = raw.split('\0').filter((a) => a.length > 0).join(' ');
+    const cmd = raw
+      .split('\0')
+      .filter((a) => a.length > 0)
+      .join(' ');
     return cmd.length > 0 ? shorten(cmd) : null;
   } catch {
     return null;

@@ -5,7 +5,6 @@ import type { ChildProcess } from 'node:child_process';
 import type { ProducerSpec } from '../core/policy.js';
 import { superviseChild } from './supervised-child.js';
 
-
 /** How one producer run ended. */
 type ProducerStatus = 'passed' | 'failed' | 'timed_out' | 'spawn_error' | 'cancelled';
 

@@ -54,7 +54,12 @@ export function gitDirs(worktree: string): { gitDir: string; commonDir: string; 
   for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_INDEX_FILE']) delete env[name];
   let out: string;
   try {
-    out = execFileSync('git', ['-c', 'core.fsmonitor=false', 'rev-parse', '--absolute-git-dir', '--git-common-dir', '--git-path', 'hooks'], { cwd: worktree, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env });
+    out = execFileSync('git', ['-c', 'core.fsmonitor=false', 'rev-parse', '--absolute-git-dir', '--git-common-dir', '--git-path', 'hooks'], {
+      cwd: worktree,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env,
+    });
   } catch {
     return null;
   }
@@ -75,7 +80,19 @@ export function gitControlPaths(worktree: string): string[] {
   const { gitDir, commonDir, hooksDir } = dirs;
   // Also as the shell analysis sees them, `<worktree>/.git/…`, when `.git` is a file (a linked worktree).
   const logical = ['config', 'hooks', 'info'].map((f) => join(worktree, '.git', f));
-  return [...new Set([join(gitDir, 'config'), join(gitDir, 'config.worktree'), join(gitDir, 'commondir'), join(commonDir, 'config'), join(commonDir, 'hooks'), join(commonDir, 'info'), join(commonDir, 'modules'), hooksDir, ...logical])];
+  return [
+    ...new Set([
+      join(gitDir, 'config'),
+      join(gitDir, 'config.worktree'),
+      join(gitDir, 'commondir'),
+      join(commonDir, 'config'),
+      join(commonDir, 'hooks'),
+      join(commonDir, 'info'),
+      join(commonDir, 'modules'),
+      hooksDir,
+      ...logical,
+    ]),
+  ];
 }
 
 /**

@@ -91,19 +91,24 @@ export function recordGateDecision(policy: Policy, event: { tool: string; target
       },
     });
     if (verdict.decision !== 'block' || !verdict.rule.startsWith('write.')) return null;
-    return sealEvidence(policy.state_dir, {
-      where: 'in_session',
-      kind: 'write_refused',
-      verdict: 'refused',
-      decided_by: verdict.rule,
-      reason: verdict.reason,
-      verifiers: [],
-      producers: [],
-      scope: null,
-      policy,
-      write: { tool: event.tool, targets: event.targets, rule: verdict.rule },
-      agent_claim: null,
-    }, loadOrCreateKey(policy.state_dir), audit).id;
+    return sealEvidence(
+      policy.state_dir,
+      {
+        where: 'in_session',
+        kind: 'write_refused',
+        verdict: 'refused',
+        decided_by: verdict.rule,
+        reason: verdict.reason,
+        verifiers: [],
+        producers: [],
+        scope: null,
+        policy,
+        write: { tool: event.tool, targets: event.targets, rule: verdict.rule },
+        agent_claim: null,
+      },
+      loadOrCreateKey(policy.state_dir),
+      audit,
+    ).id;
   });
 }
 
@@ -155,19 +160,24 @@ export function recordCompletion(
       },
     });
     const claim = parseAgentClaim(opts.lastMessage ?? null);
-    return sealEvidence(policy.state_dir, {
-      where,
-      kind: 'completion_verdict',
-      verdict: completionVerdict(result, opts.unverified ?? false),
-      decided_by: result.decidedBy,
-      reason: result.reason,
-      verifiers,
-      producers: producersOf(result),
-      scope: scopeOf(result),
-      policy,
-      write: null,
-      agent_claim: claim,
-    }, loadOrCreateKey(policy.state_dir), audit).id;
+    return sealEvidence(
+      policy.state_dir,
+      {
+        where,
+        kind: 'completion_verdict',
+        verdict: completionVerdict(result, opts.unverified ?? false),
+        decided_by: result.decidedBy,
+        reason: result.reason,
+        verifiers,
+        producers: producersOf(result),
+        scope: scopeOf(result),
+        policy,
+        write: null,
+        agent_claim: claim,
+      },
+      loadOrCreateKey(policy.state_dir),
+      audit,
+    ).id;
   });
 }
 

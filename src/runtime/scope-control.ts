@@ -59,7 +59,10 @@ async function eachControlFile(root: string, dirs: ControlDirs, found: Found, de
     await walk(
       modules,
       async (e) => {
-        const inside = e.rel.split('/').slice(0, -1).some((p) => p === 'hooks' || p === 'info');
+        const inside = e.rel
+          .split('/')
+          .slice(0, -1)
+          .some((p) => p === 'hooks' || p === 'info');
         if (e.st.isDirectory()) return !(HISTORY_DIRS.has(e.name) && isGitDir(e.abs));
         if (e.rel.endsWith('/info/refs') && typeof e.abs === 'string' && isGitDir(dirname(e.abs))) return false;
         if (inside || e.name === 'config' || e.name === 'config.worktree') await found(`${base}/${e.rel}`, e.abs, e.st);
@@ -122,7 +125,12 @@ export function compareControl(root: string, dirs: ControlDirs, control: FileRec
  */
 export function allowMatcher(allow: string[]): (path: string) => boolean {
   const globs = allow.map(compileGlob);
-  const gitGlobs = globs.filter((g) => g.source.trim().replace(/^(\.\/)+/, '').startsWith('.git/'));
+  const gitGlobs = globs.filter((g) =>
+    g.source
+      .trim()
+      .replace(/^(\.\/)+/, '')
+      .startsWith('.git/'),
+  );
   return (path) => {
     if (path === '..' || path.startsWith('../')) return false;
     if (path === '.git' || path.startsWith('.git/')) return matchesAny(path, gitGlobs);

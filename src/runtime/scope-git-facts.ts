@@ -23,7 +23,8 @@ const HARDENED_CONFIG = ['core.fsmonitor=false', 'core.hooksPath=/dev/null', 'co
  * Inherited variables that would point git at another repository, index, object store or
  * pathspec mode, or inject config (set, for instance, when Gatehouse runs inside a git hook).
  */
-const GIT_ENV_DROPPED = /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE|PREFIX|[A-Z]*_PATHSPECS|CONFIG|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|REPLACE_REF_BASE|EXTERNAL_DIFF)$/;
+const GIT_ENV_DROPPED =
+  /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE|PREFIX|[A-Z]*_PATHSPECS|CONFIG|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|REPLACE_REF_BASE|EXTERNAL_DIFF)$/;
 
 /** The facts about a git worktree that the baseline keeps or derives from. */
 export interface GitFacts {

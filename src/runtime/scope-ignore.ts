@@ -84,7 +84,13 @@ export class FrozenIgnore {
     let own = this.ownCache.get(key);
     if (own === undefined) {
       const parts = parent.split('/');
-      const includes = parts.map((_, i) => `!/${parts.slice(0, i + 1).map(literal).join('/')}/`);
+      const includes = parts.map(
+        (_, i) =>
+          `!/${parts
+            .slice(0, i + 1)
+            .map(literal)
+            .join('/')}/`,
+      );
       own = ignore({ ignorecase: this.ignoreCase }).add(rules).add(includes);
       this.ownCache.set(key, own);
     }

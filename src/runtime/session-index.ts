@@ -150,7 +150,8 @@ function bindSession(stateDir: string, id: string): { ok: true; value: BoundSess
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return reject('its session folder belongs to another user');
   const meta = readJsonSmall(join(sessionDir(real, id), 'meta.json'), MAX_BIND_FILE_BYTES);
   const policy = readJsonSmall(join(sessionDir(real, id), 'policy.json'), MAX_BIND_FILE_BYTES);
-  if (meta === null || policy === null || meta.id !== id || policy.session_id !== id || typeof meta.worktree !== 'string') return reject('its meta.json or policy.json is missing, unreadable or names another session');
+  if (meta === null || policy === null || meta.id !== id || policy.session_id !== id || typeof meta.worktree !== 'string')
+    return reject('its meta.json or policy.json is missing, unreadable or names another session');
   if (policy.state_dir !== real) return reject(`its policy belongs to the state folder ${String(policy.state_dir)} (a copy of the session)`);
   if (startDigests(real, id) === null) return reject("its audit log has no start record with the files' digests (a session of an older Gatehouse, or a planted folder)");
   return { ok: true, value: { projectState: real, worktree: meta.worktree } };

@@ -20,7 +20,10 @@ export function stateBase(env: NodeJS.ProcessEnv = process.env): string {
  */
 function projectStateDir(base: string, worktreeReal: string): string {
   const digest = createHash('sha256').update(worktreeReal).digest('hex').slice(0, 16);
-  const name = basename(worktreeReal).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'root';
+  const name =
+    basename(worktreeReal)
+      .replace(/[^A-Za-z0-9_.-]/g, '_')
+      .slice(0, 40) || 'root';
   return join(base, 'projects', `${name}-${digest}`);
 }
 

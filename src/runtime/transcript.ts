@@ -44,7 +44,7 @@ function taskToolLines(bytes: Buffer): [number, number][] {
  */
 function outcomeAfter(bytes: Buffer, id: string, from: number): ToolOutcome | undefined {
   const needle = Buffer.from(JSON.stringify(id));
-  for (let at = bytes.indexOf(needle, from); at >= 0; ) {
+  for (let at = bytes.indexOf(needle, from); at >= 0;) {
     const [start, end] = lineAround(bytes, at);
     const hit = taskFactsOfLine(bytes.toString('utf8', start, end))?.outcomes.find(([answered]) => answered === id);
     if (hit) return hit[1];

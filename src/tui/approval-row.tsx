@@ -26,8 +26,7 @@ export function ApprovalRow({ item, selected, nowMs }: ApprovalRowProps) {
         <Text color="yellow">{displayText(item.tool)}</Text> {safeForDisplay(item.summary)}
       </Text>
       <Text dimColor wrap="truncate-end">
-        {'    '}session {displayText(item.session_id)} · agent {displayText(item.agent)} ·{' '}
-        <Text color={left < URGENT_MS ? 'red' : undefined}>{formatTimeLeft(left)} left</Text> · {item.id}
+        {'    '}session {displayText(item.session_id)} · agent {displayText(item.agent)} · <Text color={left < URGENT_MS ? 'red' : undefined}>{formatTimeLeft(left)} left</Text> · {item.id}
       </Text>
     </Box>
   );

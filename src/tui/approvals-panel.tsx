@@ -184,11 +184,11 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
         Gatehouse · {items.length === 0 ? 'no' : items.length} pending approval{items.length === 1 ? '' : 's'}
       </Text>
       {items.length === 0 ? <EmptyState /> : null}
-      {start > 0 ? <Text dimColor>  … {start} more above</Text> : null}
+      {start > 0 ? <Text dimColor> … {start} more above</Text> : null}
       {items.slice(start, end).map((item, offset) => (
         <ApprovalRow key={item.id} item={item} selected={start + offset === selected} nowMs={nowMs} />
       ))}
-      {end < items.length ? <Text dimColor>  … {items.length - end} more below</Text> : null}
+      {end < items.length ? <Text dimColor> … {items.length - end} more below</Text> : null}
       {detail !== null ? <CommandDetail lines={detail.lines} offset={offset} rows={detail.rows} /> : null}
       {ui.mode.kind === 'browse' && items[selected]?.why !== undefined ? <WhyLine why={items[selected].why} /> : null}
       {ui.mode.kind === 'browse' && items[selected] ? <AlwaysScopeLine target={items[selected].always} sessionId={items[selected].session_id} /> : null}

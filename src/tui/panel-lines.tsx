@@ -50,11 +50,7 @@ export function StatusLine({ status }: { status: PanelStatus }) {
 
 /** The keys of the list view; `scroll` adds the keys that scroll the selected call's whole text. */
 export function KeyHelp({ scroll }: { scroll: boolean }) {
-  return (
-    <Text dimColor>
-      ↑/↓ or k/j select · a allow · r reject · A always (this session) · P always (project) · q quit{scroll ? ' · [ ] scroll' : ''}
-    </Text>
-  );
+  return <Text dimColor>↑/↓ or k/j select · a allow · r reject · A always (this session) · P always (project) · q quit{scroll ? ' · [ ] scroll' : ''}</Text>;
 }
 
 /**
@@ -63,7 +59,12 @@ export function KeyHelp({ scroll }: { scroll: boolean }) {
  */
 export function AlwaysScopeLine({ target, sessionId }: { target: AlwaysTarget | null | undefined; sessionId: string }) {
   const project = target ? ` · P: the same, ${describeLifetime('project')}` : '';
-  return <Text color="magenta">A: {safeForDisplay(describeAlways(target, 'session', sessionId))}{project}</Text>;
+  return (
+    <Text color="magenta">
+      A: {safeForDisplay(describeAlways(target, 'session', sessionId))}
+      {project}
+    </Text>
+  );
 }
 
 /** Why the selected call is the person's to answer (the classifier's reason), when the request says. */

@@ -76,7 +76,11 @@ function main(): void {
   // Opening the list shows it as it is now, whoever changed it (the CLI, the TUI, another page).
   byId('rules-panel', HTMLDetailsElement).addEventListener('toggle', () => void rules.refresh());
   const audit = new AuditStatusView(byId('audit', HTMLElement), () => rpc.token);
-  const form = new NewSessionForm(spawn, () => terminal.geometry(), () => terminal.focus());
+  const form = new NewSessionForm(
+    spawn,
+    () => terminal.geometry(),
+    () => terminal.focus(),
+  );
 
   function showTitle(): void {
     const id = terminal.sessionId;

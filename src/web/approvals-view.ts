@@ -107,12 +107,7 @@ export class ApprovalsView {
       // Why this call is the person's to answer (the classifier's reason), when the request says.
       p.why !== undefined ? h('p', { class: 'why' }, `Why you are asked: ${p.why}`) : '',
       // What each "Always" would allow, before either is pressed.
-      h(
-        'p',
-        { class: 'always-scope' },
-        describeAlways(p.always, 'session', p.session_id),
-        p.always ? `. Always (project): the same, ${describeLifetime('project')}.` : '',
-      ),
+      h('p', { class: 'always-scope' }, describeAlways(p.always, 'session', p.session_id), p.always ? `. Always (project): the same, ${describeLifetime('project')}.` : ''),
       reason,
       h('div', { class: 'actions' }, ...buttons),
       error,

@@ -39,7 +39,12 @@ export function formatExit(exit: PtyExit | null): string {
 
 /** The last path segment of a command (`/usr/bin/bash` → `bash`). */
 function baseName(command: string): string {
-  return command.split('/').filter((s) => s !== '').at(-1) ?? command;
+  return (
+    command
+      .split('/')
+      .filter((s) => s !== '')
+      .at(-1) ?? command
+  );
 }
 
 /**

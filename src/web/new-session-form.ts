@@ -22,7 +22,6 @@ export interface SessionFields {
   sandbox: SandboxChoice;
 }
 
-
 /**
  * Turns the form into `pty.spawn` params sized to `geometry`, or says what to fix.
  * @example buildSpawnParams({ mode: 'command', commandLine: 'bash -l', cwd: '', agent: '', allow: '', require: '', sandbox: 'off' }, { cols: 80, rows: 24 })

@@ -45,7 +45,8 @@ export class RulesView {
   }
 
   #row(r: ListedRule): HTMLElement {
-    const origin = r.origin === 'config' ? 'from the config: edit approvals.always_allow there to remove it' : `by ${r.created_by ?? 'an earlier Gatehouse'}${r.created_at ? ` at ${r.created_at}` : ''}`;
+    const origin =
+      r.origin === 'config' ? 'from the config: edit approvals.always_allow there to remove it' : `by ${r.created_by ?? 'an earlier Gatehouse'}${r.created_at ? ` at ${r.created_at}` : ''}`;
     const row = h(
       'li',
       { class: 'rule', 'data-rule-id': r.id, 'data-origin': r.origin },

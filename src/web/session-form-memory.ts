@@ -41,5 +41,13 @@ export function recallFields(storage: Storage): SessionFields | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const r = raw as Record<string, unknown>;
   const text = (k: string): string => (typeof r[k] === 'string' ? r[k] : '');
-  return { mode: r.mode === 'agent' ? 'agent' : 'command', commandLine: text('commandLine'), cwd: text('cwd'), agent: text('agent'), allow: text('allow'), require: text('require'), sandbox: sandboxChoice(r.sandbox) };
+  return {
+    mode: r.mode === 'agent' ? 'agent' : 'command',
+    commandLine: text('commandLine'),
+    cwd: text('cwd'),
+    agent: text('agent'),
+    allow: text('allow'),
+    require: text('require'),
+    sandbox: sandboxChoice(r.sandbox),
+  };
 }

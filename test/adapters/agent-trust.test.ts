@@ -58,7 +58,7 @@ describe('an agent home that does not exist yet', () => {
 });
 
 describe('an existing trust file', () => {
-  it("keeps the mode its owner gave it, through the edit and its undo", () => {
+  it('keeps the mode its owner gave it, through the edit and its undo', () => {
     const gemini = join(dir, 'trustedFolders.json');
     const copilot = join(dir, 'config.json');
     writeFileSync(gemini, '{}', { mode: 0o644 });

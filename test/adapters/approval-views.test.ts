@@ -61,7 +61,12 @@ const AGENTS: Record<string, { call: (tool: string, input: Record<string, unknow
     call: shaped('PreToolUse'),
     cases: [
       ['shell', 'Bash', { command: 'cargo publish' }, 'Bash: cargo publish'],
-      ['patch', 'apply_patch', { command: '*** Begin Patch\n*** Add File: new.ts\n+x\n*** Update File: old.ts\n*** Move to: moved.ts\n@@\n-a\n+b\n*** Delete File: gone.ts\n*** End Patch' }, 'apply_patch: add new.ts, update old.ts and move it to moved.ts, delete gone.ts'],
+      [
+        'patch',
+        'apply_patch',
+        { command: '*** Begin Patch\n*** Add File: new.ts\n+x\n*** Update File: old.ts\n*** Move to: moved.ts\n@@\n-a\n+b\n*** Delete File: gone.ts\n*** End Patch' },
+        'apply_patch: add new.ts, update old.ts and move it to moved.ts, delete gone.ts',
+      ],
     ],
   },
   copilot: {
@@ -83,7 +88,8 @@ const AGENTS: Record<string, { call: (tool: string, input: Record<string, unknow
     ],
   },
   cursor: {
-    call: (tool, input) => (tool === 'beforeShellExecution' ? (['beforeShellExecution', { cwd: '/w', ...input }] as const) : (['preToolUse', { cwd: '/w', tool_name: tool, tool_input: input }] as const)),
+    call: (tool, input) =>
+      tool === 'beforeShellExecution' ? (['beforeShellExecution', { cwd: '/w', ...input }] as const) : (['preToolUse', { cwd: '/w', tool_name: tool, tool_input: input }] as const),
     cases: [
       ['shell', 'beforeShellExecution', { command: 'rm -rf node_modules' }, 'Shell: rm -rf node_modules'],
       ['write', 'Write', { file_path: '/w/a.ts', contents: 'x' }, 'Write /w/a.ts: 1~line (1~byte)'],

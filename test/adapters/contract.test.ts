@@ -199,7 +199,21 @@ const TOOL_EVENTS: Readonly<Record<AgentName, string[]>> = {
   codex: ['PreToolUse', 'PostToolUse'],
 };
 
-const MALFORMED: unknown[] = [null, 'Write', 42, true, [], [{ tool_name: 'Write' }], {}, { tool_name: 7, tool_input: 'x' }, { tool_name: 'Write', tool_input: null }, { toolName: 'edit', toolArgs: '{not json' }, { tool: 'write', args: 5 }, { command: 5 }, { tool_name: 'apply_patch', tool_input: { command: 12 } }];
+const MALFORMED: unknown[] = [
+  null,
+  'Write',
+  42,
+  true,
+  [],
+  [{ tool_name: 'Write' }],
+  {},
+  { tool_name: 7, tool_input: 'x' },
+  { tool_name: 'Write', tool_input: null },
+  { toolName: 'edit', toolArgs: '{not json' },
+  { tool: 'write', args: 5 },
+  { command: 5 },
+  { tool_name: 'apply_patch', tool_input: { command: 12 } },
+];
 
 describe.each([...AGENT_NAMES])('%s parseEvent', (agent) => {
   const hook = hookAdapter(agent)!;

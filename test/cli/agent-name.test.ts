@@ -22,7 +22,10 @@ const writeSrc = [process.execPath, '-e', "require('fs').writeFileSync('src/a.tx
 describe('an unknown --agent', () => {
   for (const agent of ['claud', 'foo']) {
     it(`is a usage error for \`session start --agent ${agent}\` and \`run --agent ${agent}\`, starting nothing`, () => {
-      for (const args of [['session', 'start', '--agent', agent, ...where()], ['run', '--agent', agent, ...where(), '--', ...writeSrc]]) {
+      for (const args of [
+        ['session', 'start', '--agent', agent, ...where()],
+        ['run', '--agent', agent, ...where(), '--', ...writeSrc],
+      ]) {
         const r = gatehouse(args);
         expect(r.status, args.join(' ')).toBe(2);
         expect(r.stderr).toContain(`unknown agent "${agent}"`);

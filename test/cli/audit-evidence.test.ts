@@ -37,7 +37,10 @@ describe('gatehouse audit', () => {
   });
 
   it('records the session lifecycle and the end-of-session verdict', () => {
-    const events = gatehouse(['audit', 'tail', '-n', '50', '--json', ...at()]).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = gatehouse(['audit', 'tail', '-n', '50', '--json', ...at()])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const types = events.map((e: { type: string }) => e.type);
     expect(types[0]).toBe('session_started');
     expect(types).toContain('session_ended');

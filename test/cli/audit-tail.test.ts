@@ -63,7 +63,10 @@ describe('gatehouse audit tail', () => {
     expect(fields).not.toContain('a'.repeat(64));
     expect(reason.length).toBeGreaterThan(1);
     for (const line of rest) expect(line.length).toBeLessThanOrEqual(60);
-    const shown = reason.map((l) => l.trim()).join(' ').slice('reason: '.length);
+    const shown = reason
+      .map((l) => l.trim())
+      .join(' ')
+      .slice('reason: '.length);
     expect(shown.endsWith(' …')).toBe(true);
     const shownWords = shown.slice(0, -2).split(' ');
     expect(shownWords).toEqual(words.slice(0, shownWords.length));

@@ -22,7 +22,12 @@ interface Mention {
 }
 
 /** The pages a person reads: the README and docs/. */
-const pages = (): string[] => ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+const pages = (): string[] => [
+  'README.md',
+  ...readdirSync('docs')
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+];
 
 /**
  * The backticked `gatehouse …` commands in the code (comments left out) and in the pages;

@@ -111,19 +111,27 @@ describe('the docs against the code', () => {
     'git rm': 'git rm README.md',
   };
   const bash = (command: string): number | null =>
-    hook(['check', '--session', id, '--event', 'PreToolUse', '--state-dir', state], { session_id: 'x', hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Bash', tool_input: { command } }, { cwd: root }).status;
+    hook(
+      ['check', '--session', id, '--event', 'PreToolUse', '--state-dir', state],
+      { session_id: 'x', hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Bash', tool_input: { command } },
+      { cwd: root },
+    ).status;
 
   it('refuses every Bash write target approvals.md lists as checked, outside the allowlist', () => {
     const names = listed(doc('approvals.md'), 'checked-writes');
     expect(names).toEqual(Object.keys(WRITES));
-    const notRefused = Object.entries(WRITES).filter(([, cmd]) => bash(cmd) !== 2).map(([n]) => n);
+    const notRefused = Object.entries(WRITES)
+      .filter(([, cmd]) => bash(cmd) !== 2)
+      .map(([n]) => n);
     expect(notRefused).toEqual([]);
   });
 
   it('lets every delete approvals.md lists through the allowlist, as it says', () => {
     const names = listed(doc('approvals.md'), 'deletes');
     expect(names).toEqual(Object.keys(DELETES));
-    const refused = Object.entries(DELETES).filter(([, cmd]) => bash(cmd) !== 0).map(([n]) => n);
+    const refused = Object.entries(DELETES)
+      .filter(([, cmd]) => bash(cmd) !== 0)
+      .map(([n]) => n);
     expect(refused).toEqual([]);
   });
 });

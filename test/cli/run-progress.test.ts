@@ -58,7 +58,9 @@ describe('gatehouse run progress', () => {
   it('prints a call waiting for a person with the command that answers it', async () => {
     writeFileSync(join(root, 'gatehouse.yaml'), 'approvals:\n  interactive: true\n');
     const agent = agentScript([{ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm publish' } }], 0);
-    const child = spawn(process.execPath, [CLI, 'run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', 'src/**', '--', process.execPath, agent], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', 'src/**', '--', process.execPath, agent], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise((r) => child.on('exit', r));

@@ -123,7 +123,7 @@ describe.skipIf(!canSandbox)('gatehouse run --sandbox', () => {
     expect(r.stderr).toContain('network none');
   });
 
-  it('keeps the secrets of scoped tokens out of the agent\'s environment', () => {
+  it("keeps the secrets of scoped tokens out of the agent's environment", () => {
     writeFileSync(join(root, 'gatehouse.yaml'), 'approvals:\n  tokens:\n    - principal: ci\n      scopes: [approvals:read]\n      env: GH_TEST_CI_TOKEN\n');
     const r = run(['--sandbox', '--agent', 'none', ...at(), '--', 'sh', '-c', 'echo "token=[$GH_TEST_CI_TOKEN]"'], { GH_TEST_CI_TOKEN: 'a-long-enough-secret-value-1234567890' });
     expect(r.stdout).toContain('token=[]');

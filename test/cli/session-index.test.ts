@@ -19,8 +19,7 @@ function start(id: string, extra: string[] = at()): void {
   expect(r.status).toBe(0);
 }
 
-const outsideWrite = (): string =>
-  JSON.stringify({ session_id: 'x', hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: join(root, 'README.md'), content: 'x' } });
+const outsideWrite = (): string => JSON.stringify({ session_id: 'x', hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: join(root, 'README.md'), content: 'x' } });
 
 beforeAll(() => {
   const base = tempDir('gh-index-');
@@ -56,7 +55,8 @@ describe('finding a session by id from any folder', () => {
     const file = join(state, 'sessions', 'idx-tampered', 'policy.json');
     const original = readFileSync(file, 'utf8');
     writeFileSync(file, JSON.stringify({ ...JSON.parse(original), allow: ['**'] }));
-    const gate = (extra: string[]): Ran => gatehouse(['hook-gate', 'check', '--session', 'idx-tampered', '--event', 'PreToolUse', ...extra], { cwd: elsewhere, env: { GATEHOUSE_HOME: home }, input: outsideWrite() });
+    const gate = (extra: string[]): Ran =>
+      gatehouse(['hook-gate', 'check', '--session', 'idx-tampered', '--event', 'PreToolUse', ...extra], { cwd: elsewhere, env: { GATEHOUSE_HOME: home }, input: outsideWrite() });
     for (const extra of [[], ['--state-dir', state]]) {
       const r = gate(extra);
       expect(r.status).toBe(2);

@@ -30,7 +30,8 @@ beforeAll(() => {
   const started = gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', 'src/**', '--require', `t=${process.execPath} -e process.exit(1)`]);
   expect(started.status).toBe(0);
   id = started.stdout.trim();
-  const write = (file: string) => runRenderedHook(root, 'PreToolUse', { hook_event_name: 'PreToolUse', cwd: root, session_id: 'x', tool_name: 'Write', tool_input: { file_path: join(root, file), content: '{}' } });
+  const write = (file: string) =>
+    runRenderedHook(root, 'PreToolUse', { hook_event_name: 'PreToolUse', cwd: root, session_id: 'x', tool_name: 'Write', tool_input: { file_path: join(root, file), content: '{}' } });
   expect(write('package.json').status).toBe(2);
   expect(write(HOSTILE_NAME).status).toBe(2);
   expect(runRenderedHook(root, 'Stop', { hook_event_name: 'Stop', cwd: root, session_id: 'x', last_assistant_message: 'Done.' }).status).toBe(2);

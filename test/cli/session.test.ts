@@ -136,7 +136,9 @@ describe('gatehouse input errors', () => {
     expect(gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', '../x/**']).stderr).toContain("'..'");
     expect(gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--require', 't="unterminated']).status).toBe(1);
     // One sentence: no capital after the flag's name.
-    expect(gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--require', 'test=']).stderr).toContain('--require test: the command is empty; give the program to run');
+    expect(gatehouse(['session', 'start', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--require', 'test=']).stderr).toContain(
+      '--require test: the command is empty; give the program to run',
+    );
   });
 
   it('names the bad key and line of a config error', () => {
@@ -167,7 +169,21 @@ describe('gatehouse run', () => {
   const run = (cmd: string[], extra: string[] = []) => gatehouse(['run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', 'src/**', ...extra, '--', ...cmd]);
 
   it('never counts a state folder inside the worktree as a change of the agent', () => {
-    const r = gatehouse(['run', '--agent', 'claude', '--worktree', root, '--state-dir', join(root, '.gatehouse-state'), '--allow', 'src/**', '--', process.execPath, '-e', "require('fs').writeFileSync('src/a.txt','x')"]);
+    const r = gatehouse([
+      'run',
+      '--agent',
+      'claude',
+      '--worktree',
+      root,
+      '--state-dir',
+      join(root, '.gatehouse-state'),
+      '--allow',
+      'src/**',
+      '--',
+      process.execPath,
+      '-e',
+      "require('fs').writeFileSync('src/a.txt','x')",
+    ]);
     expect(r.stderr).toContain('PASSED');
     expect(r.status).toBe(0);
   });
@@ -198,7 +214,9 @@ describe('gatehouse run', () => {
   });
 
   it('still removes the rendered hooks when interrupted with Ctrl-C', async () => {
-    const child = spawn(process.execPath, [CLI, 'run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--', process.execPath, '-e', 'setTimeout(()=>{}, 30000)'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--', process.execPath, '-e', 'setTimeout(()=>{}, 30000)'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     await new Promise<void>((res) => {
@@ -218,7 +236,9 @@ describe('gatehouse run', () => {
 
   it('leaves no rendered hooks behind when Ctrl-C arrives at any moment of start-up', async () => {
     for (const delayMs of [0, 150, 300]) {
-      const child = spawn(process.execPath, [CLI, 'run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--', process.execPath, '-e', 'setTimeout(()=>{}, 30000)'], { stdio: 'ignore' });
+      const child = spawn(process.execPath, [CLI, 'run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--', process.execPath, '-e', 'setTimeout(()=>{}, 30000)'], {
+        stdio: 'ignore',
+      });
       await new Promise((res) => setTimeout(res, delayMs));
       child.kill('SIGINT');
       const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));

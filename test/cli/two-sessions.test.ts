@@ -39,4 +39,3 @@ describe('a second session beside a running one', () => {
     expect(r.stderr).toContain('modified: .claude/settings.local.json');
   });
 });
-

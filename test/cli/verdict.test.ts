@@ -127,7 +127,10 @@ describe('JSON outputs', () => {
     const check = JSON.parse(gatehouse(['session', 'check', bad.session_id, ...where(), '--json']).stdout);
     expect(check).toMatchObject({ session_id: bad.session_id, passed: false, verdict: 'failed', decided_by: 'evidence_producers' });
     // The audit log says pass or fail in so many words too.
-    const events = gatehouse(['audit', 'tail', '-n', '100', ...where(), '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; session_id: string; data: Record<string, unknown> });
+    const events = gatehouse(['audit', 'tail', '-n', '100', ...where(), '--json'])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; session_id: string; data: Record<string, unknown> });
     const verdicts = events.filter((e) => e.type === 'completion_verdict').map((e) => [e.session_id, e.data.verdict, e.data.failed_checks]);
     expect(verdicts).toContainEqual([ok.session_id, 'pass', []]);
     expect(verdicts).toContainEqual([bad.session_id, 'fail', ['evidence_producers']]);
@@ -153,7 +156,10 @@ describe('JSON outputs', () => {
     };
     const evidence = JSON.parse(outputs['evidence list']!) as { id: string }[];
     outputs['evidence show'] = gatehouse(['evidence', 'show', evidence[0]!.id, ...where(), '--json']).stdout;
-    for (const line of gatehouse(['audit', 'tail', ...where(), '--json']).stdout.trim().split('\n')) outputs[`audit tail: ${line.slice(0, 60)}`] = line;
+    for (const line of gatehouse(['audit', 'tail', ...where(), '--json'])
+      .stdout.trim()
+      .split('\n'))
+      outputs[`audit tail: ${line.slice(0, 60)}`] = line;
     for (const [name, json] of Object.entries(outputs)) expect(camel(json), name).toEqual([]);
   }, 180_000);
 });

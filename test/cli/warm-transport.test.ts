@@ -165,7 +165,10 @@ describe('warm and cold verdicts', () => {
       [pre, write(p, 'src/a.ts')],
       [pre, write(p, 'package.json')],
       [pre, write(p, '.claude/settings.local.json')],
-      [pre, JSON.stringify({ session_id: 'x', hook_event_name: 'PreToolUse', cwd: p.root, tool_name: 'Edit', tool_input: { file_path: join(p.root, '../outside.txt'), old_string: 'a', new_string: 'b' } })],
+      [
+        pre,
+        JSON.stringify({ session_id: 'x', hook_event_name: 'PreToolUse', cwd: p.root, tool_name: 'Edit', tool_input: { file_path: join(p.root, '../outside.txt'), old_string: 'a', new_string: 'b' } }),
+      ],
       [pre, bash('echo hi > src/ok.txt')],
       [pre, bash('echo hi > notes.txt')],
       [pre, bash('ls -la')],

@@ -26,7 +26,11 @@ describe('gate rules', () => {
     expect(stopVerdict(refused(['evidence_producers']), 0, 3)).toEqual({ verdict: block('evidence_producers', 'fix the tests'), consecutiveBlocks: 1 });
     const last = stopVerdict(refused(['evidence_producers', 'scope_check']), 3, 3);
     expect(last.consecutiveBlocks).toBe(0);
-    expect(last.verdict).toMatchObject({ decision: 'allow', rule: 'completion.unverified', note: expect.stringContaining('UNVERIFIED after 3 refused attempts to finish; the last checks to fail: evidence_producers, scope_check') });
+    expect(last.verdict).toMatchObject({
+      decision: 'allow',
+      rule: 'completion.unverified',
+      note: expect.stringContaining('UNVERIFIED after 3 refused attempts to finish; the last checks to fail: evidence_producers, scope_check'),
+    });
     expect(stopVerdict({ ...refused([]), outcome: 'continue' }, 2, 3)).toEqual({ verdict: allow('completion.verified'), consecutiveBlocks: 0 });
     expect(stopVerdict({ ...refused(['stop_hook']), outcome: 'halt' }, 2, 3)).toMatchObject({ verdict: { decision: 'halt', rule: 'stop_hook' }, consecutiveBlocks: 0 });
   });

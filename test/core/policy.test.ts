@@ -19,7 +19,16 @@ const policy: Policy = {
   record_allows: false,
   stop_hooks: [{ name: 'lint', command: 'npm run lint', timeout_s: 30 }],
   extension_hooks: [],
-  turn: { enabled: true, order: null, repeat_threshold: 4, halt_threshold: 8, max_tool_calls: null, failure_threshold: null, goal: { text: 'ship', gate_command: 'npm test', source: 'operator', timeout_s: 300 }, watch_all_tools: true },
+  turn: {
+    enabled: true,
+    order: null,
+    repeat_threshold: 4,
+    halt_threshold: 8,
+    max_tool_calls: null,
+    failure_threshold: null,
+    goal: { text: 'ship', gate_command: 'npm test', source: 'operator', timeout_s: 300 },
+    watch_all_tools: true,
+  },
   approvals: { interactive: false, timeout_s: 600, smart_auto_approve: false, always_allow: [{ tool: 'Bash', match: { glob: 'npm run *' } }] },
   permissions: { profile: null, custom: { mine: { tools: { Read: true, Write: { paths: ['src/**'] } } } } },
   baseline_sha256: null,
@@ -45,7 +54,10 @@ describe('checkPolicy', () => {
 
   it('names the first key that is wrong', () => {
     expect(checkPolicy({ ...policy, turn: { ...policy.turn, goal: { ...policy.turn.goal, timeout_s: '30' } } })).toEqual({ ok: false, reason: 'turn.goal.timeout_s must be a positive number' });
-    expect(checkPolicy({ ...policy, approvals: { ...policy.approvals, always_allow: [{ tool: 'Bash', match: { glob: '*', regex: '.*' } }] } })).toEqual({ ok: false, reason: 'approvals.always_allow[0].match must be exactly one of {exact}, {glob} or {regex}' });
+    expect(checkPolicy({ ...policy, approvals: { ...policy.approvals, always_allow: [{ tool: 'Bash', match: { glob: '*', regex: '.*' } }] } })).toEqual({
+      ok: false,
+      reason: 'approvals.always_allow[0].match must be exactly one of {exact}, {glob} or {regex}',
+    });
     expect(checkPolicy([])).toEqual({ ok: false, reason: 'the record must be an object' });
     expect(checkPolicy({ ...policy, v: 2 })).toEqual({ ok: false, reason: 'v must be 1' });
   });

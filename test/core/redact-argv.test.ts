@@ -10,7 +10,16 @@ describe('redactArgv', () => {
 
   it('hides the value of secret-named options, separate or after =', () => {
     expect(redactArgv(['codex', '--api-key', 'k', '--token=t', '-password', 'p', '--client-secret', 's', '--auth', 'a'])).toEqual([
-      'codex', '--api-key', '***', '--token=***', '-password', '***', '--client-secret', '***', '--auth', '***',
+      'codex',
+      '--api-key',
+      '***',
+      '--token=***',
+      '-password',
+      '***',
+      '--client-secret',
+      '***',
+      '--auth',
+      '***',
     ]);
   });
 
@@ -25,14 +34,23 @@ describe('redactArgv', () => {
 
   it('hides credential headers given with -H or --header', () => {
     expect(redactArgv(['curl', '-H', 'Authorization: Bearer abc.def', '--header', 'X-Api-Key: k1', '--header=Authorization: Basic dTpw'])).toEqual([
-      'curl', '-H', 'Authorization: ***', '--header', 'X-Api-Key: ***', '--header=Authorization: ***',
+      'curl',
+      '-H',
+      'Authorization: ***',
+      '--header',
+      'X-Api-Key: ***',
+      '--header=Authorization: ***',
     ]);
     expect(redactArgv(['curl', '-H', 'Accept: application/json'])).toEqual(['curl', '-H', 'Accept: application/json']);
   });
 
   it('hides the userinfo of a URL and keeps the host', () => {
     expect(redactArgv(['git', 'clone', 'https://u:ghp_abc@github.com/o/r', 'https://ghp_xyz@github.com/o/r', 'https://github.com/o/r'])).toEqual([
-      'git', 'clone', 'https://u:***@github.com/o/r', 'https://***@github.com/o/r', 'https://github.com/o/r',
+      'git',
+      'clone',
+      'https://u:***@github.com/o/r',
+      'https://***@github.com/o/r',
+      'https://github.com/o/r',
     ]);
   });
 
@@ -50,7 +68,13 @@ describe('redactArgv', () => {
   });
 
   it('counts every kind of hidden value as carrying a secret, as the dashboard form needs', () => {
-    for (const argv of [['sh', '-c', 'export K=v; codex'], ['codex', '--api_key', 'x'], ['curl', '-H', 'Authorization: Bearer t'], ['git', 'clone', 'https://t@h/r'], ['x', '--bearer', 'y']]) {
+    for (const argv of [
+      ['sh', '-c', 'export K=v; codex'],
+      ['codex', '--api_key', 'x'],
+      ['curl', '-H', 'Authorization: Bearer t'],
+      ['git', 'clone', 'https://t@h/r'],
+      ['x', '--bearer', 'y'],
+    ]) {
       expect(carriesSecret(argv)).toBe(true);
     }
   });

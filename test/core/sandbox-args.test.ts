@@ -4,7 +4,20 @@ import { describe, expect, it } from 'vitest';
 import { bwrapArgs, type SandboxSpec } from '../../src/core/sandbox.js';
 
 function spec(over: Partial<SandboxSpec>): SandboxSpec {
-  return { engine: 'bubblewrap', version: '0.8.0', bwrap: '/usr/bin/bwrap', network: 'host', writable: [], read_only: [], hidden_dirs: [], hidden_files: [], socket_dir: null, new_session: false, disable_userns: true, ...over };
+  return {
+    engine: 'bubblewrap',
+    version: '0.8.0',
+    bwrap: '/usr/bin/bwrap',
+    network: 'host',
+    writable: [],
+    read_only: [],
+    hidden_dirs: [],
+    hidden_files: [],
+    socket_dir: null,
+    new_session: false,
+    disable_userns: true,
+    ...over,
+  };
 }
 
 /** The mount arguments, as `[flag, path]` pairs, in order. */

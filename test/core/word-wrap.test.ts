@@ -7,7 +7,7 @@ describe('wrapWords', () => {
     const lines = wrapWords(text, 30);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(30);
     expect(lines.join(' ')).toBe(text);
-    expect(lines).toEqual(['Gatehouse refused this Write:', "package.json is outside this", "task's allowed paths (src/**)."]);
+    expect(lines).toEqual(['Gatehouse refused this Write:', 'package.json is outside this', "task's allowed paths (src/**)."]);
   });
 
   it('splits a word longer than a line, and only such a word', () => {

@@ -53,7 +53,11 @@ async function answer(decision: 'allow' | 'reject', reason?: string): Promise<st
     const item = pending[0];
     if (item) {
       expect(item.tool).toBe('Bash');
-      const r = await fetch(`${gateway!.url}/approvals/${item.id}/resolve`, { method: 'POST', headers: { ...OPERATOR, 'content-type': 'application/json' }, body: JSON.stringify({ decision, nonce: item.nonce, ...(reason ? { reason } : {}) }) });
+      const r = await fetch(`${gateway!.url}/approvals/${item.id}/resolve`, {
+        method: 'POST',
+        headers: { ...OPERATOR, 'content-type': 'application/json' },
+        body: JSON.stringify({ decision, nonce: item.nonce, ...(reason ? { reason } : {}) }),
+      });
       expect(r.status).toBe(200);
       return item.id;
     }

@@ -2,19 +2,7 @@
 // a PreToolUse hook that exits 2 refuses it, and a Stop hook that exits 2 buys another turn.
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  claudeBinary,
-  lastUserText,
-  makeTempProject,
-  nodeCommand,
-  runClaude,
-  say,
-  startStubModel,
-  tool,
-  toolResults,
-  type StubModel,
-  type TempProject,
-} from './support/index.js';
+import { claudeBinary, lastUserText, makeTempProject, nodeCommand, runClaude, say, startStubModel, tool, toolResults, type StubModel, type TempProject } from './support/index.js';
 
 /** A real run takes about 1 s; the margin covers a loaded two-core CI machine. */
 const RUN_TEST_TIMEOUT_MS = 60_000;
@@ -37,11 +25,7 @@ function hookScript(name: string, body: string): { command: string; log: string 
   const log = project.path(`.claude/hooks/${name}.stdin.jsonl`);
   const script = project.write(
     `.claude/hooks/${name}.mjs`,
-    [
-      `import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';`,
-      `appendFileSync(${JSON.stringify(log)}, readFileSync(0, 'utf8').trim() + '\\n');`,
-      body,
-    ].join('\n'),
+    [`import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';`, `appendFileSync(${JSON.stringify(log)}, readFileSync(0, 'utf8').trim() + '\\n');`, body].join('\n'),
   );
   return { command: nodeCommand(script), log };
 }
@@ -91,9 +75,7 @@ describe.skipIf(!claudeBinary())('offline harness for the real Claude Code', () 
       expect(stub.problems).toEqual([]);
       expect(stub.turns).toHaveLength(2);
       // The exact wording Claude Code 2.1.328 feeds the model on a blocking PreToolUse exit.
-      expect(toolResults(stub.turns[1]?.body)).toEqual([
-        { toolUseId: expect.any(String), isError: true, text: `PreToolUse:Write hook error: [${hook.command}]: ${reason}` },
-      ]);
+      expect(toolResults(stub.turns[1]?.body)).toEqual([{ toolUseId: expect.any(String), isError: true, text: `PreToolUse:Write hook error: [${hook.command}]: ${reason}` }]);
       expect(hookPayloads(hook.log)).toEqual([
         expect.objectContaining({
           hook_event_name: 'PreToolUse',

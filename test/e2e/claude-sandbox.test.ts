@@ -80,7 +80,10 @@ function git(...args: string[]): string {
 
 /** Claude Code's closing `result` line of its stream-json output. */
 function resultMessage(stdout: string): unknown {
-  const line = stdout.split('\n').filter((l) => l.startsWith('{') && l.includes('"type":"result"')).at(-1);
+  const line = stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{') && l.includes('"type":"result"'))
+    .at(-1);
   return line === undefined ? null : JSON.parse(line);
 }
 
@@ -117,7 +120,9 @@ describe.skipIf(!claudeBinary() || !sandboxAvailable())('the real Claude Code in
       const inside = project.path('src/a.ts');
       const outside = project.path('package.json');
       // Every later turn says done: the Stop may first remind the agent to check its change.
-      stub = await startStubModel((_req, i) => (i === 0 ? tool('Write', { file_path: inside, content: 'export const a = 1;\n' }) : i === 1 ? tool('Write', { file_path: outside, content: '{}' }) : say('done')));
+      stub = await startStubModel((_req, i) =>
+        i === 0 ? tool('Write', { file_path: inside, content: 'export const a = 1;\n' }) : i === 1 ? tool('Write', { file_path: outside, content: '{}' }) : say('done'),
+      );
       const run = await sandboxed(['--allow', 'src/**']);
       expect(run.exitCode, run.stderr).toBe(0);
       expect(stub.problems).toEqual([]);

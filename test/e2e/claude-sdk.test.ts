@@ -13,7 +13,14 @@ import { claudeBinary, lastUserText, say, startStubModel, tool, toolResults, typ
 import { gatedProject, type GatedProject } from './support/gated-project.js';
 
 const SDK_VERSION = '0.3.332';
-const SDK_ENTRY = join(process.env.GATEHOUSE_AGENT_CACHE ?? join(homedir(), '.cache', 'gatehouse-agents'), `claude-agent-sdk@${SDK_VERSION}`, 'node_modules', '@anthropic-ai', 'claude-agent-sdk', 'sdk.mjs');
+const SDK_ENTRY = join(
+  process.env.GATEHOUSE_AGENT_CACHE ?? join(homedir(), '.cache', 'gatehouse-agents'),
+  `claude-agent-sdk@${SDK_VERSION}`,
+  'node_modules',
+  '@anthropic-ai',
+  'claude-agent-sdk',
+  'sdk.mjs',
+);
 const RUN_TEST_TIMEOUT_MS = 120_000;
 
 /** The slice of the SDK this test uses. */

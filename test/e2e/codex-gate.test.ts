@@ -125,7 +125,7 @@ describe.skipIf(bin === null)('Codex config and hook trust around a session', ()
     expect(readFileSync(hooksFile, 'utf8')).toBe(hooksBefore);
   });
 
-  it("refuses a second session in the same worktree (Codex trusts hooks by position), changing nothing", () => {
+  it('refuses a second session in the same worktree (Codex trusts hooks by position), changing nothing', () => {
     makeCodexHome(home, 'http://127.0.0.1:9/v1');
     expect(start().status).toBe(0);
     const first = sessionId;

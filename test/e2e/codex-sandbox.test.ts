@@ -101,7 +101,11 @@ describe.skipIf(bin === null || !sandboxAvailable())('Gatehouse gates the real C
       stub = await startResponsesStub((_req, i) => (i === 0 ? tool('exec_command', { cmd: write }) : say('done')));
       const run = await runCodexSandboxed('do the task', ['--allow', 'src/**']);
       expect(stub.problems).toEqual([]);
-      expect(toolOutputs(stub.turns[1]).map((o) => o.text).join('\n')).toContain('Read-only file system');
+      expect(
+        toolOutputs(stub.turns[1])
+          .map((o) => o.text)
+          .join('\n'),
+      ).toContain('Read-only file system');
       expect(readFileSync(g.project.path('README.md'), 'utf8')).toBe('readme\n');
       expect(run.stderr).not.toContain('cannot be reached');
     },
@@ -119,7 +123,9 @@ describe.skipIf(bin === null || !sandboxAvailable())('Gatehouse gates the real C
       stub = await startResponsesStub((_req, i) => (i === 0 ? tool('exec_command', { cmd: read }) : say('done')));
       await runCodexSandboxed('do the task', ['--allow', 'src/**']);
       expect(stub.problems).toEqual([]);
-      const output = toolOutputs(stub.turns[1]).map((o) => o.text).join('\n');
+      const output = toolOutputs(stub.turns[1])
+        .map((o) => o.text)
+        .join('\n');
       expect(output).toMatch(/No such file or directory|Permission denied/);
       const body = key.split('\n')[1] ?? key;
       for (const t of stub.turns) expect(sentText(t)).not.toContain(body);
@@ -142,7 +148,9 @@ describe.skipIf(bin === null || !sandboxAvailable())('Gatehouse gates the real C
       });
       await runCodexSandboxed('do the task', []);
       expect(stub.problems).toEqual([]);
-      const output = toolOutputs(stub.turns[1]).map((o) => o.text).join('\n');
+      const output = toolOutputs(stub.turns[1])
+        .map((o) => o.text)
+        .join('\n');
       expect(output).toContain('Device or resource busy');
       expect(output).toContain('Read-only file system');
       expect(existsSync(g.project.path('.codex-old'))).toBe(false);

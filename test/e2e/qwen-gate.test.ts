@@ -54,11 +54,14 @@ describe.skipIf(!qwenBinary())('Gatehouse gates the real Qwen Code', () => {
       const check = shellJoin([process.execPath, '-e', "if (!require('fs').existsSync('src/fixed.ts')) { console.error('FAIL: src/fixed.ts missing'); process.exit(1) }"]);
       startSession(['--require', `unit=${check}`]);
       const fixed = g.project.path('src/fixed.ts');
-      stub = await startChatStub((req, i) => {
-        if (i === 0) return say('done');
-        if (i === 1) return JSON.stringify(req.body?.messages ?? []).includes('FAIL: src/fixed.ts missing') ? tool('write_file', { file_path: fixed, content: 'fixed\n' }) : say('no feedback seen');
-        return say('fixed and done');
-      }, { isTurn: isQwenTurn });
+      stub = await startChatStub(
+        (req, i) => {
+          if (i === 0) return say('done');
+          if (i === 1) return JSON.stringify(req.body?.messages ?? []).includes('FAIL: src/fixed.ts missing') ? tool('write_file', { file_path: fixed, content: 'fixed\n' }) : say('no feedback seen');
+          return say('fixed and done');
+        },
+        { isTurn: isQwenTurn },
+      );
       const run = await runQwen({ cwd: g.project.dir, prompt: 'fix it', model: stub });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(stub.problems).toEqual([]);

@@ -45,7 +45,10 @@ async function waitForPending(queue: ApprovalQueue): Promise<string> {
 }
 
 function auditEvents(): { type: string; actor: string; data: Record<string, unknown> }[] {
-  return readFileSync(join(state, 'audit', 'log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return readFileSync(join(state, 'audit', 'log.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 beforeEach(() => {
@@ -156,7 +159,11 @@ describe('interactive approvals in the PreToolUse hook', () => {
     const revoked = gatehouse(['approve', '--revoke', rules[1]!.id, ...at]);
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(await asks(third, 'src/a.ts')).toBe(true);
-    expect(auditEvents().filter((e) => e.type === 'always_allow_revoked').map((e) => e.actor)).toEqual([expect.stringMatching(/^os-user:/)]);
+    expect(
+      auditEvents()
+        .filter((e) => e.type === 'always_allow_revoked')
+        .map((e) => e.actor),
+    ).toEqual([expect.stringMatching(/^os-user:/)]);
     expect(verifyProjectAudit(state).ok).toBe(true);
   });
 
@@ -288,7 +295,17 @@ describe('a waiting call whose caller is gone', () => {
     const { runHookGate } = await import('../../src/gate/hook-gate.js');
     const id = await start('approvals:\n  interactive: true\n');
     const cancel = new AbortController();
-    const out = runHookGate({ sessionId: id, eventName: 'PreToolUse', stateDir: state, agent: 'claude', failClosed: false, policyDigest: null, stdin: JSON.stringify(bash('npm publish')), cwd: root, signal: cancel.signal });
+    const out = runHookGate({
+      sessionId: id,
+      eventName: 'PreToolUse',
+      stateDir: state,
+      agent: 'claude',
+      failClosed: false,
+      policyDigest: null,
+      stdin: JSON.stringify(bash('npm publish')),
+      cwd: root,
+      signal: cancel.signal,
+    });
     const queue = new ApprovalQueue(state);
     const approval = await waitForPending(queue);
     cancel.abort();
@@ -299,7 +316,7 @@ describe('a waiting call whose caller is gone', () => {
     expect(verifyProjectAudit(state).ok).toBe(true);
   });
 
-  it('denies an in-process wait (the warm path: the pid is the supervisor\'s) once its waiter stops its heartbeat', async () => {
+  it("denies an in-process wait (the warm path: the pid is the supervisor's) once its waiter stops its heartbeat", async () => {
     const { runHookGate } = await import('../../src/gate/hook-gate.js');
     const id = await start('approvals:\n  interactive: true\n');
     const out = runHookGate({ sessionId: id, eventName: 'PreToolUse', stateDir: state, agent: 'claude', failClosed: false, policyDigest: null, stdin: JSON.stringify(bash('npm publish')), cwd: root });
@@ -324,8 +341,12 @@ describe('a waiting call whose caller is gone', () => {
     const socket = await startHookSocket({ projectState: state, sessionId: id, output: claudeOutput });
     try {
       const { createHash } = await import('node:crypto');
-      const digest = createHash('sha256').update(readFileSync(join(state, 'sessions', id, 'policy.json'))).digest('hex');
-      const client = spawn('perl', [join(HOOK, '..', 'socket-hook.pl'), join(socket.dir, SANDBOX_SOCKET_NAME), id, 'PreToolUse', 'claude', '0', '60', digest, join(socket.dir, 'refuse-pre_tool')], { stdio: ['pipe', 'ignore', 'ignore'] });
+      const digest = createHash('sha256')
+        .update(readFileSync(join(state, 'sessions', id, 'policy.json')))
+        .digest('hex');
+      const client = spawn('perl', [join(HOOK, '..', 'socket-hook.pl'), join(socket.dir, SANDBOX_SOCKET_NAME), id, 'PreToolUse', 'claude', '0', '60', digest, join(socket.dir, 'refuse-pre_tool')], {
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
       client.stdin.end(JSON.stringify(bash('npm publish')));
       const queue = new ApprovalQueue(state);
       const approval = await waitForPending(queue);

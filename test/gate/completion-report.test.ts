@@ -53,7 +53,10 @@ describe('a failing test and an out-of-scope change, together', () => {
     expect(text.stdout).toMatch(/- the required check "test" .* exited with 1/);
     expect(text.stdout).toMatch(/- a file outside the task's allowed paths \(src\/\*\*\) changed/);
     expect(text.stdout).toContain('modified: package.json');
-    const json = JSON.parse(gatehouse(['session', 'check', id, '--worktree', root, '--state-dir', state, '--json']).stdout) as { failed_checks: string[]; verifiers: { name: string; outcome: string }[] };
+    const json = JSON.parse(gatehouse(['session', 'check', id, '--worktree', root, '--state-dir', state, '--json']).stdout) as {
+      failed_checks: string[];
+      verifiers: { name: string; outcome: string }[];
+    };
     expect(json.failed_checks).toEqual(['evidence_producers', 'scope_check']);
     expect(json.verifiers.map((v) => [v.name, v.outcome])).toEqual([
       ['evidence_producers', 'block'],
@@ -73,7 +76,23 @@ describe('a failing test and an out-of-scope change, together', () => {
 
 describe('gatehouse run with a failing test and an out-of-scope change', () => {
   it('names both in its FAILED verdict, in words for a person', () => {
-    const r = gatehouse(['run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', 'src/**', '--require', TEST, '--', process.execPath, '-e', "const fs = require('fs'); fs.writeFileSync('notes.txt', 'x'); fs.writeFileSync('package.json', '{}')"]);
+    const r = gatehouse([
+      'run',
+      '--agent',
+      'claude',
+      '--worktree',
+      root,
+      '--state-dir',
+      state,
+      '--allow',
+      'src/**',
+      '--require',
+      TEST,
+      '--',
+      process.execPath,
+      '-e',
+      "const fs = require('fs'); fs.writeFileSync('notes.txt', 'x'); fs.writeFileSync('package.json', '{}')",
+    ]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/FAILED the end-of-session check:\n {2}- the required check "test"/);
     expect(r.stderr).toMatch(/- 2 files outside the task's allowed paths/);

@@ -95,7 +95,7 @@ describe('hook bundle: failure posture', () => {
     expect(r.stderr).toContain('fail-closed');
   });
 
-  it('refuses malformed hook JSON in the default posture too (the input is the agent\'s, not an infrastructure failure) and logs it', async () => {
+  it("refuses malformed hook JSON in the default posture too (the input is the agent's, not an infrastructure failure) and logs it", async () => {
     const id = await start();
     const r = hook(args(id, 'PreToolUse'), '{not json');
     expect(r.status).toBe(2);
@@ -105,7 +105,12 @@ describe('hook bundle: failure posture', () => {
 
   it('allows through an infrastructure failure in the default posture: an agent the bundle has no adapter for', async () => {
     const id = await start();
-    const r = hook(['check', '--session', id, '--event', 'PreToolUse', '--state-dir', state, '--agent', 'nosuch'], { hook_event_name: 'PreToolUse', cwd: '/', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    const r = hook(['check', '--session', id, '--event', 'PreToolUse', '--state-dir', state, '--agent', 'nosuch'], {
+      hook_event_name: 'PreToolUse',
+      cwd: '/',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+    });
     expect(r.status).toBe(0);
     expect(readFileSync(join(state, 'sessions', id, 'gate.log'), 'utf8')).toContain('no hook adapter');
   });
@@ -164,7 +169,9 @@ describe('hook bundle: completion gate', () => {
   it('logs each stop decision in the session log', async () => {
     const id = await start();
     hook(args(id, 'Stop'), stopPayload());
-    const lines = readFileSync(join(state, 'sessions', id, 'gate.log'), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(state, 'sessions', id, 'gate.log'), 'utf8')
+      .trim()
+      .split('\n');
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ kind: 'decision', event: 'stop', decision: 'allow' });
     expect(readdirSync(join(state, 'sessions', id))).toContain('turn-state.json');
   });

@@ -87,6 +87,7 @@ describe('the hook entry under random input', () => {
 
   it('refuses the same way through the real hook bundle', () => {
     const samples = fc.sample(fc.tuple(refusedCall, extras), { numRuns: 8, seed: 20261201 });
-    for (const [call, extra] of samples) expect(hook(['check', '--session', sessionId, '--event', 'PreToolUse', '--state-dir', state, '--agent', 'claude'], payload(call.tool, { ...extra, ...call.input() })).status).toBe(2);
+    for (const [call, extra] of samples)
+      expect(hook(['check', '--session', sessionId, '--event', 'PreToolUse', '--state-dir', state, '--agent', 'claude'], payload(call.tool, { ...extra, ...call.input() })).status).toBe(2);
   });
 });

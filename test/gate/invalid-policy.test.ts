@@ -24,8 +24,10 @@ beforeEach(async () => {
   dir = r.value.store.dir;
 });
 
-const write = (file: string) => JSON.stringify({ session_id: 'x', transcript_path: '/dev/null', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(root, file), content: 'x' } });
-const gate = (policyDigest: string | null) => runHookGate({ sessionId, eventName: 'PreToolUse', stateDir: state, agent: 'claude', failClosed: false, policyDigest, stdin: write('src/a.ts'), cwd: root });
+const write = (file: string) =>
+  JSON.stringify({ session_id: 'x', transcript_path: '/dev/null', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(root, file), content: 'x' } });
+const gate = (policyDigest: string | null) =>
+  runHookGate({ sessionId, eventName: 'PreToolUse', stateDir: state, agent: 'claude', failClosed: false, policyDigest, stdin: write('src/a.ts'), cwd: root });
 
 function rewritePolicy(change: (p: Record<string, unknown>) => void): string {
   const file = join(dir, 'policy.json');

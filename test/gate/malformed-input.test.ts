@@ -19,7 +19,16 @@ beforeEach(() => {
 
 async function start(config = ''): Promise<string> {
   if (config) writeFileSync(join(root, 'gatehouse.yaml'), config);
-  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: { HOME: join(root, '..', 'home') }, nodePath: process.execPath, hookBundle: HOOK });
+  const r = await startSession({
+    agent: 'claude',
+    worktree: root,
+    allow: ['src/**'],
+    require: [],
+    stateDir: state,
+    env: { HOME: join(root, '..', 'home') },
+    nodePath: process.execPath,
+    hookBundle: HOOK,
+  });
   if (!r.ok) throw new Error(r.reason);
   return r.value.policy.session_id;
 }

@@ -16,11 +16,24 @@ beforeEach(() => {
   mkdirSync(root, { recursive: true });
 });
 
-const opts = (o: Partial<StartOptions> = {}): StartOptions => ({ agent: 'claude', worktree: root, allow: [], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK, ...o });
+const opts = (o: Partial<StartOptions> = {}): StartOptions => ({
+  agent: 'claude',
+  worktree: root,
+  allow: [],
+  require: [],
+  stateDir: state,
+  env: {},
+  nodePath: process.execPath,
+  hookBundle: HOOK,
+  ...o,
+});
 
 describe('policy compile', () => {
   it('merges config and flags: allow patterns append and dedupe, --require replaces a producer of the same name', async () => {
-    writeFileSync(join(root, 'gatehouse.yaml'), 'gate:\n  allow: ["src/**", "docs/"]\n  producers:\n    - name: test\n      command: "npm test"\n      timeout_s: 20\n    - name: lint\n      command: ["npm", "run", "lint"]\n      required: false\n  sequential: true\n  posture: fail-closed\n');
+    writeFileSync(
+      join(root, 'gatehouse.yaml'),
+      'gate:\n  allow: ["src/**", "docs/"]\n  producers:\n    - name: test\n      command: "npm test"\n      timeout_s: 20\n    - name: lint\n      command: ["npm", "run", "lint"]\n      required: false\n  sequential: true\n  posture: fail-closed\n',
+    );
     const r = await startSession(opts({ allow: ['src/**', 'test/'], require: ["test=npx vitest run 'a b'"] }));
     if (!r.ok) throw new Error(r.reason);
     const p = r.value.policy;
@@ -40,7 +53,16 @@ describe('policy compile', () => {
     const r = await startSession(opts({ allow: ['**'] }));
     if (!r.ok) throw new Error(r.reason);
     const p = r.value.policy;
-    expect(p.protect).toEqual(expect.arrayContaining([state, join(root, '.claude/settings.local.json'), join(root, '.claude/settings.json'), join(homedir(), '.claude/settings.json'), join(root, 'gatehouse.yaml'), join(root, 'gatehouse.toml')]));
+    expect(p.protect).toEqual(
+      expect.arrayContaining([
+        state,
+        join(root, '.claude/settings.local.json'),
+        join(root, '.claude/settings.json'),
+        join(homedir(), '.claude/settings.json'),
+        join(root, 'gatehouse.yaml'),
+        join(root, 'gatehouse.toml'),
+      ]),
+    );
     expect(p.scope_exclude).toEqual(['.claude/settings.local.json']);
   });
 
@@ -52,7 +74,18 @@ describe('policy compile', () => {
     const { protect, restorable } = r.value.policy;
     const git = join(root, '.git');
     const dist = dirname(dirname(HOOK));
-    expect(protect).toEqual(expect.arrayContaining([join(git, 'config'), join(git, 'hooks'), join(git, 'info'), join(git, 'modules'), join(home, '.gitconfig'), join(home, 'cfg', 'git'), join(home, 'cfg', 'gatehouse'), dist]));
+    expect(protect).toEqual(
+      expect.arrayContaining([
+        join(git, 'config'),
+        join(git, 'hooks'),
+        join(git, 'info'),
+        join(git, 'modules'),
+        join(home, '.gitconfig'),
+        join(home, 'cfg', 'git'),
+        join(home, 'cfg', 'gatehouse'),
+        dist,
+      ]),
+    );
     // The way back may write back what the scope check compares (control files, the user's git
     // config), never Gatehouse's own files or the agent's settings.
     expect(restorable).toEqual(expect.arrayContaining([join(git, 'config'), join(git, 'hooks'), join(home, '.gitconfig')]));

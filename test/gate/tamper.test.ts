@@ -35,7 +35,12 @@ const write = (file: string) => ({ hook_event_name: 'PreToolUse', cwd: root, too
 const stop = () => ({ hook_event_name: 'Stop', cwd: root, last_assistant_message: 'done', stop_hook_active: false });
 const auditTypes = (): string[] => {
   const log = join(state, 'audit', 'log.jsonl');
-  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type) : [];
+  return existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { type: string }).type)
+    : [];
 };
 
 describe('the hook trusts the policy only by the digest in its rendered command', () => {
@@ -153,7 +158,7 @@ describe('gatehouse run judges by the copies it kept in memory', () => {
         `const sessions = ${JSON.stringify(join(state, 'sessions'))};`,
         "const dir = sessions + '/' + readdirSync(sessions)[0];",
         "writeFileSync(dir + '/policy.json', readFileSync(dir + '/policy.json', 'utf8').replace('\"src/**\"', '\"**\"'));",
-        "writeFileSync(dir + '/baseline.json', '{\"kind\":\"manifest\",\"files\":{}}');",
+        'writeFileSync(dir + \'/baseline.json\', \'{"kind":"manifest","files":{}}\');',
         "writeFileSync('package.json', '{\"owned\":true}\\n');",
       ].join('\n'),
     );

@@ -110,7 +110,14 @@ describe('Stop-side verifiers in the Stop hook', () => {
         : { tool_use_id: callId, type: 'tool_result', content: 'Todos have been modified successfully.' };
       return `${call}\n${JSON.stringify({ type: 'user', message: { role: 'user', content: [result] } })}\n`;
     };
-    writeFileSync(transcript, todo([{ content: 'write code', status: 'completed', activeForm: 'x' }, { content: 'write tests', status: 'in_progress', activeForm: 'x' }, { content: 'update docs', status: 'pending', activeForm: 'x' }]));
+    writeFileSync(
+      transcript,
+      todo([
+        { content: 'write code', status: 'completed', activeForm: 'x' },
+        { content: 'write tests', status: 'in_progress', activeForm: 'x' },
+        { content: 'update docs', status: 'pending', activeForm: 'x' },
+      ]),
+    );
     const r = hook(args(id, 'Stop'), stop({ transcript_path: transcript }));
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('write tests (in progress)');
@@ -145,8 +152,14 @@ describe('Stop-side verifiers in the Stop hook', () => {
   it('lets the stop through when the only TodoWrite was refused by Claude Code', async () => {
     const id = await start();
     const transcript = join(root, '..', 'transcript.jsonl');
-    const call = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'TodoWrite', input: { todos: [{ content: 'write tests', status: 'pending', activeForm: 'x' }] } }] } });
-    const refused = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', content: '<tool_use_error>Error: No such tool available: TodoWrite</tool_use_error>', is_error: true, tool_use_id: 'toolu_1' }] } });
+    const call = JSON.stringify({
+      type: 'assistant',
+      message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'TodoWrite', input: { todos: [{ content: 'write tests', status: 'pending', activeForm: 'x' }] } }] },
+    });
+    const refused = JSON.stringify({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', content: '<tool_use_error>Error: No such tool available: TodoWrite</tool_use_error>', is_error: true, tool_use_id: 'toolu_1' }] },
+    });
     writeFileSync(transcript, `${call}\n${refused}\n`);
     expect(hook(args(id, 'Stop'), stop({ transcript_path: transcript })).status).toBe(0);
   });

@@ -96,7 +96,13 @@ describe('Bash that Gatehouse cannot read whole, or whose targets expand', () =>
 
   it('refuses targets that expand to protected files or out of the worktree', async () => {
     await start();
-    for (const cmd of ['echo \'{"disableAllHooks":true}\' > ~/.claude/settings.json', 'echo x >> "$HOME/.gitconfig"', 'cp x ${HOME}/.config/gatehouse/hooks.json', `echo x > ${state}/*/policy.json`, 'echo x > "$OUT"']) {
+    for (const cmd of [
+      'echo \'{"disableAllHooks":true}\' > ~/.claude/settings.json',
+      'echo x >> "$HOME/.gitconfig"',
+      'cp x ${HOME}/.config/gatehouse/hooks.json',
+      `echo x > ${state}/*/policy.json`,
+      'echo x > "$OUT"',
+    ]) {
       expect(pre(bash(cmd)).status, cmd).toBe(2);
     }
   });
@@ -113,14 +119,30 @@ describe('Bash that Gatehouse cannot read whole, or whose targets expand', () =>
 
   it('refuses a link to the session policy, a spelling of our CLI, and planting git hooks', async () => {
     await start();
-    for (const cmd of [`ln ${state}/sessions/*/policy.json src/p.json`, `ln -s ${join(homedir(), '.claude', 'settings.json')} src/s.json`, 'node dist/./cli.js approve --latest', 'echo "#!/bin/sh" > .git/hooks/pre-commit', 'cp evil .git/hooks/post-checkout']) {
+    for (const cmd of [
+      `ln ${state}/sessions/*/policy.json src/p.json`,
+      `ln -s ${join(homedir(), '.claude', 'settings.json')} src/s.json`,
+      'node dist/./cli.js approve --latest',
+      'echo "#!/bin/sh" > .git/hooks/pre-commit',
+      'cp evil .git/hooks/post-checkout',
+    ]) {
       expect(pre(bash(cmd)).status, cmd).toBe(2);
     }
   });
 
   it('keeps ordinary work allowed', async () => {
     await start();
-    for (const cmd of ['npm test', 'git status', 'git commit -qam wip', 'git stash', 'ls src', 'cat package.json | grep name', 'echo x > src/b.ts', 'mkdir -p src/x', 'git diff HEAD -- package.json']) {
+    for (const cmd of [
+      'npm test',
+      'git status',
+      'git commit -qam wip',
+      'git stash',
+      'ls src',
+      'cat package.json | grep name',
+      'echo x > src/b.ts',
+      'mkdir -p src/x',
+      'git diff HEAD -- package.json',
+    ]) {
       expect(pre(bash(cmd)).status, cmd).toBe(0);
     }
   });

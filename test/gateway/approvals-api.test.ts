@@ -67,7 +67,11 @@ describe('POST /approvals/{id}/resolve', () => {
     expect((await resolveVia(h.gw, a.id, { decision: 'always', nonce: a.nonce })).status).toBe(200);
     expect((await resolveVia(h.gw, a.id, { decision: 'reject', nonce: a.nonce })).status).toBe(410);
     expect(decisionsFor(h.state, a.id)).toEqual([
-      expect.objectContaining({ actor: 'dashboard-operator:ana', session_id: 'sess-1', data: expect.objectContaining({ approval_id: a.id, decision: 'always', decided_by: 'dashboard-operator:ana' }) }),
+      expect.objectContaining({
+        actor: 'dashboard-operator:ana',
+        session_id: 'sess-1',
+        data: expect.objectContaining({ approval_id: a.id, decision: 'always', decided_by: 'dashboard-operator:ana' }),
+      }),
     ]);
     expect(verifyProjectAudit(h.state).ok).toBe(true);
   });

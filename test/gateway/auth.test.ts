@@ -78,9 +78,7 @@ describe('scoped tokens', () => {
   });
 
   it('refuses to start when an env token variable is unset', async () => {
-    await expect(startHarness({ tokens: [{ principal: 'bob', scopes: ['approvals:read'], env: 'GATEHOUSE_UNSET_VAR' }], env: {} })).rejects.toThrow(
-      /GATEHOUSE_UNSET_VAR/,
-    );
+    await expect(startHarness({ tokens: [{ principal: 'bob', scopes: ['approvals:read'], env: 'GATEHOUSE_UNSET_VAR' }], env: {} })).rejects.toThrow(/GATEHOUSE_UNSET_VAR/);
   });
 
   it('still refuses a foreign Host header when tokens are configured', async () => {
@@ -138,7 +136,12 @@ describe('the access token', () => {
   it('answers 401 to a wrong bearer, a cookie from an earlier start, or another scheme', async () => {
     h = await startHarness();
     const a = enqueue(h.queue);
-    for (const headers of [bearer('not-the-access-token-at-all'), { cookie: 'gatehouse_token=stale-token-0123456789abcdef' }, { authorization: `Basic ${ACCESS_TOKEN}` }, { authorization: 'Bearer' }]) {
+    for (const headers of [
+      bearer('not-the-access-token-at-all'),
+      { cookie: 'gatehouse_token=stale-token-0123456789abcdef' },
+      { authorization: `Basic ${ACCESS_TOKEN}` },
+      { authorization: 'Bearer' },
+    ]) {
       const res = await resolveVia(h.gw, a.id, { decision: 'allow', nonce: a.nonce }, headers);
       expect(res.status, JSON.stringify(headers)).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/invalid_token/);

@@ -33,12 +33,30 @@ afterEach(async () => {
 });
 
 async function session(): Promise<string> {
-  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: { HOME: join(root, '..', 'home') }, nodePath: process.execPath, hookBundle: HOOK });
+  const r = await startSession({
+    agent: 'claude',
+    worktree: root,
+    allow: ['src/**'],
+    require: [],
+    stateDir: state,
+    env: { HOME: join(root, '..', 'home') },
+    nodePath: process.execPath,
+    hookBundle: HOOK,
+  });
   if (!r.ok) throw new Error(r.reason);
   return r.value.policy.session_id;
 }
 
-const call = (id: string, file: string): HookRequest => ({ sessionId: id, eventName: 'PreToolUse', stateDir: state, agent: 'claude', failClosed: false, policyDigest: null, stdin: JSON.stringify({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: join(root, file), content: 'x' } }), cwd: root });
+const call = (id: string, file: string): HookRequest => ({
+  sessionId: id,
+  eventName: 'PreToolUse',
+  stateDir: state,
+  agent: 'claude',
+  failClosed: false,
+  policyDigest: null,
+  stdin: JSON.stringify({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: join(root, file), content: 'x' } }),
+  cwd: root,
+});
 
 describe('the gate in a worker thread', () => {
   it('gives the verdicts the in-process gate gives', async () => {

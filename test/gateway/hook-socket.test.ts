@@ -48,7 +48,12 @@ function runRenderedCommandText(): string {
 const write = (file: string, content = 'x'): unknown => ({ session_id: 's', hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: join(root, file), content } });
 
 /** Runs the perl client as the rendered hook would, against `dir`'s socket. */
-function client(dir: string, event: string, payload: unknown, opts: { session?: string; deadline?: number; kind?: 'pre_tool' | 'stop'; agent?: string } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function client(
+  dir: string,
+  event: string,
+  payload: unknown,
+  opts: { session?: string; deadline?: number; kind?: 'pre_tool' | 'stop'; agent?: string } = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const args = [CLIENT, join(dir, SANDBOX_SOCKET_NAME), opts.session ?? id, event, opts.agent ?? 'claude', '0', String(opts.deadline ?? 30), digest, join(dir, `refuse-${opts.kind ?? 'pre_tool'}`)];
   return new Promise((done) => {
     const child = spawn('perl', args, { cwd: root });
@@ -123,7 +128,7 @@ describe.skipIf(!hasPerl)('the sandboxed hook transport', () => {
     expect(r.stderr).toContain('cannot be reached');
   });
 
-  it('refuses a call in another session\'s name: the endpoint answers only its own', async () => {
+  it("refuses a call in another session's name: the endpoint answers only its own", async () => {
     const s = await open();
     const r = await client(s.dir, 'PreToolUse', write('src/a.ts'), { session: 'someone-else' });
     expect(r.status).toBe(2);
@@ -160,7 +165,8 @@ describe.skipIf(!hasPerl)('the sandboxed hook transport', () => {
 });
 
 describe('parseSocketCall and socketReply', () => {
-  const head = (s: string, cwd: string, body: string): Buffer => Buffer.from(`GATEHOUSE1 ${s} PreToolUse claude 0 ${'a'.repeat(64)} ${Buffer.byteLength(cwd)} ${Buffer.byteLength(body)}\n${cwd}${body}`);
+  const head = (s: string, cwd: string, body: string): Buffer =>
+    Buffer.from(`GATEHOUSE1 ${s} PreToolUse claude 0 ${'a'.repeat(64)} ${Buffer.byteLength(cwd)} ${Buffer.byteLength(body)}\n${cwd}${body}`);
 
   it('reads a complete call, waits for a partial one, and rejects anything else', () => {
     expect(parseSocketCall(head('s1', '/w', '{}'), 's1')).toEqual({ event: 'PreToolUse', agent: 'claude', failClosed: false, policyDigest: 'a'.repeat(64), cwd: '/w', stdin: '{}' });

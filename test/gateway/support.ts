@@ -78,10 +78,7 @@ export interface RawResponse {
 }
 
 /** One request over node:http, which (unlike fetch) sends the `Host` header it is given. */
-export function rawRequest(
-  port: number,
-  opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer[] },
-): Promise<RawResponse> {
+export function rawRequest(port: number, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer[] }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers }, (res) => {
       const chunks: Buffer[] = [];

@@ -131,7 +131,10 @@ describe.each(Object.entries(DEPTHS))('at %s', (_depth, folders) => {
   it('refuses I/O modules in core/ and lets the hashing one through', async () => {
     const file = probeIn('core');
     for (const io of ['node:fs', 'node:fs/promises', 'node:child_process', 'node:os', 'node:net']) {
-      expect((await lint(file, valueImport(io))).map((f) => f.message), io).toEqual([expect.stringContaining('core/ does no I/O')]);
+      expect(
+        (await lint(file, valueImport(io))).map((f) => f.message),
+        io,
+      ).toEqual([expect.stringContaining('core/ does no I/O')]);
     }
     expect(await lint(file, valueImport('node:crypto'))).toEqual([]);
   });
@@ -158,7 +161,10 @@ describe.each(Object.entries(DEPTHS))('at %s', (_depth, folders) => {
     }
     for (const schemas of ['index', 'pty', 'approvals', 'events', 'rpc-error-schema']) {
       const spec = specifier(file, `src/protocol/${schemas}.ts`);
-      expect((await lint(file, valueImport(spec))).map((f) => f.message), schemas).toEqual([expect.stringContaining('hold zod schemas')]);
+      expect(
+        (await lint(file, valueImport(spec))).map((f) => f.message),
+        schemas,
+      ).toEqual([expect.stringContaining('hold zod schemas')]);
       expect(await lint(file, typeImport(spec)), schemas).toEqual([]);
     }
   });

@@ -4,7 +4,20 @@ import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { AlwaysTarget as CoreAlwaysTarget } from '../../src/core/approvals/always-scope.js';
 import { sessionLauncher } from '../../src/gateway/session-launcher.js';
-import { AttachResult, CLOSE_CODES, EVENT_SCHEMAS, ExitInfo, FlowControlConstants, PendingList, PtyInfo, PtyList, RpcErrorShape, SpawnParams, TOPICS, parseWireEvent } from '../../src/protocol/index.js';
+import {
+  AttachResult,
+  CLOSE_CODES,
+  EVENT_SCHEMAS,
+  ExitInfo,
+  FlowControlConstants,
+  PendingList,
+  PtyInfo,
+  PtyList,
+  RpcErrorShape,
+  SpawnParams,
+  TOPICS,
+  parseWireEvent,
+} from '../../src/protocol/index.js';
 import type { AlwaysTarget, PendingApproval, WireEvent } from '../../src/protocol/index.js';
 import type { PendingApproval as QueuedApproval } from '../../src/runtime/approvals/index.js';
 import { ACK_CHARS } from '../../src/web/terminal-view.js';
@@ -88,7 +101,19 @@ describe('the gateway sends exactly what the protocol declares', () => {
 });
 
 describe('the protocol schemas refuse drift', () => {
-  const info: PtyInfo = { id: 'pty-1', command: 'sh', args: [], cwd: '/p', pid: 1, rows: 24, cols: 80, created_at: '2026-01-01T00:00:00Z', last_activity_at: '2026-01-01T00:00:00Z', state: 'running', exit: null };
+  const info: PtyInfo = {
+    id: 'pty-1',
+    command: 'sh',
+    args: [],
+    cwd: '/p',
+    pid: 1,
+    rows: 24,
+    cols: 80,
+    created_at: '2026-01-01T00:00:00Z',
+    last_activity_at: '2026-01-01T00:00:00Z',
+    state: 'running',
+    exit: null,
+  };
 
   it('refuses a field no side declares, such as an agent on a session or a verdict on an exit', () => {
     expect(PtyInfo.safeParse(info).success).toBe(true);

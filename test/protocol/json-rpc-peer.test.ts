@@ -128,7 +128,16 @@ describe('calls between two peers', () => {
 
 describe('refused calls', () => {
   it('rejects with a JsonRpcError carrying the code, message and data the handler threw', async () => {
-    const { a, bSent } = pair({}, { handlers: { resolve: () => { throw new JsonRpcError(RPC_ERRORS.approval_refused.code, 'already answered', { name: 'approval_refused', reason: 'resolved' }); } } });
+    const { a, bSent } = pair(
+      {},
+      {
+        handlers: {
+          resolve: () => {
+            throw new JsonRpcError(RPC_ERRORS.approval_refused.code, 'already answered', { name: 'approval_refused', reason: 'resolved' });
+          },
+        },
+      },
+    );
     const err = await rejection(a.request('resolve'));
     expect(err).toBeInstanceOf(JsonRpcError);
     expect(err).toMatchObject({ code: -32008, message: 'already answered', data: { name: 'approval_refused', reason: 'resolved' } });
@@ -136,7 +145,16 @@ describe('refused calls', () => {
   });
 
   it('answers an internal error, without the exception text, when a handler fails unexpectedly', async () => {
-    const { a } = pair({}, { handlers: { boom: async () => { throw new Error('secret stack detail'); } } });
+    const { a } = pair(
+      {},
+      {
+        handlers: {
+          boom: async () => {
+            throw new Error('secret stack detail');
+          },
+        },
+      },
+    );
     const err = await rejection(a.request('boom'));
     expect(err).toMatchObject({ code: RPC_ERRORS.internal.code, message: 'boom failed in this client', data: { name: 'internal' } });
   });
@@ -211,13 +229,25 @@ describe('malformed and stray frames', () => {
   it('reads an error answer of any shape as a JsonRpcError with a usable message', async () => {
     const { peer: p } = peer();
     const answers: [unknown, object][] = [
-      [{ code: -32004, message: 'no such session', data: { name: 'no_such_session' } }, { code: -32004, message: 'no such session', data: { name: 'no_such_session' } }],
+      [
+        { code: -32004, message: 'no such session', data: { name: 'no_such_session' } },
+        { code: -32004, message: 'no such session', data: { name: 'no_such_session' } },
+      ],
       ['plain text, JSON-RPC 1.0 style', { code: NO_ERROR_CODE, message: 'plain text, JSON-RPC 1.0 style', data: undefined }],
-      [{ code: 'x', message: 5 }, { code: NO_ERROR_CODE, message: 'the other side refused m without a message: {"code":"x","message":5}' }],
-      [{ code: 1.5, message: '' }, { code: NO_ERROR_CODE, message: 'the other side refused m without a message: {"code":1.5,"message":""}' }],
+      [
+        { code: 'x', message: 5 },
+        { code: NO_ERROR_CODE, message: 'the other side refused m without a message: {"code":"x","message":5}' },
+      ],
+      [
+        { code: 1.5, message: '' },
+        { code: NO_ERROR_CODE, message: 'the other side refused m without a message: {"code":1.5,"message":""}' },
+      ],
       [42, { code: NO_ERROR_CODE, message: 'the other side refused m without a message: 42' }],
       [[1, 2], { code: NO_ERROR_CODE, message: 'the other side refused m without a message: [1,2]' }],
-      [{ message: 'no code', data: 'free-form' }, { code: NO_ERROR_CODE, message: 'no code', data: 'free-form' }],
+      [
+        { message: 'no code', data: 'free-form' },
+        { code: NO_ERROR_CODE, message: 'no code', data: 'free-form' },
+      ],
     ];
     for (const [i, [error, expected]] of answers.entries()) {
       const call = p.request('m');

@@ -107,20 +107,60 @@ describe('parseConfigText errors name the file, the key path and its line', () =
     ['a wrong type', 'gate:\n  sequential: "yes"\n', 'gatehouse.yaml:2: gate.sequential: expected true or false, got "yes"'],
     ['allow given as a string instead of a list', 'gate:\n  allow: src/**\n', 'gatehouse.yaml:2: gate.allow: expected a list of relative paths or globs, got "src/**"'],
     ['an unknown key, suggesting the close one', 'gate:\n  allow: []\n  alow: ["src/"]\n', 'gatehouse.yaml:3: gate.alow: unknown key `alow`; did you mean `allow`?'],
-    ['an unknown producer key, suggesting the close one', 'gate:\n  producers:\n    - name: t\n      command: x\n      timeout: 5\n', 'gatehouse.yaml:5: gate.producers[0].timeout: unknown key `timeout`; did you mean `timeout_s`?'],
-    ['an unknown key with no close match, listing the expected keys', 'gate:\n  colour: blue\n', 'gatehouse.yaml:2: gate.colour: unknown key `colour`; expected one of: allow, protect, producers, sequential, max_stop_blocks, posture'],
+    [
+      'an unknown producer key, suggesting the close one',
+      'gate:\n  producers:\n    - name: t\n      command: x\n      timeout: 5\n',
+      'gatehouse.yaml:5: gate.producers[0].timeout: unknown key `timeout`; did you mean `timeout_s`?',
+    ],
+    [
+      'an unknown key with no close match, listing the expected keys',
+      'gate:\n  colour: blue\n',
+      'gatehouse.yaml:2: gate.colour: unknown key `colour`; expected one of: allow, protect, producers, sequential, max_stop_blocks, posture',
+    ],
     ['an unknown section, suggesting the close one', 'gates:\n  allow: []\n', 'gatehouse.yaml:1: gates: unknown section `gates`; did you mean `gate`?'],
     ['a bad posture', 'gate:\n  posture: fail-safe\n', 'gatehouse.yaml:2: gate.posture: expected "fail-open" or "fail-closed", got "fail-safe"'],
-    ['a negative timeout', 'gate:\n  producers:\n    - name: a\n      command: x\n    - name: b\n      command: y\n      timeout_s: -5\n', 'gatehouse.yaml:7: gate.producers[1].timeout_s: expected a whole number of seconds from 1 to 86400, got -5'],
-    ['a fractional timeout', 'gate:\n  producers:\n    - name: a\n      command: x\n      timeout_s: 1.5\n', 'gatehouse.yaml:5: gate.producers[0].timeout_s: expected a whole number of seconds from 1 to 86400, got 1.5'],
+    [
+      'a negative timeout',
+      'gate:\n  producers:\n    - name: a\n      command: x\n    - name: b\n      command: y\n      timeout_s: -5\n',
+      'gatehouse.yaml:7: gate.producers[1].timeout_s: expected a whole number of seconds from 1 to 86400, got -5',
+    ],
+    [
+      'a fractional timeout',
+      'gate:\n  producers:\n    - name: a\n      command: x\n      timeout_s: 1.5\n',
+      'gatehouse.yaml:5: gate.producers[0].timeout_s: expected a whole number of seconds from 1 to 86400, got 1.5',
+    ],
     ['max_stop_blocks out of range', 'gate:\n  max_stop_blocks: 0\n', 'gatehouse.yaml:2: gate.max_stop_blocks: expected a whole number from 1 to 100, got 0'],
-    ['duplicate producer names', 'gate:\n  producers:\n    - name: t\n      command: x\n    - name: t\n      command: y\n', 'gatehouse.yaml:5: gate.producers[1].name: expected a unique name; producers[0] is already called "t"'],
-    ['a producer name with bad characters', 'gate:\n  producers:\n    - name: "my test"\n      command: x\n', 'gatehouse.yaml:3: gate.producers[0].name: expected a name of 1 to 64 letters, digits, `_`, `.` or `-`, got "my test"'],
-    ['a missing producer command, at the producer', 'gate:\n  producers:\n    - name: t\n', 'gatehouse.yaml:3: gate.producers[0].command: missing required key; expected a command string or a list of strings (argv)'],
-    ['a command that is not a string or list', 'gate:\n  producers:\n    - name: t\n      command: 3\n', 'gatehouse.yaml:4: gate.producers[0].command: expected a command string or a list of strings (argv), got 3'],
-    ['a command string with an unterminated quote', `gate:\n  producers:\n    - name: t\n      command: "npm test -- 'x"\n`, `gatehouse.yaml:4: gate.producers[0].command: the command "npm test -- 'x" has an unterminated single quote (')`],
+    [
+      'duplicate producer names',
+      'gate:\n  producers:\n    - name: t\n      command: x\n    - name: t\n      command: y\n',
+      'gatehouse.yaml:5: gate.producers[1].name: expected a unique name; producers[0] is already called "t"',
+    ],
+    [
+      'a producer name with bad characters',
+      'gate:\n  producers:\n    - name: "my test"\n      command: x\n',
+      'gatehouse.yaml:3: gate.producers[0].name: expected a name of 1 to 64 letters, digits, `_`, `.` or `-`, got "my test"',
+    ],
+    [
+      'a missing producer command, at the producer',
+      'gate:\n  producers:\n    - name: t\n',
+      'gatehouse.yaml:3: gate.producers[0].command: missing required key; expected a command string or a list of strings (argv)',
+    ],
+    [
+      'a command that is not a string or list',
+      'gate:\n  producers:\n    - name: t\n      command: 3\n',
+      'gatehouse.yaml:4: gate.producers[0].command: expected a command string or a list of strings (argv), got 3',
+    ],
+    [
+      'a command string with an unterminated quote',
+      `gate:\n  producers:\n    - name: t\n      command: "npm test -- 'x"\n`,
+      `gatehouse.yaml:4: gate.producers[0].command: the command "npm test -- 'x" has an unterminated single quote (')`,
+    ],
     ['an empty command list', 'gate:\n  producers:\n    - name: t\n      command: []\n', 'gatehouse.yaml:4: gate.producers[0].command: expected a command whose first word is the program to run'],
-    ['an absolute allow path', 'gate:\n  allow:\n    - src/\n    - /etc/passwd\n', 'gatehouse.yaml:4: gate.allow[1]: expected a path relative to the project root, not an absolute path, got "/etc/passwd"'],
+    [
+      'an absolute allow path',
+      'gate:\n  allow:\n    - src/\n    - /etc/passwd\n',
+      'gatehouse.yaml:4: gate.allow[1]: expected a path relative to the project root, not an absolute path, got "/etc/passwd"',
+    ],
     ['a `..` segment in allow', 'gate:\n  allow: ["src/../../x"]\n', 'gatehouse.yaml:2: gate.allow[0]: expected a path inside the project; `..` segments are not allowed, got "src/../../x"'],
     ['a `..` segment in protect', 'gate:\n  protect:\n    - ../secrets\n', 'gatehouse.yaml:3: gate.protect[0]: expected a path inside the project; `..` segments are not allowed'],
     ['a top level that is a list', '- gate\n', 'gatehouse.yaml:1: (top level): expected a mapping of sections (e.g. `gate:`) at the top of the file, got a list'],
@@ -148,13 +188,25 @@ describe('parseConfigText errors name the file, the key path and its line', () =
 
   it.each([
     ['a wrong type', '[gate]\nallow = ["src/"]\nsequential = "yes"\n', 'gatehouse.toml:3: gate.sequential: expected true or false, got "yes"'],
-    ['an unknown key, suggesting the close one', '[gate]\nposture = "fail-open"\nmax_stop_block = 3\n', 'gatehouse.toml:3: gate.max_stop_block: unknown key `max_stop_block`; did you mean `max_stop_blocks`?'],
+    [
+      'an unknown key, suggesting the close one',
+      '[gate]\nposture = "fail-open"\nmax_stop_block = 3\n',
+      'gatehouse.toml:3: gate.max_stop_block: unknown key `max_stop_block`; did you mean `max_stop_blocks`?',
+    ],
     ['an unknown section, suggesting the close one', '[gate]\nallow = []\n\n[gat]\nx = 1\n', 'gatehouse.toml:4: gat: unknown section `gat`; did you mean `gate`?'],
     ['an unsupported section', '[gate]\nallow = []\n\n[gateway]\nport = 1\n', 'gatehouse.toml:4: gateway: section `gateway` is not supported by this version of Gatehouse'],
     ['a bad posture as a dotted key', 'gate.posture = "closed"\n', 'gatehouse.toml:1: gate.posture: expected "fail-open" or "fail-closed", got "closed"'],
-    ['a negative timeout in the second array-of-tables item', '[[gate.producers]]\nname = "a"\ncommand = "x"\ntimeout_s = 5\n\n[[gate.producers]]\nname = "b"\ncommand = "y"\ntimeout_s = -5\n', 'gatehouse.toml:9: gate.producers[1].timeout_s: expected a whole number of seconds from 1 to 86400, got -5'],
+    [
+      'a negative timeout in the second array-of-tables item',
+      '[[gate.producers]]\nname = "a"\ncommand = "x"\ntimeout_s = 5\n\n[[gate.producers]]\nname = "b"\ncommand = "y"\ntimeout_s = -5\n',
+      'gatehouse.toml:9: gate.producers[1].timeout_s: expected a whole number of seconds from 1 to 86400, got -5',
+    ],
     ['duplicate producer names', '[[gate.producers]]\nname = "t"\ncommand = "x"\n[[gate.producers]]\nname = "t"\ncommand = "y"\n', 'gatehouse.toml:5: gate.producers[1].name: expected a unique name'],
-    ['a missing command, at the array-of-tables header', '[[gate.producers]]\nname = "t"\ncommand = "x"\n\n[[gate.producers]]\nname = "u"\n', 'gatehouse.toml:5: gate.producers[1].command: missing required key'],
+    [
+      'a missing command, at the array-of-tables header',
+      '[[gate.producers]]\nname = "t"\ncommand = "x"\n\n[[gate.producers]]\nname = "u"\n',
+      'gatehouse.toml:5: gate.producers[1].command: missing required key',
+    ],
     ['a problem inside an inline array, at the key holding it', '[gate]\nallow = [\n  "src/",\n  "/abs",\n]\n', 'gatehouse.toml:2: gate.allow[1]: expected a path relative to the project root'],
     ['a `..` segment in allow', '[gate]\nallow = ["a/../b"]\n', 'gatehouse.toml:2: gate.allow[0]: expected a path inside the project; `..` segments are not allowed'],
   ])('TOML: %s', (_name, text, expected) => {
@@ -186,7 +238,19 @@ describe('findConfigFile and loadConfig', () => {
 
   it('returns the defaults with file null when the project has no config', () => {
     expect(findConfigFile(root)).toEqual({ ok: true, value: null });
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: null, gate: DEFAULT_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, notify: DEFAULT_NOTIFY, warnings: [] } });
+    expect(loadConfig({ root })).toEqual({
+      ok: true,
+      value: {
+        file: null,
+        gate: DEFAULT_GATE,
+        turn: DEFAULT_TURN,
+        approvals: DEFAULT_APPROVALS,
+        permissions: { custom: {} },
+        sandbox: { enabled: false, network: 'host', hide: [] },
+        notify: DEFAULT_NOTIFY,
+        warnings: [],
+      },
+    });
   });
 
   it.each([
@@ -195,7 +259,19 @@ describe('findConfigFile and loadConfig', () => {
     ['gatehouse.toml', FULL_TOML],
   ])('loads %s from the project root', (name, text) => {
     writeFileSync(join(root, name), text);
-    expect(loadConfig({ root })).toEqual({ ok: true, value: { file: join(root, name), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, notify: DEFAULT_NOTIFY, warnings: [] } });
+    expect(loadConfig({ root })).toEqual({
+      ok: true,
+      value: {
+        file: join(root, name),
+        gate: FULL_GATE,
+        turn: DEFAULT_TURN,
+        approvals: DEFAULT_APPROVALS,
+        permissions: { custom: {} },
+        sandbox: { enabled: false, network: 'host', hide: [] },
+        notify: DEFAULT_NOTIFY,
+        warnings: [],
+      },
+    });
   });
 
   it('refuses to choose when both gatehouse.yaml and gatehouse.toml exist', () => {
@@ -210,7 +286,19 @@ describe('findConfigFile and loadConfig', () => {
   it('loads an explicit file relative to the root, whatever its base name', () => {
     mkdirSync(join(root, 'conf'));
     writeFileSync(join(root, 'conf', 'ci.toml'), FULL_TOML);
-    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({ ok: true, value: { file: join(root, 'conf', 'ci.toml'), gate: FULL_GATE, turn: DEFAULT_TURN, approvals: DEFAULT_APPROVALS, permissions: { custom: {} }, sandbox: { enabled: false, network: 'host', hide: [] }, notify: DEFAULT_NOTIFY, warnings: [] } });
+    expect(loadConfig({ root, file: 'conf/ci.toml' })).toEqual({
+      ok: true,
+      value: {
+        file: join(root, 'conf', 'ci.toml'),
+        gate: FULL_GATE,
+        turn: DEFAULT_TURN,
+        approvals: DEFAULT_APPROVALS,
+        permissions: { custom: {} },
+        sandbox: { enabled: false, network: 'host', hide: [] },
+        notify: DEFAULT_NOTIFY,
+        warnings: [],
+      },
+    });
   });
 
   it('fails when an explicit file does not exist, even though defaults would apply', () => {
@@ -240,8 +328,10 @@ describe('findConfigFile and loadConfig', () => {
 
 describe('stop_hooks and verifiers sections', () => {
   it('reads [[stop_hooks]] and the verifiers section from TOML and YAML alike', () => {
-    const toml = '[[stop_hooks]]\nname = "lint"\ncommand = "npm run lint"\n\n[verifiers]\nrepeat_threshold = 4\norder = ["tool_loop", "scope_check"]\n\n[verifiers.goal]\nobjective = "ship it"\ngate_command = "npm test"\n';
-    const yaml = 'stop_hooks:\n  - name: lint\n    command: npm run lint\nverifiers:\n  repeat_threshold: 4\n  order: [tool_loop, scope_check]\n  goal:\n    objective: ship it\n    gate_command: npm test\n';
+    const toml =
+      '[[stop_hooks]]\nname = "lint"\ncommand = "npm run lint"\n\n[verifiers]\nrepeat_threshold = 4\norder = ["tool_loop", "scope_check"]\n\n[verifiers.goal]\nobjective = "ship it"\ngate_command = "npm test"\n';
+    const yaml =
+      'stop_hooks:\n  - name: lint\n    command: npm run lint\nverifiers:\n  repeat_threshold: 4\n  order: [tool_loop, scope_check]\n  goal:\n    objective: ship it\n    gate_command: npm test\n';
     const a = parseConfigSections(toml, 'toml', 'gatehouse.toml');
     const b = parseConfigSections(yaml, 'yaml', 'gatehouse.yaml');
     if (!a.ok || !b.ok) throw new Error('expected both to parse');
@@ -258,7 +348,11 @@ describe('stop_hooks and verifiers sections', () => {
 
 describe('approvals and permissions sections', () => {
   it('reads tokens by hash or env var and refuses a token given both or neither', () => {
-    const good = parseConfigSections(`approvals:\n  interactive: true\n  tokens:\n    - principal: alice\n      scopes: [approvals:resolve]\n      sha256: ${'a'.repeat(64)}\n    - principal: ci\n      scopes: [approvals:read]\n      env: CI_TOKEN\n`, 'yaml', 'gatehouse.yaml');
+    const good = parseConfigSections(
+      `approvals:\n  interactive: true\n  tokens:\n    - principal: alice\n      scopes: [approvals:resolve]\n      sha256: ${'a'.repeat(64)}\n    - principal: ci\n      scopes: [approvals:read]\n      env: CI_TOKEN\n`,
+      'yaml',
+      'gatehouse.yaml',
+    );
     if (!good.ok) throw new Error(good.reason);
     expect(good.value.approvals).toMatchObject({ interactive: true, timeout_s: 600, tokens: [{ principal: 'alice' }, { principal: 'ci', env: 'CI_TOKEN' }] });
     const bad = parseConfigSections('approvals:\n  tokens:\n    - principal: bob\n      scopes: [approvals:read]\n', 'yaml', 'gatehouse.yaml');
@@ -276,7 +370,11 @@ describe('approvals and permissions sections', () => {
   });
 
   it('reads a permission profile and custom profiles', () => {
-    const r = parseConfigSections('permissions:\n  profile: mine\n  custom:\n    mine:\n      tools: {Read: true, Write: {paths: ["src/**"]}}\n      shell: {allow: ["npm test"]}\n', 'yaml', 'gatehouse.yaml');
+    const r = parseConfigSections(
+      'permissions:\n  profile: mine\n  custom:\n    mine:\n      tools: {Read: true, Write: {paths: ["src/**"]}}\n      shell: {allow: ["npm test"]}\n',
+      'yaml',
+      'gatehouse.yaml',
+    );
     if (!r.ok) throw new Error(r.reason);
     expect(r.value.permissions.profile).toBe('mine');
     expect(r.value.permissions.custom.mine?.tools.Write).toEqual({ paths: ['src/**'] });
@@ -287,7 +385,9 @@ describe('one timeout spelling: timeout_s, with the older ones still read', () =
   const sections = (text: string) => parseConfigSections(text, 'yaml', 'gatehouse.yaml');
 
   it('reads timeout_s for stop hooks, the goal and approvals, with no warning', () => {
-    const r = sections('stop_hooks:\n  - name: lint\n    command: "true"\n    timeout_s: 7\nverifiers:\n  goal:\n    objective: o\n    gate_command: "true"\n    timeout_s: 9\napprovals:\n  timeout_s: 11\n');
+    const r = sections(
+      'stop_hooks:\n  - name: lint\n    command: "true"\n    timeout_s: 7\nverifiers:\n  goal:\n    objective: o\n    gate_command: "true"\n    timeout_s: 9\napprovals:\n  timeout_s: 11\n',
+    );
     if (!r.ok) throw new Error(r.reason);
     expect(r.value.turn.stop_hooks[0]?.timeout_s).toBe(7);
     expect(r.value.turn.verifiers.goal?.timeout_s).toBe(9);

@@ -131,7 +131,7 @@ describe('git worktree', () => {
     expect(await changes(root, b, opts)).toEqual(['modified src/a.ts checkout']);
   });
 
-  it('reports files of a nested repository as its folder\'s own, and the nested .git it created', async () => {
+  it("reports files of a nested repository as its folder's own, and the nested .git it created", async () => {
     const root = repo();
     const b = await recordBaseline(root);
     const nested = join(root, 'vendor/lib');
@@ -210,13 +210,7 @@ describe('plain folder (not a git worktree)', () => {
     write(root, 'sub/new.txt', 'n\n');
     unlinkSync(join(root, 'sub/b.txt'));
     renameSync(join(root, 'sub/c.txt'), join(root, 'c moved ✓.txt'));
-    expect(await changes(root, b)).toEqual([
-      'modified a.txt rewrite',
-      'created c moved ✓.txt delete',
-      'deleted sub/b.txt rewrite',
-      'deleted sub/c.txt rewrite',
-      'created sub/new.txt delete',
-    ]);
+    expect(await changes(root, b)).toEqual(['modified a.txt rewrite', 'created c moved ✓.txt delete', 'deleted sub/b.txt rewrite', 'deleted sub/c.txt rewrite', 'created sub/new.txt delete']);
   });
 
   it('skips the contents of .git folders and excluded paths, but reports a .git created in the session', async () => {

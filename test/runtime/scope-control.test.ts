@@ -144,10 +144,17 @@ describe('watched paths outside the worktree (the user git config)', () => {
       write(home, '.config/gatehouse/hooks.json', '{}');
       const rel = (p: string): string => relative(root, join(home, p));
       const found = await changedSince(root, b, { allow: ALLOW });
-      expect(found.map((c) => `${c.change} ${c.path}`).sort()).toEqual([`created ${rel('.config/gatehouse/hooks.json')}`, `created ${rel('.config/git/attributes')}`, `deleted ${rel('.config/git/ignore')}`, `modified ${rel('.gitconfig')}`].sort());
+      expect(found.map((c) => `${c.change} ${c.path}`).sort()).toEqual(
+        [`created ${rel('.config/gatehouse/hooks.json')}`, `created ${rel('.config/git/attributes')}`, `deleted ${rel('.config/git/ignore')}`, `modified ${rel('.gitconfig')}`].sort(),
+      );
       // Never admitted by an allowlist, however wide.
       expect(found.some((c) => allowMatcher(['**'])(c.path))).toBe(false);
-      expect(controlChangeHint(b, found.find((c) => c.change === 'modified')!)).toContain('fsmonitor = ./x');
+      expect(
+        controlChangeHint(
+          b,
+          found.find((c) => c.change === 'modified')!,
+        ),
+      ).toContain('fsmonitor = ./x');
       expect(differsFromBaseline(root, b, gitconfig)).toBe(true);
     }
   });

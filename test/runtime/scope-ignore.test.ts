@@ -9,9 +9,27 @@ import { changedSince, git, gitEnv, recordBaseline, repo, tempDir, write } from 
 // .gitignore re-including what info/exclude excludes, and core.excludesFile.
 const RULES: Record<string, string> = {
   '.gitignore': [
-    '# comment', '*.log', '!keep.log', '/build/', 'docs/**/*.tmp', 'out', 'vendor/', '!/lib/vendor/',
-    'logs/*', '!logs/important/', 'a/**/b', '\\#hash', '[Tt]emp*', '*.o', '!special.o', 'node_modules',
-    'deep/secret', 'cache/', '!vendor2/', 'trailing-space\\ ', '',
+    '# comment',
+    '*.log',
+    '!keep.log',
+    '/build/',
+    'docs/**/*.tmp',
+    'out',
+    'vendor/',
+    '!/lib/vendor/',
+    'logs/*',
+    '!logs/important/',
+    'a/**/b',
+    '\\#hash',
+    '[Tt]emp*',
+    '*.o',
+    '!special.o',
+    'node_modules',
+    'deep/secret',
+    'cache/',
+    '!vendor2/',
+    'trailing-space\\ ',
+    '',
   ].join('\n'),
   'sub/.gitignore': ['!*.log', 'local.txt', '/anchored.txt', 'nested/', '!out', '!cache/', ''].join('\n'),
   'sub/inner/.gitignore': '*.ts\n!keep.ts\n',
@@ -21,13 +39,55 @@ const INFO_EXCLUDE = 'excluded-by-info.txt\nvendor2/\n*.dat\n';
 const GLOBAL_EXCLUDES = 'global-ignored.txt\n*.bak\n';
 
 const FILES = [
-  'app.log', 'keep.log', 'build/x.js', 'src/build/y.js', 'docs/a/b/c.tmp', 'docs/c.tmp', 'docs/c.md', 'out', 'src/out/z.txt',
-  'vendor/v.js', 'lib/vendor/w.js', 'logs/a.txt', 'logs/important/b.txt', 'a/x/y/b', 'a/b', 'a/c', '#hash', 'Temp1.txt',
-  'temp2.txt', 'tamp.txt', 'x.o', 'special.o', 'node_modules/p/index.js', 'src/node_modules/q.js', 'deep/secret', 'src/deep/secret',
-  'sub/app.log', 'sub/local.txt', 'sub/anchored.txt', 'sub/x/anchored.txt', 'sub/nested/n.txt', 'sub/out', 'sub/cache/c.txt',
-  'sub/inner/a.ts', 'sub/inner/keep.ts', 'sub/inner/b.js', 'cache/c.txt', 'excluded-by-info.txt', 'sub/excluded-by-info.txt',
-  'vendor2/x.txt', 'vendor2/y.dat', 'global-ignored.txt', 'z.bak', 'trailing-space ', 'pkg/app/gen/g.js', 'pkg/app/gen.keep',
-  'pkg/app/main.ts', 'pkg/app/x.log', 'pkg/other.txt',
+  'app.log',
+  'keep.log',
+  'build/x.js',
+  'src/build/y.js',
+  'docs/a/b/c.tmp',
+  'docs/c.tmp',
+  'docs/c.md',
+  'out',
+  'src/out/z.txt',
+  'vendor/v.js',
+  'lib/vendor/w.js',
+  'logs/a.txt',
+  'logs/important/b.txt',
+  'a/x/y/b',
+  'a/b',
+  'a/c',
+  '#hash',
+  'Temp1.txt',
+  'temp2.txt',
+  'tamp.txt',
+  'x.o',
+  'special.o',
+  'node_modules/p/index.js',
+  'src/node_modules/q.js',
+  'deep/secret',
+  'src/deep/secret',
+  'sub/app.log',
+  'sub/local.txt',
+  'sub/anchored.txt',
+  'sub/x/anchored.txt',
+  'sub/nested/n.txt',
+  'sub/out',
+  'sub/cache/c.txt',
+  'sub/inner/a.ts',
+  'sub/inner/keep.ts',
+  'sub/inner/b.js',
+  'cache/c.txt',
+  'excluded-by-info.txt',
+  'sub/excluded-by-info.txt',
+  'vendor2/x.txt',
+  'vendor2/y.dat',
+  'global-ignored.txt',
+  'z.bak',
+  'trailing-space ',
+  'pkg/app/gen/g.js',
+  'pkg/app/gen.keep',
+  'pkg/app/main.ts',
+  'pkg/app/x.log',
+  'pkg/other.txt',
 ];
 
 /** A repository with the rules committed, info/exclude and a global excludes file in force. */
@@ -45,7 +105,10 @@ function rulesRepo(): string {
 }
 
 function lines(out: string): string[] {
-  return out.split('\0').filter((l) => l !== '').sort();
+  return out
+    .split('\0')
+    .filter((l) => l !== '')
+    .sort();
 }
 
 /** Every file under `dir` (skipping .git), relative to it. */
@@ -69,7 +132,9 @@ describe('ignore rules frozen at baseline follow git', () => {
     const recorded = b.files.map((r) => r[0]).sort();
     const gitInScope = [...new Set(lines(git(wt, 'ls-files', '-z', '--cached', '--others', '--exclude-standard')))].sort();
     expect(recorded).toEqual(gitInScope);
-    const ignored = allFiles(wt).filter((f) => !recorded.includes(f)).sort();
+    const ignored = allFiles(wt)
+      .filter((f) => !recorded.includes(f))
+      .sort();
     expect(ignored).toEqual(lines(git(wt, 'ls-files', '-z', '--others', '--ignored', '--exclude-standard')));
     expect(ignored.length).toBeGreaterThan(sub === '' ? 20 : 1);
   });

@@ -35,9 +35,11 @@ describe('scope check verifier', () => {
     const out = await check();
     expect(out.kind).toBe('block');
     const reason = out.kind === 'block' ? out.reason : '';
-    expect(reason).toContain('4 files outside the task\'s allowed paths (src/**) changed');
+    expect(reason).toContain("4 files outside the task's allowed paths (src/**) changed");
     const head = git(root, 'rev-parse', 'HEAD').trim();
-    expect(reason).toContain(`modified: README.md (restore it with \`git checkout -- README.md\`; if you staged or committed the change, \`git checkout ${head} -- README.md\` (the commit this session started from))`);
+    expect(reason).toContain(
+      `modified: README.md (restore it with \`git checkout -- README.md\`; if you staged or committed the change, \`git checkout ${head} -- README.md\` (the commit this session started from))`,
+    );
     expect(reason).toContain('modified: notes.txt (write back its content as it was at the start)');
     expect(reason).toContain('created: "stray file.txt" (created in this session: delete it)');
     expect(reason).toMatch(/modified: \.git\/config \(write back its content as it was at the start\)\n {4}Lines added since the start \(take them out\):\n {8}\thooksPath = \/tmp\/elsewhere/);

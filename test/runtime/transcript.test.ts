@@ -15,7 +15,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const assistant = (blocks: unknown[], extra: Record<string, unknown> = {}): string => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: blocks }, ...extra });
 const answer = (id: string, isError = false, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: isError ? '<tool_use_error>Error: No such tool available: TodoWrite</tool_use_error>' : 'ok', ...(isError ? { is_error: true } : {}) }] }, ...extra });
+  JSON.stringify({
+    type: 'user',
+    message: {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: id, content: isError ? '<tool_use_error>Error: No such tool available: TodoWrite</tool_use_error>' : 'ok', ...(isError ? { is_error: true } : {}) },
+      ],
+    },
+    ...extra,
+  });
 let ids = 0;
 /** A TodoWrite call line and its id. */
 const todoCall = (...todos: [string, string][]): [string, string] => {
@@ -50,7 +59,11 @@ const CASES: Record<string, string> = {
     return `${todoWrite(['a', 'in_progress'])}\n${call}\n${answer(id).slice(0, -10)}`;
   })(),
   'the list on the very first line, no trailing newline': todoWrite(['first', 'pending']),
-  'a sidechain list after the main one': [todoWrite(['main', 'pending']), assistant([{ type: 'tool_use', id: 'side', name: 'TodoWrite', input: { todos: [{ content: 'sub', status: 'completed', activeForm: 'sub' }] } }], { isSidechain: true }), answer('side', false, { isSidechain: true })].join('\n'),
+  'a sidechain list after the main one': [
+    todoWrite(['main', 'pending']),
+    assistant([{ type: 'tool_use', id: 'side', name: 'TodoWrite', input: { todos: [{ content: 'sub', status: 'completed', activeForm: 'sub' }] } }], { isSidechain: true }),
+    answer('side', false, { isSidechain: true }),
+  ].join('\n'),
   'no list at all': [text('nothing'), bash('ls')].join('\n') + '\n',
   'an unreadable latest list hides older ones': [todoWrite(['old', 'pending']), assistant([{ type: 'tool_use', id: 'bad', name: 'TodoWrite', input: { todos: 'oops' } }]), answer('bad')].join('\n'),
   'a refused call after an accepted one': [todoWrite(['a', 'completed']), refused(['a', 'pending'])].join('\n'),
@@ -100,7 +113,7 @@ describe('readTranscriptTodos', () => {
     ]);
   });
 
-  it('replays Claude Code\'s TaskCreate/TaskUpdate calls into the tasks still open', () => {
+  it("replays Claude Code's TaskCreate/TaskUpdate calls into the tasks still open", () => {
     const file = join(dir, 'tasks.jsonl');
     writeFileSync(file, claudeFixture('tasks').join('\n'));
     expect(readTranscriptTodos(file)).toEqual([
@@ -128,7 +141,7 @@ describe('readTranscriptTodos', () => {
   });
 });
 
-describe('readTail: the transcript path is the agent\'s to choose', () => {
+describe("readTail: the transcript path is the agent's to choose", () => {
   it('reads only regular files, and never blocks on a FIFO or reads a device without end', () => {
     const fifo = join(dir, 'fifo');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);

@@ -49,7 +49,9 @@ describe('ApprovalsPanel: what "always" would allow', () => {
     queue.enqueue({ session_id: 'sess-two', agent: 'claude', tool: 'Bash', summary: 'Bash: make deploy', always: { tool: 'Bash', on: 'command', paths: [] }, ttlSeconds: 300 });
     const app = render(<ApprovalsPanel queue={queue} principal={ana} />);
     const frame = unwrapped(await frameWhere(app, (f) => f.includes('A: Always')));
-    expect(frame).toContain('A: Always allows every Edit of the file src/a.ts, whatever it writes, in this session only (sess-one) · P: the same, in this and every later session of this project, until revoked');
+    expect(frame).toContain(
+      'A: Always allows every Edit of the file src/a.ts, whatever it writes, in this session only (sess-one) · P: the same, in this and every later session of this project, until revoked',
+    );
     expect(frame).toContain('A always (this session) · P always (project)');
     app.stdin.write(DOWN);
     const second = unwrapped(await frameWhere(app, (f) => unwrapped(f).includes('running exactly the command shown')));

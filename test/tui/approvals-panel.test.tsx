@@ -272,7 +272,7 @@ describe('ApprovalsPanel', () => {
       detailLines(f).forEach((line, i) => seen.set(Number(m?.[1]) + i, line));
     };
     collect(frame);
-    for (let first = 1; first + shown - 1 < total; ) {
+    for (let first = 1; first + shown - 1 < total;) {
       app.stdin.write(seen.size % 2 === 0 ? ']' : PAGE_DOWN);
       frame = await frameWhere(app, (f) => !f.includes(`lines ${first}–`));
       first = Number(/lines (\d+)–/.exec(frame)?.[1]);

@@ -50,7 +50,10 @@ describe('ungatedWarning', () => {
   });
 
   it('warns when an agent session starts another agent, whose hooks were not rendered', () => {
-    expect(ungatedWarning({ ...EMPTY, mode: 'agent', agent: 'claude', commandLine: 'codex' }, AGENTS)).toMatchObject({ agent: 'codex', text: expect.stringMatching(/hooks are rendered for claude: codex would run without a gate/) });
+    expect(ungatedWarning({ ...EMPTY, mode: 'agent', agent: 'claude', commandLine: 'codex' }, AGENTS)).toMatchObject({
+      agent: 'codex',
+      text: expect.stringMatching(/hooks are rendered for claude: codex would run without a gate/),
+    });
   });
 
   it('warns about nothing when the server could not list its agents', () => {

@@ -58,7 +58,15 @@ describe.skipIf(!existsSync(CHROMIUM))('always-allow rules in the dashboard', { 
   it('says on the card exactly what each "Always" would allow, and sends the project scope only from its own button', async () => {
     const queue = new ApprovalQueue(server.state);
     const summary = summarizeInput('Edit', { file_path: 'src/server/routes.ts', old_string: 'x'.repeat(12_345), new_string: 'y\n'.repeat(678) });
-    const pending = queue.enqueue({ session_id: 'sess-web', agent: 'claude', tool: 'Edit', summary, why: 'Approvals are interactive, and no permission profile or always-allow rule settles an Edit call.', always: { tool: 'Edit', on: 'paths', paths: ['src/server/routes.ts'] }, ttlSeconds: 600 });
+    const pending = queue.enqueue({
+      session_id: 'sess-web',
+      agent: 'claude',
+      tool: 'Edit',
+      summary,
+      why: 'Approvals are interactive, and no permission profile or always-allow rule settles an Edit call.',
+      always: { tool: 'Edit', on: 'paths', paths: ['src/server/routes.ts'] },
+      ttlSeconds: 600,
+    });
     const card = page.locator(`.approval[data-id="${pending.id}"]`);
     await card.waitFor({ timeout: WAIT_MS });
     expect(await card.locator('.why').textContent()).toBe('Why you are asked: Approvals are interactive, and no permission profile or always-allow rule settles an Edit call.');
@@ -126,7 +134,11 @@ describe.skipIf(!existsSync(CHROMIUM))('always-allow rules in the dashboard', { 
     await expect.poll(() => page.textContent('#rules-status'), { timeout: WAIT_MS }).toBe(`Revoked ${rule!.id} as dashboard-operator:ana: those calls are asked about again.`);
     await row.waitFor({ state: 'detached', timeout: WAIT_MS });
     expect(readStoredRules(server.state)).toEqual({ ok: true, value: [] });
-    const revoked = readFileSync(join(server.state, 'audit', 'log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; actor: string }).filter((e) => e.type === 'always_allow_revoked');
+    const revoked = readFileSync(join(server.state, 'audit', 'log.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; actor: string })
+      .filter((e) => e.type === 'always_allow_revoked');
     expect(revoked.map((e) => e.actor)).toEqual(['dashboard-operator:ana']);
   });
 

@@ -44,7 +44,12 @@ describe.skipIf(!existsSync(CHROMIUM))('the audit badge in Chromium', { timeout:
     const key = loadOrCreateKey(server.state);
     const log = new AuditLog(audit);
     for (let i = 0; i < 6; i++) {
-      log.append({ type: 'gate_decision', actor: 'system:hook-gate', session_id: 's1', data: { event: 'pre_tool', tool: 'Edit', targets: [`src/f${i}.ts`], decision: 'allow', rule: 'allowlist', input_digest: `sha256:${i}` } });
+      log.append({
+        type: 'gate_decision',
+        actor: 'system:hook-gate',
+        session_id: 's1',
+        data: { event: 'pre_tool', tool: 'Edit', targets: [`src/f${i}.ts`], decision: 'allow', rule: 'allowlist', input_digest: `sha256:${i}` },
+      });
       if (i === 3) log.checkpoint(key);
     }
     await page.goto(`${server.url}/?token=${server.accessToken}`);

@@ -51,7 +51,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the new-session form in Chromium', { tim
 
   it('offers the agents of the server registry and keeps every choice across a reload', async () => {
     await openForm(page);
-    await expect.poll(() => page.$$eval('#known-agents option', (os) => os.map((o) => (o as HTMLOptionElement).value)), { timeout: WAIT_MS }).toEqual(expect.arrayContaining(['claude', 'codex', 'cursor']));
+    await expect
+      .poll(() => page.$$eval('#known-agents option', (os) => os.map((o) => (o as HTMLOptionElement).value)), { timeout: WAIT_MS })
+      .toEqual(expect.arrayContaining(['claude', 'codex', 'cursor']));
     await page.check('input[name="mode"][value="agent"]');
     await page.fill('#new-agent', 'claude');
     await page.fill('#new-command', 'claude --model opus');

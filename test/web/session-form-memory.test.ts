@@ -35,7 +35,17 @@ describe('session form memory', () => {
     expect(recallFields(s)).toEqual(AGENT);
   });
 
-  it.each(['env ANTHROPIC_API_KEY=sk-secret claude', 'OPENAI_API_KEY=sk-secret codex', 'codex --api-key sk-secret', 'env KEY=sk-secret "claude', "sh -c 'export OPENAI_API_KEY=sk-secret; codex'", 'codex --api_key sk-secret', "curl -H 'Authorization: Bearer sk-secret'", 'git clone https://u:sk-secret@github.com/o/r', 'tool --bearer sk-secret'])('does not keep a command line carrying a secret: %s', (commandLine) => {
+  it.each([
+    'env ANTHROPIC_API_KEY=sk-secret claude',
+    'OPENAI_API_KEY=sk-secret codex',
+    'codex --api-key sk-secret',
+    'env KEY=sk-secret "claude',
+    "sh -c 'export OPENAI_API_KEY=sk-secret; codex'",
+    'codex --api_key sk-secret',
+    "curl -H 'Authorization: Bearer sk-secret'",
+    'git clone https://u:sk-secret@github.com/o/r',
+    'tool --bearer sk-secret',
+  ])('does not keep a command line carrying a secret: %s', (commandLine) => {
     const s = new MemoryStorage();
     rememberFields(s, { ...AGENT, commandLine });
     expect(s.getItem(FORM_STORAGE_KEY)).not.toContain('sk-secret');

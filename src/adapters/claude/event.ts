@@ -27,4 +27,3 @@ export const CLAUDE_WRITE_MATCHER = 'Write|Edit|MultiEdit|NotebookEdit';
 export function parseClaudeEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent> {
   return parseClaudeShapedEvent(CLAUDE_TOOL_KINDS, eventName, input, fallbackCwd);
 }
-

@@ -27,12 +27,7 @@ export const claudeAdapter: AgentAdapter = claudeShapedAdapter({
   settingsFile: claudeSettingsFile,
   settingsFiles(worktree) {
     // Every settings level that can switch hooks off (`disableAllHooks`) or replace them.
-    return [
-      claudeSettingsFile(worktree),
-      join(worktree, '.claude', 'settings.json'),
-      join(homedir(), '.claude', 'settings.json'),
-      join(homedir(), '.claude', 'settings.local.json'),
-    ];
+    return [claudeSettingsFile(worktree), join(worktree, '.claude', 'settings.json'), join(homedir(), '.claude', 'settings.json'), join(homedir(), '.claude', 'settings.local.json')];
   },
   // Claude Code keeps sessions, todos and credentials in ~/.claude and its state in ~/.claude.json.
   dataPaths: () => ({ dirs: [join(homedir(), '.claude')], files: [join(homedir(), '.claude.json')] }),

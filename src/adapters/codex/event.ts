@@ -19,7 +19,6 @@ const CODEX_TOOL_KINDS: ToolTable = {
   view_image: { kind: 'read', view: { kind: 'read', lead: 'path' } },
 };
 
-
 /**
  * `apply_patch` run as a command (Codex applies `apply_patch <<'EOF' … EOF`, optionally after
  * `cd DIR &&`, itself, and puts an `apply_patch` program on the shell's PATH): the word in
@@ -35,7 +34,7 @@ function shellPatchTargets(command: string): { targets: string[] } | { unreadabl
   if (!SHELL_APPLY_PATCH.test(command)) return null;
   const begin = command.indexOf(BEGIN);
   const end = command.lastIndexOf(END);
-  const cannot = 'it runs apply_patch, and Gatehouse can check a patch only when it is written out in full: send it with the apply_patch tool, or as apply_patch <<\'EOF\' … EOF';
+  const cannot = "it runs apply_patch, and Gatehouse can check a patch only when it is written out in full: send it with the apply_patch tool, or as apply_patch <<'EOF' … EOF";
   if (begin < 0 || end < begin) return { unreadable: cannot };
   const parsed = patchTargets(command.slice(begin, end + END.length));
   if (!parsed.ok) return { unreadable: `the patch cannot be read: ${parsed.reason}` };

@@ -13,7 +13,10 @@ import { codexOutput } from './output.js';
 import { codexConfigFile, codexHome, CodexTrustShape, trustCodexHooks, undoCodexTrust, type CodexTrustRecord } from './trust.js';
 
 const CAPABILITIES: Capabilities = {
-  write_gate: { level: 'blocking', reason: 'PreToolUse hook on apply_patch: every path the patch adds, updates, deletes or moves to is checked; exit 2 refuses the whole patch and the model sees the reason' },
+  write_gate: {
+    level: 'blocking',
+    reason: 'PreToolUse hook on apply_patch: every path the patch adds, updates, deletes or moves to is checked; exit 2 refuses the whole patch and the model sees the reason',
+  },
   shell_analysis: { level: 'blocking', reason: 'PreToolUse on Bash: parsed, classified, write targets checked (an early warning; the scope check is the net)' },
   completion_gate: { level: 'blocking', reason: 'Stop hook; exit 2 makes Codex continue the turn with the reason' },
   approvals: { level: 'blocking', reason: 'PreToolUse waits on the approval queue; exit 2 with the reason on a rejection' },

@@ -34,8 +34,7 @@ const MIN_HEREDOC_LINES = 4;
  * Codex is a path the gate did not check.
  */
 const RUST_WHITESPACE = new Set([
-  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005,
-  0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
 ]);
 
 /** Rust's `str::trim_end`; a loop, not a regex, so a long run of spaces cannot stall the gate. */
@@ -84,7 +83,7 @@ export function patchTargets(text: string): Result<PatchTarget[]> {
   const body = findBody(all);
   if (!body.ok) return body;
   const targets: PatchTarget[] = [];
-  for (let at = body.value.start; at < body.value.end; ) {
+  for (let at = body.value.start; at < body.value.end;) {
     const hunk = readHunk(all, at, body.value.end);
     if (!hunk.ok) return hunk;
     targets.push(hunk.value.target);

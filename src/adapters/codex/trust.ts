@@ -28,7 +28,15 @@ export interface CodexTrustRecord {
 }
 
 /** A {@link CodexTrustRecord} as render.json holds it. */
-export const CodexTrustShape: Shape<CodexTrustRecord> = object({ kind: oneOf(['codex-trust'] as const), file: text(), project: text(), project_added: boolean(), hook_keys: list(text()), original: nullable(text()), written: nullable(text()) });
+export const CodexTrustShape: Shape<CodexTrustRecord> = object({
+  kind: oneOf(['codex-trust'] as const),
+  file: text(),
+  project: text(),
+  project_added: boolean(),
+  hook_keys: list(text()),
+  original: nullable(text()),
+  written: nullable(text()),
+});
 
 /** One hook as `hooks/list` reports it (the fields Gatehouse reads). */
 interface ListedHook {
@@ -74,7 +82,14 @@ async function listOurs(server: CodexAppServer, project: string, hooksFile: stri
  * then checks Codex reports every one of them trusted and enabled. On any failure the config
  * file is put back and the reason says what to do.
  */
-export async function trustCodexHooks(opts: { bin: string; project: string; hooksFile: string; commands: readonly string[]; expected: number; env?: NodeJS.ProcessEnv }): Promise<Result<CodexTrustRecord>> {
+export async function trustCodexHooks(opts: {
+  bin: string;
+  project: string;
+  hooksFile: string;
+  commands: readonly string[];
+  expected: number;
+  env?: NodeJS.ProcessEnv;
+}): Promise<Result<CodexTrustRecord>> {
   const env = opts.env ?? process.env;
   const file = codexConfigFile(env);
   const original = readText(file);

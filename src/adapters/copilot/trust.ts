@@ -22,7 +22,14 @@ export interface CopilotTrustRecord {
 }
 
 /** A {@link CopilotTrustRecord} as render.json holds it. */
-export const CopilotTrustShape: Shape<CopilotTrustRecord> = object({ kind: oneOf(['copilot-trust'] as const), file: text(), folder: text(), added: boolean(), original: nullable(text()), written: nullable(text()) });
+export const CopilotTrustShape: Shape<CopilotTrustRecord> = object({
+  kind: oneOf(['copilot-trust'] as const),
+  file: text(),
+  folder: text(),
+  added: boolean(),
+  original: nullable(text()),
+  written: nullable(text()),
+});
 
 /** Copilot CLI's config file. */
 export function copilotConfigFile(env: NodeJS.ProcessEnv = process.env): string {

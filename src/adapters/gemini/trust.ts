@@ -25,7 +25,14 @@ export interface TrustRecord {
 }
 
 /** A {@link TrustRecord} as render.json holds it. */
-export const TrustRecordShape: Shape<TrustRecord> = object({ kind: oneOf(['gemini-trust'] as const), file: text(), folder: text(), added: boolean(), original: nullable(text()), written: nullable(text()) });
+export const TrustRecordShape: Shape<TrustRecord> = object({
+  kind: oneOf(['gemini-trust'] as const),
+  file: text(),
+  folder: text(),
+  added: boolean(),
+  original: nullable(text()),
+  written: nullable(text()),
+});
 
 type Level = 'TRUST_FOLDER' | 'TRUST_PARENT' | 'DO_NOT_TRUST';
 

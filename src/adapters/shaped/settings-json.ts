@@ -68,7 +68,9 @@ function lineIndent(text: string, offset: number): string {
 }
 
 function pretty(value: unknown, base: string, style: Style): string {
-  return JSON.stringify(value, null, style.indent).split('\n').join(style.eol + base);
+  return JSON.stringify(value, null, style.indent)
+    .split('\n')
+    .join(style.eol + base);
 }
 
 function containerAt(text: string, path: JSONPath, type: 'object' | 'array'): Node {

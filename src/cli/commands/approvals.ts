@@ -48,57 +48,64 @@ export function approveCommand(): Command {
         '\n--latest shows the newest request and asks before allowing it; with no terminal to ask at, give its id.' +
         '\n\nExit status: 0 resolved (or listed, shown, or revoked), 1 not found / already resolved / nonce mismatch / unknown rule / not confirmed, 2 usage (--latest with no terminal to confirm at included).',
     )
-    .action(async (id: string | undefined, flags: Flags & { latest?: boolean; nonce?: string; show?: string; deny?: boolean; always?: boolean; scope: string; reason?: string; list?: boolean; rules?: boolean; revoke?: string }) => {
-      const worktree = flags.worktree ?? '.';
-      const state = projectStateFor(flags.worktree, flags.stateDir);
-      refuseConflictingModes(id, flags);
-      if (flags.rules) return printRules(state, worktree, flags.json === true);
-      if (flags.revoke !== undefined) return revokeRule(state, worktree, flags.revoke, localPrincipal(), flags.json === true);
-      if (!ALWAYS_SCOPES.includes(flags.scope as AlwaysScope)) throw new UserError(`--scope must be session or project, got ${JSON.stringify(flags.scope)}`, EXIT.usage);
-      const scope = flags.scope as AlwaysScope;
-      if (scope === 'project' && !flags.always) throw new UserError('--scope project widens an --always rule; add --always, or leave --scope out', EXIT.usage);
-      const queue = new ApprovalQueue(state);
-      // Deny what dead hook processes left waiting, so the list shows only live requests.
-      queue.sweep();
-      if (flags.list) {
-        const pending = queue.list();
-        if (flags.json) return printJson(pending);
-        if (pending.length === 0) return void process.stdout.write('nothing is waiting for approval\n');
-        // The whole summary, never cut (the terminal wraps it); records are files, so make them safe to print.
-        for (const p of pending) process.stdout.write(describeRequest(p));
-        return;
-      }
-      if (flags.show !== undefined) {
-        const shown = queue.get(flags.show);
-        if (shown.problem?.code === 'bad_id') throw new UserError(shown.problem.message, EXIT.usage);
-        if (shown.problem !== null) throw new UserError(shown.problem.message);
-        if (shown.pending === null) throw new UserError(shown.resolution !== null ? `approval ${flags.show} is already resolved` : `no pending approval ${flags.show}: run \`gatehouse approve --list\` to see open requests`);
-        if (flags.json) return printJson(shown.pending);
-        return void process.stdout.write(describeRequest(shown.pending));
-      }
-      if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);
-      if (id === undefined && flags.latest !== true) throw new UserError('give an approval id or --latest (or --list to see what is waiting)', EXIT.usage);
-      if (id !== undefined && flags.latest === true) throw new UserError('give an approval id or --latest, not both', EXIT.usage);
-      // The agent can file a request between the operator's --list and this command, so a
-      // rule made from --latest could cover a call no one saw.
-      if (flags.latest && flags.always) throw new UserError('--always needs the approval id shown by `gatehouse approve --list`, not --latest: a request filed since could be the latest', EXIT.usage);
-      const target = id ?? queue.latest()?.id;
-      if (target === undefined) throw new UserError('nothing is waiting for approval');
-      const decision: ApprovalDecision = flags.deny ? 'reject' : flags.always ? (scope === 'project' ? 'always-project' : 'always') : 'allow';
-      const request = queue.get(target).pending;
-      // The newest request when this runs may not be the one the person listed (an agent can
-      // file one in between): it is shown, and allowed only once confirmed. Denying needs no care.
-      let nonce = flags.nonce;
-      if (flags.latest && decision === 'allow' && request !== null) {
-        await confirmLatest(request);
-        nonce = request.nonce;
-      }
-      const r = queue.resolve(target, { decision, reason: flags.reason ?? null, principal: localPrincipal(), ...(nonce !== undefined ? { nonce } : {}) });
-      if (!r.ok) throw new UserError(r.error.message, r.error.code === 'bad_id' || r.error.code === 'bad_decision' ? EXIT.usage : EXIT.failure);
-      if (flags.json) return printJson(r.value);
-      process.stdout.write(`${target}: ${describeDecision(decision)} by ${r.value.principal.id}\n`);
-      if (flags.always) process.stdout.write(`${safeForDisplay(describeAlways(request?.always, scope, request?.session_id))}; list or revoke with gatehouse approve --rules\n`);
-    });
+    .action(
+      async (
+        id: string | undefined,
+        flags: Flags & { latest?: boolean; nonce?: string; show?: string; deny?: boolean; always?: boolean; scope: string; reason?: string; list?: boolean; rules?: boolean; revoke?: string },
+      ) => {
+        const worktree = flags.worktree ?? '.';
+        const state = projectStateFor(flags.worktree, flags.stateDir);
+        refuseConflictingModes(id, flags);
+        if (flags.rules) return printRules(state, worktree, flags.json === true);
+        if (flags.revoke !== undefined) return revokeRule(state, worktree, flags.revoke, localPrincipal(), flags.json === true);
+        if (!ALWAYS_SCOPES.includes(flags.scope as AlwaysScope)) throw new UserError(`--scope must be session or project, got ${JSON.stringify(flags.scope)}`, EXIT.usage);
+        const scope = flags.scope as AlwaysScope;
+        if (scope === 'project' && !flags.always) throw new UserError('--scope project widens an --always rule; add --always, or leave --scope out', EXIT.usage);
+        const queue = new ApprovalQueue(state);
+        // Deny what dead hook processes left waiting, so the list shows only live requests.
+        queue.sweep();
+        if (flags.list) {
+          const pending = queue.list();
+          if (flags.json) return printJson(pending);
+          if (pending.length === 0) return void process.stdout.write('nothing is waiting for approval\n');
+          // The whole summary, never cut (the terminal wraps it); records are files, so make them safe to print.
+          for (const p of pending) process.stdout.write(describeRequest(p));
+          return;
+        }
+        if (flags.show !== undefined) {
+          const shown = queue.get(flags.show);
+          if (shown.problem?.code === 'bad_id') throw new UserError(shown.problem.message, EXIT.usage);
+          if (shown.problem !== null) throw new UserError(shown.problem.message);
+          if (shown.pending === null)
+            throw new UserError(shown.resolution !== null ? `approval ${flags.show} is already resolved` : `no pending approval ${flags.show}: run \`gatehouse approve --list\` to see open requests`);
+          if (flags.json) return printJson(shown.pending);
+          return void process.stdout.write(describeRequest(shown.pending));
+        }
+        if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);
+        if (id === undefined && flags.latest !== true) throw new UserError('give an approval id or --latest (or --list to see what is waiting)', EXIT.usage);
+        if (id !== undefined && flags.latest === true) throw new UserError('give an approval id or --latest, not both', EXIT.usage);
+        // The agent can file a request between the operator's --list and this command, so a
+        // rule made from --latest could cover a call no one saw.
+        if (flags.latest && flags.always)
+          throw new UserError('--always needs the approval id shown by `gatehouse approve --list`, not --latest: a request filed since could be the latest', EXIT.usage);
+        const target = id ?? queue.latest()?.id;
+        if (target === undefined) throw new UserError('nothing is waiting for approval');
+        const decision: ApprovalDecision = flags.deny ? 'reject' : flags.always ? (scope === 'project' ? 'always-project' : 'always') : 'allow';
+        const request = queue.get(target).pending;
+        // The newest request when this runs may not be the one the person listed (an agent can
+        // file one in between): it is shown, and allowed only once confirmed. Denying needs no care.
+        let nonce = flags.nonce;
+        if (flags.latest && decision === 'allow' && request !== null) {
+          await confirmLatest(request);
+          nonce = request.nonce;
+        }
+        const r = queue.resolve(target, { decision, reason: flags.reason ?? null, principal: localPrincipal(), ...(nonce !== undefined ? { nonce } : {}) });
+        if (!r.ok) throw new UserError(r.error.message, r.error.code === 'bad_id' || r.error.code === 'bad_decision' ? EXIT.usage : EXIT.failure);
+        if (flags.json) return printJson(r.value);
+        process.stdout.write(`${target}: ${describeDecision(decision)} by ${r.value.principal.id}\n`);
+        if (flags.always) process.stdout.write(`${safeForDisplay(describeAlways(request?.always, scope, request?.session_id))}; list or revoke with gatehouse approve --rules\n`);
+      },
+    );
 }
 
 /** One request as a person reads it: the id and nonce to answer it by, the whole call, why they are asked, what --always would allow. */
@@ -119,7 +126,10 @@ function describeRequest(p: PendingApproval): string {
  */
 async function confirmLatest(p: PendingApproval): Promise<void> {
   if (!process.stdin.isTTY || !process.stderr.isTTY) {
-    throw new UserError(`--latest allows whatever is newest when it runs, which may not be what you listed, so it asks first, and there is no terminal to ask at: answer by id (gatehouse approve ${p.id} --nonce ${p.nonce}) after checking it with gatehouse approve --show ${p.id}`, EXIT.usage);
+    throw new UserError(
+      `--latest allows whatever is newest when it runs, which may not be what you listed, so it asks first, and there is no terminal to ask at: answer by id (gatehouse approve ${p.id} --nonce ${p.nonce}) after checking it with gatehouse approve --show ${p.id}`,
+      EXIT.usage,
+    );
   }
   process.stderr.write(`The newest request:\n${describeRequest(p)}`);
   const { createInterface } = await import('node:readline/promises');
@@ -136,12 +146,27 @@ async function confirmLatest(p: PendingApproval): Promise<void> {
  * `approve` does one thing per call: list requests, list rules, revoke a rule, or answer a
  * request. Flags of two of those together are a usage error naming both, never one silently ignored.
  */
-function refuseConflictingModes(id: string | undefined, flags: { latest?: boolean; nonce?: string; show?: string; deny?: boolean; always?: boolean; reason?: string; list?: boolean; rules?: boolean; revoke?: string }): void {
-  const answer = [id !== undefined ? 'an approval id' : '', flags.latest ? '--latest' : '', flags.nonce !== undefined ? '--nonce' : '', flags.deny ? '--deny' : '', flags.always ? '--always' : '', flags.reason !== undefined ? '--reason' : ''].filter((x) => x !== '');
-  const modes = [flags.list ? ['--list'] : [], flags.show !== undefined ? ['--show'] : [], flags.rules ? ['--rules'] : [], flags.revoke !== undefined ? ['--revoke'] : [], answer].filter((m) => m.length > 0);
+function refuseConflictingModes(
+  id: string | undefined,
+  flags: { latest?: boolean; nonce?: string; show?: string; deny?: boolean; always?: boolean; reason?: string; list?: boolean; rules?: boolean; revoke?: string },
+): void {
+  const answer = [
+    id !== undefined ? 'an approval id' : '',
+    flags.latest ? '--latest' : '',
+    flags.nonce !== undefined ? '--nonce' : '',
+    flags.deny ? '--deny' : '',
+    flags.always ? '--always' : '',
+    flags.reason !== undefined ? '--reason' : '',
+  ].filter((x) => x !== '');
+  const modes = [flags.list ? ['--list'] : [], flags.show !== undefined ? ['--show'] : [], flags.rules ? ['--rules'] : [], flags.revoke !== undefined ? ['--revoke'] : [], answer].filter(
+    (m) => m.length > 0,
+  );
   if (modes.length < 2) return;
   const [a, b] = [modes[0]!.join(' '), modes[1]!.join(' ')];
-  throw new UserError(`${a} and ${b} cannot be used together: list requests (--list), show one (--show ID), list rules (--rules), revoke a rule (--revoke ID), or answer a request (ID or --latest), one per call`, EXIT.usage);
+  throw new UserError(
+    `${a} and ${b} cannot be used together: list requests (--list), show one (--show ID), list rules (--rules), revoke a rule (--revoke ID), or answer a request (ID or --latest), one per call`,
+    EXIT.usage,
+  );
 }
 
 /** `gatehouse tui`. */

@@ -17,7 +17,8 @@ function configRules(worktree: string): ReturnType<typeof configAlwaysRules> {
 
 /** One rule as text: id, tool, matcher, lifetime, and where it came from. */
 function ruleLine(r: ListedRule): string {
-  if (r.origin === 'config') return `${r.id}  ${safeForDisplay(r.tool)} ${safeForDisplay(describeMatch(r.match))}\n    in every session of this project, until removed from the config (approvals.always_allow)\n`;
+  if (r.origin === 'config')
+    return `${r.id}  ${safeForDisplay(r.tool)} ${safeForDisplay(describeMatch(r.match))}\n    in every session of this project, until removed from the config (approvals.always_allow)\n`;
   const origin = `by ${r.created_by ?? 'an earlier Gatehouse'}${r.created_at ? ` at ${r.created_at}` : ''}`;
   return `${r.id}  ${safeForDisplay(r.tool)} ${safeForDisplay(describeMatch(r.match))}\n    ${describeLifetime(r.scope, r.session_id)} · ${safeForDisplay(origin)}\n`;
 }

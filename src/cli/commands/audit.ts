@@ -46,7 +46,9 @@ export function auditCommand(): Command {
       const report = verifyAudit(join(state, 'audit'), keys);
       if (flags.json) printJson(report);
       else if (report.ok) {
-        process.stdout.write(`intact: ${report.events} events, ${report.checkpoints} signed checkpoints, root ${report.root}${report.covered < report.events ? ` (${report.events - report.covered} newest events not yet under a checkpoint)` : ''}\n`);
+        process.stdout.write(
+          `intact: ${report.events} events, ${report.checkpoints} signed checkpoints, root ${report.root}${report.covered < report.events ? ` (${report.events - report.covered} newest events not yet under a checkpoint)` : ''}\n`,
+        );
       } else {
         const where = report.first_bad?.seq !== null && report.first_bad?.seq !== undefined ? `first bad sequence number ${report.first_bad.seq}: ` : '';
         process.stdout.write(`BROKEN: ${where}${report.first_bad?.reason ?? report.problems[0] ?? 'unknown problem'}\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`);

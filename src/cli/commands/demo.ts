@@ -56,7 +56,27 @@ export function demoCommand(): Command {
       writeFileSync(join(project, 'agent.mjs'), AGENT);
       process.stdout.write(`Demo project: ${project}\nTask policy: the agent may write src/** only, and "node test.js" must pass before it may finish.\n\n`);
       const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
-      const r = spawnSync(process.execPath, [cli, 'run', '--agent', 'claude', '--worktree', project, '--state-dir', join(base, 'state'), '--allow', 'src/**', '--require', `test=${shellJoin([process.execPath, 'test.js'])}`, '--', process.execPath, 'agent.mjs'], { stdio: 'inherit' });
+      const r = spawnSync(
+        process.execPath,
+        [
+          cli,
+          'run',
+          '--agent',
+          'claude',
+          '--worktree',
+          project,
+          '--state-dir',
+          join(base, 'state'),
+          '--allow',
+          'src/**',
+          '--require',
+          `test=${shellJoin([process.execPath, 'test.js'])}`,
+          '--',
+          process.execPath,
+          'agent.mjs',
+        ],
+        { stdio: 'inherit' },
+      );
       process.stdout.write(`\ngatehouse run exited with ${r.status}.\n`);
       if (flags.keep) process.stdout.write(`Kept ${base}\n`);
       else rmSync(base, { recursive: true, force: true });

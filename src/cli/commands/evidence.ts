@@ -65,10 +65,11 @@ export function evidenceCommand(): Command {
       if (flags.json) printJson(refused ? { ...check, ok: false, problems: [UNSANDBOXED] } : check);
       else if (refused) process.stdout.write(`NOT SANDBOXED: ${target}\n  - ${UNSANDBOXED}\n`);
       else if (check.ok) {
-        const note = check.sandboxed ? sandboxNote(check.sandbox) : '  note: the session was not sandboxed, so the agent could read the signing key; this proves what the key signed, not that the agent did not sign it\n';
+        const note = check.sandboxed
+          ? sandboxNote(check.sandbox)
+          : '  note: the session was not sandboxed, so the agent could read the signing key; this proves what the key signed, not that the agent did not sign it\n';
         process.stdout.write(`verified: ${target}\n${note}`);
-      }
-      else process.stdout.write(`MISMATCH: ${target}\n${check.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+      } else process.stdout.write(`MISMATCH: ${target}\n${check.problems.map((p) => `  - ${p}`).join('\n')}\n`);
       process.exitCode = refused ? VERIFY_EXIT.unsandboxed : check.ok ? VERIFY_EXIT.ok : VERIFY_EXIT.mismatch;
     });
 

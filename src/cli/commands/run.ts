@@ -118,7 +118,10 @@ export function runCommand(): Command {
     .option('--json', 'print the verdict as JSON')
     .option('--sandbox', 'run CMD, its hooks and the required checks inside a bubblewrap sandbox (Linux); refused, never skipped, when it cannot be made (see docs/sandbox.md)')
     .option('--network <mode>', 'network inside the sandbox: host (default: the agent reaches its model API) or none')
-    .addHelpText('after', '\nExit status: CMD\'s own status if the end-of-session check passed, otherwise 1; 127 if CMD could not be started (nothing is checked then).\nExample: gatehouse run --agent claude --allow "src/**" --require test="npm test" -- claude -p "fix the bug"')
+    .addHelpText(
+      'after',
+      '\nExit status: CMD\'s own status if the end-of-session check passed, otherwise 1; 127 if CMD could not be started (nothing is checked then).\nExample: gatehouse run --agent claude --allow "src/**" --require test="npm test" -- claude -p "fix the bug"',
+    )
     .action(async (command: string[], flags: StartFlags) => {
       if (command.length === 0) throw new UserError('give the command to run after --', EXIT.usage);
       // Before the session starts: another agent's CLI under this one's gate would run ungated.
@@ -142,7 +145,11 @@ async function runSession(command: string[], flags: StartFlags, relay: SignalRel
   // A sandboxed session's hook calls are decided here, in a worker thread: a lock one of them
   // waits on never stalls the signal relay or the agent's output.
   const gate = hostedGate(gateWorkerPath());
-  const offer: SandboxOffer = { requested: flags.sandbox === true, ...(flags.network !== undefined ? { network: flags.network as SandboxNetwork } : {}), startSocket: (o) => startHookSocket({ ...o, gate: gate.run }) };
+  const offer: SandboxOffer = {
+    requested: flags.sandbox === true,
+    ...(flags.network !== undefined ? { network: flags.network as SandboxNetwork } : {}),
+    startSocket: (o) => startHookSocket({ ...o, gate: gate.run }),
+  };
   try {
     const s = await startFromFlags(flags, offer);
     try {
@@ -171,13 +178,16 @@ async function runStarted(s: StartedSession, command: string[], flags: StartFlag
   const id = s.policy.session_id;
   const gated = !gatesNothing(s.policy.agent);
   process.stderr.write(`gatehouse: session ${id} started (${inSessionGates(s)})\n`);
-  if (s.sandbox !== null) process.stderr.write(`gatehouse: sandbox: bubblewrap ${s.sandbox.spec.version}, network ${s.sandbox.spec.network}, writable: ${s.sandbox.spec.writable.join(', ')} and a private /tmp\n`);
+  if (s.sandbox !== null)
+    process.stderr.write(`gatehouse: sandbox: bubblewrap ${s.sandbox.spec.version}, network ${s.sandbox.spec.network}, writable: ${s.sandbox.spec.writable.join(', ')} and a private /tmp\n`);
   if (s.rendered.length === 0) process.stderr.write(formatCapabilities(s.policy.agent, s.capabilities));
   // Refusals, refused stops and waiting calls are told as they happen, each a whole line on stderr.
   const stopProgress = startRunProgress({ projectState: s.store.projectState, sessionId: id, worktree: s.policy.worktree, write: (line) => void process.stderr.write(`${line}\n`) });
   let child: { status: number; error?: string };
   try {
-    child = relay.interrupted ? { status: signalStatus('SIGINT'), error: 'interrupted before the agent started' } : await runChild(command, s.policy.worktree, agentEnv(s), relay, s.sandbox?.spec ?? null);
+    child = relay.interrupted
+      ? { status: signalStatus('SIGINT'), error: 'interrupted before the agent started' }
+      : await runChild(command, s.policy.worktree, agentEnv(s), relay, s.sandbox?.spec ?? null);
   } finally {
     stopProgress();
   }
@@ -190,7 +200,18 @@ async function runStarted(s: StartedSession, command: string[], flags: StartFlag
   if (child.error !== undefined) {
     // Nothing ran, so nothing can have passed: say so instead of judging an untouched worktree.
     recordNeverRan(s.store, child.error);
-    if (flags.json) printJson({ session_id: id, command_status: child.status, command_ran: false, passed: false, verdict: 'not_run', gated_in_session: gated, sandbox: sandboxJson(s), check: null, error: child.error });
+    if (flags.json)
+      printJson({
+        session_id: id,
+        command_status: child.status,
+        command_ran: false,
+        passed: false,
+        verdict: 'not_run',
+        gated_in_session: gated,
+        sandbox: sandboxJson(s),
+        check: null,
+        error: child.error,
+      });
     else process.stderr.write(`gatehouse: session ${id} NOT RUN — the command never ran: ${child.error}. There is no work to check; run again once it can start.\n`);
     process.exitCode = child.status;
     return;
@@ -199,7 +220,16 @@ async function runStarted(s: StartedSession, command: string[], flags: StartFlag
   const passed = check.ok && verdictPassed(check.value);
   if (flags.json) {
     const verdict = check.ok ? verdictJson(check.value) : { error: check.reason };
-    printJson({ session_id: id, command_status: child.status, command_ran: true, passed, verdict: 'verdict' in verdict ? verdict.verdict : 'failed', gated_in_session: gated, sandbox: sandboxJson(s), check: verdict });
+    printJson({
+      session_id: id,
+      command_status: child.status,
+      command_ran: true,
+      passed,
+      verdict: 'verdict' in verdict ? verdict.verdict : 'failed',
+      gated_in_session: gated,
+      sandbox: sandboxJson(s),
+      check: verdict,
+    });
   } else if (!check.ok) {
     process.stderr.write(`gatehouse: session ${id} could not be checked${notGated} — ${safeForDisplay(check.reason)}\n`);
   } else if (passed) {

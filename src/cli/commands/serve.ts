@@ -83,7 +83,15 @@ export function serveCommand(): Command {
         if (!url.ok) throw new UserError(url.reason, EXIT.usage);
       }
       // Told only when a call waits for a person. A channel that cannot work is refused now, not found out at the first call.
-      const notified = startNotifications({ config: config.value.notify, queue: new ApprovalQueue(state), projectState: state, projectRoot: worktree, env: process.env, log: (line) => void process.stderr.write(`gatehouse serve: ${line}\n`), publicUrl: flags.publicUrl ?? null });
+      const notified = startNotifications({
+        config: config.value.notify,
+        queue: new ApprovalQueue(state),
+        projectState: state,
+        projectRoot: worktree,
+        env: process.env,
+        log: (line) => void process.stderr.write(`gatehouse serve: ${line}\n`),
+        publicUrl: flags.publicUrl ?? null,
+      });
       if (!notified.ok) throw new UserError(`${notified.reason}`);
       const notifier = notified.value;
       // A fresh token per start, stored 0600 for local tools and printed once inside the URL.
@@ -104,7 +112,11 @@ export function serveCommand(): Command {
           tokens: config.value.approvals.tokens,
           env: process.env,
           log,
-          websocket: { manager, configRules: configAlwaysRules(config.value.approvals.always_allow), hooks: { onSpawnSession: sessionLauncher({ worktree, stateDir: state, env: process.env, nodePath: process.execPath, hookBundle: hookBundlePath(), log, gate: gate.run }) } },
+          websocket: {
+            manager,
+            configRules: configAlwaysRules(config.value.approvals.always_allow),
+            hooks: { onSpawnSession: sessionLauncher({ worktree, stateDir: state, env: process.env, nodePath: process.execPath, hookBundle: hookBundlePath(), log, gate: gate.run }) },
+          },
           routes: (router) => {
             addAuditRoutes(router, state);
             addHookRoutes(router, state, gate.run);

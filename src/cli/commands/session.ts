@@ -38,7 +38,10 @@ export interface StartFlags {
 /** Adds the session-start flags to a command. */
 export function withStartFlags(cmd: Command): Command {
   return cmd
-    .requiredOption('--agent <name>', `agent CLI to gate: ${knownAgents().join(', ')} (see \`gatehouse agents\`); or ${NO_AGENT} to gate nothing in-session (only the end-of-session check judges the work). Names match in any case; an unknown name is an error (exit 2)`)
+    .requiredOption(
+      '--agent <name>',
+      `agent CLI to gate: ${knownAgents().join(', ')} (see \`gatehouse agents\`); or ${NO_AGENT} to gate nothing in-session (only the end-of-session check judges the work). Names match in any case; an unknown name is an error (exit 2)`,
+    )
     .option('--worktree <dir>', 'project folder the agent works in', '.')
     .option('--id <id>', 'session id (default: generated)')
     .option('--allow <glob>', 'path the agent may write, relative to the worktree (repeatable)', collect, [])
@@ -123,7 +126,16 @@ export function sessionCommand(): Command {
     .option('--json', 'print the session as JSON')
     .action(async (flags: StartFlags) => {
       const s = await startFromFlags(flags);
-      if (flags.json) printJson({ session_id: s.policy.session_id, state_dir: s.store.dir, policy: s.policy, rendered: s.rendered, gated_in_session: !gatesNothing(s.policy.agent), capabilities: s.capabilities, transport: s.transport });
+      if (flags.json)
+        printJson({
+          session_id: s.policy.session_id,
+          state_dir: s.store.dir,
+          policy: s.policy,
+          rendered: s.rendered,
+          gated_in_session: !gatesNothing(s.policy.agent),
+          capabilities: s.capabilities,
+          transport: s.transport,
+        });
       else {
         process.stderr.write(describeStarted(s));
         process.stdout.write(`${s.policy.session_id}\n`);
@@ -162,7 +174,9 @@ export function sessionCommand(): Command {
       else if (passed) process.stdout.write(`session ${id} PASSED — ${PASSED_SUMMARY}\n`);
       else {
         const word = r.value.outcome === 'halt' ? 'was HALTED by' : 'FAILED';
-        process.stdout.write(`session ${id} ${word} the end-of-session check:\n${failureList(r.value)}\n${r.value.outcome === 'halt' ? '' : `fix, then run \`gatehouse session check ${id}\` again\n`}`);
+        process.stdout.write(
+          `session ${id} ${word} the end-of-session check:\n${failureList(r.value)}\n${r.value.outcome === 'halt' ? '' : `fix, then run \`gatehouse session check ${id}\` again\n`}`,
+        );
       }
       if (!passed) process.exitCode = EXIT.failure;
     });
@@ -184,7 +198,9 @@ export function sessionCommand(): Command {
       for (const m of metas) {
         const verdict = m.end_verdict ? (m.end_verdict.verdict === 'not_run' ? 'not run' : m.end_verdict.passed ? 'passed' : 'failed') : '-';
         // meta.json is covered by no digest: an agent without a sandbox can write anything in it.
-        process.stdout.write(`${safeForDisplay(m.id)}  ${safeForDisplay(String(m.agent)).padEnd(8)} ${safeForDisplay(String(m.status)).padEnd(6)} ${safeForDisplay(String(m.started_at))}  ${verdict}\n`);
+        process.stdout.write(
+          `${safeForDisplay(m.id)}  ${safeForDisplay(String(m.agent)).padEnd(8)} ${safeForDisplay(String(m.status)).padEnd(6)} ${safeForDisplay(String(m.started_at))}  ${verdict}\n`,
+        );
       }
     });
 

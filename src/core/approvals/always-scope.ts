@@ -39,9 +39,7 @@ export function describeDecision(decision: string): string {
 
 /** The lifetime of a rule in words. */
 export function describeLifetime(scope: AlwaysScope, sessionId?: string | null): string {
-  return scope === 'session'
-    ? `in this session only${sessionId ? ` (${sessionId})` : ''}`
-    : 'in this and every later session of this project, until revoked';
+  return scope === 'session' ? `in this session only${sessionId ? ` (${sessionId})` : ''}` : 'in this and every later session of this project, until revoked';
 }
 
 /** What a rule matches, in words: the tool and exactly which paths, command or input. */

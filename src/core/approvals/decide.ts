@@ -27,10 +27,7 @@ export const DEFAULT_APPROVALS: ApprovalSettings = { interactive: false, timeout
  * What to do with the call; `by` names the step that settled it (`profile:<name>`, `classifier`, …).
  * An `ask` carries the whole summary the person is shown (see {@link summarizeCall}).
  */
-export type ToolDecision =
-  | { kind: 'allow'; by: string }
-  | { kind: 'deny'; by: string; reason: string }
-  | { kind: 'ask'; by: string; reason: string; summary: string; why: string };
+export type ToolDecision = { kind: 'allow'; by: string } | { kind: 'deny'; by: string; reason: string } | { kind: 'ask'; by: string; reason: string; summary: string; why: string };
 
 /** One tool call. `paths` are worktree-relative; `shell` is the analysis of a shell call's command. */
 export interface DecideCall {

@@ -51,21 +51,46 @@ const REVIEW_PATHS = ['review/**', '**/*.review.md'];
  * posture, not a sandbox; installs (`npm install`, `pip install`) stay out.
  */
 const REVIEWER_COMMANDS = [
-  'npm test', 'npm run test', 'npm run lint', 'npm run check', 'npx vitest', 'npx eslint', 'npx tsc --noEmit',
-  'pytest', 'python -m pytest', 'python3 -m pytest', 'ruff check',
-  'go test', 'go vet', 'cargo test', 'cargo clippy', 'make check', 'make test', 'make lint',
+  'npm test',
+  'npm run test',
+  'npm run lint',
+  'npm run check',
+  'npx vitest',
+  'npx eslint',
+  'npx tsc --noEmit',
+  'pytest',
+  'python -m pytest',
+  'python3 -m pytest',
+  'ruff check',
+  'go test',
+  'go vet',
+  'cargo test',
+  'cargo clippy',
+  'make check',
+  'make test',
+  'make lint',
 ];
 
 const READ_ONLY: ProfileSpec = {
   tools: {
-    Read: true, Glob: true, Grep: true, LS: true, NotebookRead: true,
+    Read: true,
+    Glob: true,
+    Grep: true,
+    LS: true,
+    NotebookRead: true,
     // The agent's own task list (TodoWrite, or the Task* tools that replace it): bookkeeping, not work.
-    TodoWrite: true, TaskCreate: true, TaskUpdate: true, TaskGet: true, TaskList: true,
+    TodoWrite: true,
+    TaskCreate: true,
+    TaskUpdate: true,
+    TaskGet: true,
+    TaskList: true,
     // Off: fetching from the network is a way out for data, and a way in for instructions.
-    WebFetch: false, WebSearch: false,
+    WebFetch: false,
+    WebSearch: false,
     Bash: true,
     // Other agents' read and shell tools, under the same limits.
-    'kind:read': true, 'kind:shell': true,
+    'kind:read': true,
+    'kind:shell': true,
   },
   shell: { allow: [APPROVE_CLASS_ENTRY] },
 };
@@ -82,7 +107,10 @@ const BUILTIN_PROFILES: Readonly<Record<BuiltinProfileName, ProfileSpec>> = {
   reviewer: {
     tools: {
       ...READ_ONLY.tools,
-      Write: reviewWrite, Edit: reviewWrite, MultiEdit: reviewWrite, NotebookEdit: reviewWrite,
+      Write: reviewWrite,
+      Edit: reviewWrite,
+      MultiEdit: reviewWrite,
+      NotebookEdit: reviewWrite,
       'kind:write': reviewWrite,
     },
     shell: { allow: [APPROVE_CLASS_ENTRY, ...REVIEWER_COMMANDS] },
@@ -141,7 +169,10 @@ export function compileProfile(name: string, custom: Readonly<Record<string, Pro
   const spec = Object.hasOwn(custom, name) ? custom[name] : Object.hasOwn(BUILTIN_PROFILES, name) ? BUILTIN_PROFILES[name as BuiltinProfileName] : undefined;
   if (spec === undefined) {
     const known = [...Object.keys(custom), ...Object.keys(BUILTIN_PROFILES)].join(', ');
-    return denyAllProfile(name, `The permission profile ${JSON.stringify(name)} is not defined, so every tool call is refused. Stop and tell the operator: they must define it under permissions or choose a known profile (${known}).`);
+    return denyAllProfile(
+      name,
+      `The permission profile ${JSON.stringify(name)} is not defined, so every tool call is refused. Stop and tell the operator: they must define it under permissions or choose a known profile (${known}).`,
+    );
   }
   const compiled = compileProfileSpec(name, spec);
   if (compiled.ok) return compiled.value;
@@ -164,7 +195,11 @@ export function checkProfile(p: CompiledProfile, call: ProfileCall): { ok: true 
   if (p.denyAll !== null) return { ok: false, reason: p.denyAll };
   const rule = p.byName.has(call.tool) ? p.byName.get(call.tool) : p.byKind.get(call.kind);
   if (rule === undefined || rule === false) {
-    return refuse(p, `does not allow ${call.tool}`, `Do not reach the same effect through another tool; use what it allows (${allowedList(p)}), or ask the operator to allow ${call.tool} or switch profile.`);
+    return refuse(
+      p,
+      `does not allow ${call.tool}`,
+      `Do not reach the same effect through another tool; use what it allows (${allowedList(p)}), or ask the operator to allow ${call.tool} or switch profile.`,
+    );
   }
   if (call.kind !== 'shell') return checkPaths(p, rule, call.tool, call.paths);
   return checkShell(p, rule, call);
@@ -188,7 +223,11 @@ function checkShell(p: CompiledProfile, rule: CompiledRule, call: ProfileCall): 
   if (p.shellAllow !== null) {
     const allowed = p.shellAllow.map((e) => (e.type === 'approve-class' ? 'read-only commands' : e.source)).join(', ');
     if (sh === undefined || !sh.parsed) {
-      return refuse(p, `allows only some shell commands (${allowed}), and this command line could not be analysed`, 'Write it as plain simple commands joined by &&, ; or |, without here-docs or nested shells.');
+      return refuse(
+        p,
+        `allows only some shell commands (${allowed}), and this command line could not be analysed`,
+        'Write it as plain simple commands joined by &&, ; or |, without here-docs or nested shells.',
+      );
     }
     for (const c of sh.commands) {
       if (shellCommandAllowed(p.shellAllow, c)) continue;
@@ -203,7 +242,11 @@ function checkShell(p: CompiledProfile, rule: CompiledRule, call: ProfileCall): 
   const write = p.byKind.get('write');
   for (const t of targets) {
     if (write === undefined || write === false) {
-      return refuse(p, `does not allow writes, and this command writes ${JSON.stringify(t.path)} (via ${t.via})`, 'Run it without writing (drop the redirection or the writing command), or ask the operator to switch profile.');
+      return refuse(
+        p,
+        `does not allow writes, and this command writes ${JSON.stringify(t.path)} (via ${t.via})`,
+        'Run it without writing (drop the redirection or the writing command), or ask the operator to switch profile.',
+      );
     }
     const inWrite = checkPaths(p, write, `writes (here via ${t.via})`, [t.path]);
     if (!inWrite.ok) return inWrite;

@@ -16,7 +16,10 @@ import { boolean, dictionary, either, list, object, optional, text, type Infer }
 export const AlwaysAllowRule = object({
   tool: text(),
   // Strict: `{exact, glob}` is two matchers, never the first with the second dropped.
-  match: either([object({ exact: text() }, { strict: true }), object({ glob: text() }, { strict: true }), object({ regex: text() }, { strict: true })], 'must be exactly one of {exact}, {glob} or {regex}'),
+  match: either(
+    [object({ exact: text() }, { strict: true }), object({ glob: text() }, { strict: true }), object({ regex: text() }, { strict: true })],
+    'must be exactly one of {exact}, {glob} or {regex}',
+  ),
 });
 export type AlwaysAllowRule = Infer<typeof AlwaysAllowRule>;
 

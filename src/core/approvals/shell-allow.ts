@@ -10,10 +10,7 @@ export type SimpleCommand = ShellAnalysis['commands'][number];
 
 /** One compiled allowlist entry; `source` is the entry as the operator wrote it. */
 export type ShellAllowEntry =
-  | { type: 'prefix'; source: string; words: string[] }
-  | { type: 'regex'; source: string; re: RegExp }
-  | { type: 'glob'; source: string; re: RegExp }
-  | { type: 'approve-class'; source: string };
+  { type: 'prefix'; source: string; words: string[] } | { type: 'regex'; source: string; re: RegExp } | { type: 'glob'; source: string; re: RegExp } | { type: 'approve-class'; source: string };
 
 /** Prefix that makes an entry a regular expression (whole-command match, `u` flag). */
 const REGEX_PREFIX = 're:';

@@ -59,14 +59,17 @@ function describeCall(tool: string, view: CallView): string {
     case 'write':
       return `${tool} ${pathOf(view.path)}: ${size(view.content)}`;
     case 'edit': {
-      if (view.cell) return view.mode === 'delete' ? `${tool} ${pathOf(view.path)}: delete a cell` : `${tool} ${pathOf(view.path)}: ${view.mode ?? 'replace'} a cell of ${size(view.changes[0]?.new ?? '')}`;
+      if (view.cell)
+        return view.mode === 'delete' ? `${tool} ${pathOf(view.path)}: delete a cell` : `${tool} ${pathOf(view.path)}: ${view.mode ?? 'replace'} a cell of ${size(view.changes[0]?.new ?? '')}`;
       const olds = view.changes.map((c) => c.old);
       const news = view.changes.map((c) => c.new);
       if (view.list) return `${tool} ${pathOf(view.path)}: ${count(view.changes.length, 'edit')}, replacing ${size(olds)} with ${size(news)} in all`;
       return `${tool} ${pathOf(view.path)}: replace ${size(olds)} with ${size(news)}${view.all ? ', every occurrence' : ''}`;
     }
     case 'patch':
-      return view.ops.length === 0 ? `${tool}: a patch that touches no file` : `${tool}: ${view.ops.map((o) => (o.to !== undefined ? `update ${o.path} and move it to ${o.to}` : `${o.op} ${o.path}`)).join(', ')}`;
+      return view.ops.length === 0
+        ? `${tool}: a patch that touches no file`
+        : `${tool}: ${view.ops.map((o) => (o.to !== undefined ? `update ${o.path} and move it to ${o.to}` : `${o.op} ${o.path}`)).join(', ')}`;
     default: {
       const keys = Object.keys(view.args).sort();
       const lead = view.lead !== null ? ` ${view.args[view.lead] as string}` : '';

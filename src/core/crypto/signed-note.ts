@@ -70,7 +70,10 @@ function isValidKeyName(name: string): boolean {
 
 /** First 4 bytes of SHA-256(name || 0x0A || 0x01 || raw 32-byte Ed25519 public key). */
 export function noteKeyHash(name: string, publicKey: KeyObject): Buffer {
-  const h = createHash('sha256').update(name, 'utf8').update(Buffer.from([0x0a, ED25519_TYPE])).update(rawEd25519(publicKey));
+  const h = createHash('sha256')
+    .update(name, 'utf8')
+    .update(Buffer.from([0x0a, ED25519_TYPE]))
+    .update(rawEd25519(publicKey));
   return h.digest().subarray(0, KEY_HASH_BYTES);
 }
 

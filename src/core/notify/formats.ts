@@ -19,7 +19,15 @@ const TIMESTAMP_HEADER = 'x-gatehouse-timestamp';
 
 /** The items as they leave the machine: one masked line of each call, never its whole input. */
 function wireItems(message: NotifyMessage) {
-  return message.items.map((i) => ({ id: i.id, session_id: i.session_id, agent: i.agent, tool: i.tool, summary: oneLine(i.summary), expires_at: i.expires_at, ...(i.link === undefined ? {} : { link: i.link }) }));
+  return message.items.map((i) => ({
+    id: i.id,
+    session_id: i.session_id,
+    agent: i.agent,
+    tool: i.tool,
+    summary: oneLine(i.summary),
+    expires_at: i.expires_at,
+    ...(i.link === undefined ? {} : { link: i.link }),
+  }));
 }
 
 /**
@@ -32,7 +40,15 @@ function webhookSignature(secret: string, timestamp: number, body: string): stri
 
 /** The generic webhook: a JSON body, signed when a secret is configured. `nowS` is Unix seconds. */
 export function webhookRequest(url: string, message: NotifyMessage, secret: string | null, nowS: number): OutboundRequest {
-  const body = JSON.stringify({ version: WEBHOOK_PAYLOAD_VERSION, event: 'approvals.waiting', project: message.project, title: message.title, text: message.body, click: message.click, approvals: wireItems(message) });
+  const body = JSON.stringify({
+    version: WEBHOOK_PAYLOAD_VERSION,
+    event: 'approvals.waiting',
+    project: message.project,
+    title: message.title,
+    text: message.body,
+    click: message.click,
+    approvals: wireItems(message),
+  });
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'gatehouse' };
   if (secret !== null) {
     headers[TIMESTAMP_HEADER] = String(nowS);

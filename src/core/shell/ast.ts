@@ -149,16 +149,4 @@ interface CondNode {
 }
 
 /** Any command the parser produces. */
-export type Node =
-  | AndOr
-  | Pipeline
-  | SimpleCommand
-  | Subshell
-  | Group
-  | IfNode
-  | LoopNode
-  | ForNode
-  | CaseNode
-  | FunctionNode
-  | ArithNode
-  | CondNode;
+export type Node = AndOr | Pipeline | SimpleCommand | Subshell | Group | IfNode | LoopNode | ForNode | CaseNode | FunctionNode | ArithNode | CondNode;

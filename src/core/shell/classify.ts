@@ -160,7 +160,11 @@ class Analyzer extends FlowAnalyzer {
       }
     }
     this.targets.push(...judgeTargets(targets, this.targetScope(before, cwds), j));
-    this.record([...cmd.assignments.map((a) => `${a.name}=${a.value.text}`), ...words.map((w) => (w.literal ? w.value : w.text))], words.every((w) => w.literal), j);
+    this.record(
+      [...cmd.assignments.map((a) => `${a.name}=${a.value.text}`), ...words.map((w) => (w.literal ? w.value : w.text))],
+      words.every((w) => w.literal),
+      j,
+    );
     return effect();
   }
 

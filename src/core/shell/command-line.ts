@@ -115,7 +115,11 @@ interface WrapperSpec {
  */
 const WRAPPERS: Record<string, WrapperSpec> = {
   sudo: {
-    options: { shortWithValue: 'ugCDhpRrtUT', longWithValue: ['--user', '--group', '--chdir', '--host', '--prompt', '--chroot', '--role', '--type', '--other-user', '--close-from', '--command-timeout'], stopAtPositional: true },
+    options: {
+      shortWithValue: 'ugCDhpRrtUT',
+      longWithValue: ['--user', '--group', '--chdir', '--host', '--prompt', '--chroot', '--role', '--type', '--other-user', '--close-from', '--command-timeout'],
+      stopAtPositional: true,
+    },
     ask: 'it runs with elevated privileges',
   },
   doas: { options: { shortWithValue: 'uC', stopAtPositional: true }, ask: 'it runs with elevated privileges' },

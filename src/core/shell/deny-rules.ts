@@ -189,9 +189,7 @@ function approvalsApiReason(words: readonly Word[]): string | null {
   const values = words.slice(1).map((w) => decodeUrl(w.value));
   if (!values.some((v) => APPROVALS_PATH.test(normalizeRelative(v)))) return null;
   const resolve = values.some((v) => /resolve/i.test(v));
-  const mutating =
-    values.some((v) => MUTATING_METHOD.test(v) || /^(-X|--request=|--method=)(POST|PUT|PATCH|DELETE)$/i.test(v)) ||
-    hasOption(parseArgs(words.slice(1), {}), ...BODY_OPTIONS);
+  const mutating = values.some((v) => MUTATING_METHOD.test(v) || /^(-X|--request=|--method=)(POST|PUT|PATCH|DELETE)$/i.test(v)) || hasOption(parseArgs(words.slice(1), {}), ...BODY_OPTIONS);
   if (!resolve && !(mutating && values.some((v) => LOOPBACK.test(v)))) return null;
   return 'it calls the Gatehouse approvals API to resolve a request; only a person may do that, never the agent that asked';
 }

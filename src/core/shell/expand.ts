@@ -94,7 +94,10 @@ function tilde(atoms: Atom[], assignment: boolean): Atom[] {
     }
     let end = k + 1;
     while (end < atoms.length && isPlain(atoms[end]) && (atoms[end] as { ch: string }).ch !== '/') end++;
-    const user = atoms.slice(k + 1, end).map((x) => ('ch' in x ? x.ch : '')).join('');
+    const user = atoms
+      .slice(k + 1, end)
+      .map((x) => ('ch' in x ? x.ch : ''))
+      .join('');
     // `~$X` and `~"x"` are not tilde prefixes: the `~` stays a character.
     if (end < atoms.length && !isActive(atoms[end], '/')) out.push({ ch: '~', active: false });
     else {

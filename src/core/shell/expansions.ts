@@ -8,8 +8,19 @@ const SPECIAL_PARAMS = new Set(['@', '*', '#', '?', '-', '$', '!', '0', '1', '2'
 
 /** The one-letter escapes of `$'…'` strings. */
 const ANSI_ESCAPES: Record<string, string> = {
-  a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v',
-  '\\': '\\', "'": "'", '"': '"', '?': '?',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
 };
 
 /** `$0`…`$9`, `$#`, `$?` and the like: their values are numbers or set by bash, never code. */

@@ -125,7 +125,9 @@ export function gitControlTargets(words: readonly Word[]): FoundTarget[] {
     case 'init':
       return initTargets(rest, dir);
     case 'maintenance':
-      return ['register', 'start', 'unregister', 'stop'].includes(values[0] ?? '') ? [...globalConfig(`git maintenance ${values[0]}`), ...repoConfig(`git maintenance ${values[0]}`, dir, gitDir, OPERATOR_INSTEAD)] : [];
+      return ['register', 'start', 'unregister', 'stop'].includes(values[0] ?? '')
+        ? [...globalConfig(`git maintenance ${values[0]}`), ...repoConfig(`git maintenance ${values[0]}`, dir, gitDir, OPERATOR_INSTEAD)]
+        : [];
     default:
       // A subcommand only known at run time may be any of the above.
       return sub !== null && /[$`]/.test(sub) ? repoConfig('git (subcommand known at run time)', dir, gitDir, 'name the git subcommand literally') : [];
@@ -145,5 +147,8 @@ function initTargets(rest: Word[], dir: Word | null): FoundTarget[] {
   const parsed = parseArgs(rest, { longWithValue: ['--template', '--separate-git-dir', '--object-format', '--ref-format', '--initial-branch', '--shared'], shortWithValue: 'b' });
   const at = parsed.positionals[0] ?? null;
   const folder = at === null ? dir : dir === null || at.value.startsWith('/') ? at : { ...at, text: `${dir.text}/${at.text}`, value: `${dir.value}/${at.value}`, literal: at.literal && dir.literal };
-  return ['.git/hooks/', '.git/config'].map((p) => ({ ...target(literalWord(p), 'git init', 'write', p.endsWith('/'), folder), instead: 'create the repository in a new folder, or ask the operator; re-initialising this one can install hooks' }));
+  return ['.git/hooks/', '.git/config'].map((p) => ({
+    ...target(literalWord(p), 'git init', 'write', p.endsWith('/'), folder),
+    instead: 'create the repository in a new folder, or ask the operator; re-initialising this one can install hooks',
+  }));
 }

@@ -11,7 +11,14 @@ const GIT_GLOBAL_WITH_VALUE = ['-C', '-c', '--git-dir', '--work-tree', '--namesp
 function joinDir(a: Word, b: Word): Word {
   if (b.value.startsWith('/')) return b;
   const join = (x: string, y: string): string => `${x.replace(/\/+$/, '')}/${y}`;
-  return { text: join(a.text, b.text), value: join(a.value, b.value), literal: a.literal && b.literal, splits: a.splits || b.splits, evaluates: a.evaluates || b.evaluates, subs: [...a.subs, ...b.subs] };
+  return {
+    text: join(a.text, b.text),
+    value: join(a.value, b.value),
+    literal: a.literal && b.literal,
+    splits: a.splits || b.splits,
+    evaluates: a.evaluates || b.evaluates,
+    subs: [...a.subs, ...b.subs],
+  };
 }
 
 /** Splits `git [global options] SUBCOMMAND ARGS`; `dir` is the `-C` folder and `gitDir` the `--git-dir`, if given. */
@@ -38,12 +45,29 @@ export function gitCommand(args: readonly Word[]): { sub: string | null; rest: W
 }
 
 /** The way back that stays clear of the supervisor's files. */
-const RESTORE_BY_NAME = 'restore the changed files by name (`git checkout -- PATH`), leaving the supervisor\'s own files out';
+const RESTORE_BY_NAME = "restore the changed files by name (`git checkout -- PATH`), leaving the supervisor's own files out";
 
 /** `git clone` options that take a value. */
 const CLONE_SPEC = {
   shortWithValue: 'bcjou',
-  longWithValue: ['--branch', '--config', '--depth', '--filter', '--jobs', '--origin', '--reference', '--reference-if-able', '--separate-git-dir', '--shallow-exclude', '--shallow-since', '--template', '--upload-pack', '--server-option', '--bundle-uri', '--ref-format'],
+  longWithValue: [
+    '--branch',
+    '--config',
+    '--depth',
+    '--filter',
+    '--jobs',
+    '--origin',
+    '--reference',
+    '--reference-if-able',
+    '--separate-git-dir',
+    '--shallow-exclude',
+    '--shallow-since',
+    '--template',
+    '--upload-pack',
+    '--server-option',
+    '--bundle-uri',
+    '--ref-format',
+  ],
 };
 
 /** Names of the commit a restore may take content from and still be the way back. */
@@ -116,7 +140,17 @@ export function gitTargets(args: Word[]): FoundTarget[] {
     const parsed = parseArgs(rest, CLONE_SPEC);
     const [url, folder] = parsed.positionals;
     // Without a folder, git names it after the repository: the URL's last part without `.git`.
-    const named = folder ?? (url?.literal ? { ...url, value: url.value.replace(/\/+$/, '').replace(/^.*[/:]/, '').replace(/\.git$/, '') } : url);
+    const named =
+      folder ??
+      (url?.literal
+        ? {
+            ...url,
+            value: url.value
+              .replace(/\/+$/, '')
+              .replace(/^.*[/:]/, '')
+              .replace(/\.git$/, ''),
+          }
+        : url);
     if (named) out.push(at(named, 'git clone', 'create', true));
   } else if (sub === 'worktree' && rest[0]?.value === 'add') {
     const folder = parseArgs(rest.slice(1), { shortWithValue: 'bB', longWithValue: ['--reason'] }).positionals[0];

@@ -68,7 +68,14 @@ function judgeOne(t: FoundTarget, scope: TargetScope, j: Judgement): WriteTarget
     if (t.literal) return [judgeLiteral(t, t.path, scope, j)];
     return texts.map((p) => judgeLiteral(t, p, scope, j));
   }
-  judgePatterns(t, fields.flatMap((f) => toPatterns(f, scope.cwds)), t.path, scope, j, 'a path only known at run time');
+  judgePatterns(
+    t,
+    fields.flatMap((f) => toPatterns(f, scope.cwds)),
+    t.path,
+    scope,
+    j,
+    'a path only known at run time',
+  );
   return [reported(t, t.path, false)];
 }
 
@@ -128,7 +135,11 @@ function judgePatterns(t: FoundTarget, patterns: readonly PathPattern[], shown: 
     }
   }
   if (scope.confine !== null && patterns.some((pat) => canLeave(pat, scope.confine!))) {
-    return j.raise('deny', `it ${verb} ${shown} (${t.via}), ${unknown}, which can be outside ${scope.confine}`, instead === WRITE_LITERALLY ? `name the path literally, inside ${scope.confine}` : instead);
+    return j.raise(
+      'deny',
+      `it ${verb} ${shown} (${t.via}), ${unknown}, which can be outside ${scope.confine}`,
+      instead === WRITE_LITERALLY ? `name the path literally, inside ${scope.confine}` : instead,
+    );
   }
   if (patterns.some(isDiskPattern)) return j.raise('deny', `it writes ${shown} (${t.via}), which can be a disk device, destroying its file systems`);
   j.raise('ask', `it ${verb} ${shown} (${t.via}), ${unknown}`);
@@ -204,11 +215,19 @@ export function judgeLinkSources(sources: readonly FoundTarget[], scope: TargetS
     const shown = s.word.literal ? s.word.value : s.word.text;
     for (const p of scope.protectedPaths) {
       if (patterns.some((pat) => reaches(pat, p, true) !== null)) {
-        return j.raise('deny', `it links to ${shown} (${s.via}), which can be the supervisor's own files (${p}); a write through the link would change them`, 'copy what you need with cp rather than link it');
+        return j.raise(
+          'deny',
+          `it links to ${shown} (${s.via}), which can be the supervisor's own files (${p}); a write through the link would change them`,
+          'copy what you need with cp rather than link it',
+        );
       }
     }
     if (scope.confine !== null && patterns.some((pat) => canLeave(pat, scope.confine!))) {
-      return j.raise('deny', `it links to ${shown} (${s.via}), which can be outside ${scope.confine}; a write through the link would land there`, `copy the file with cp, or link to a path inside ${scope.confine}`);
+      return j.raise(
+        'deny',
+        `it links to ${shown} (${s.via}), which can be outside ${scope.confine}; a write through the link would land there`,
+        `copy the file with cp, or link to a path inside ${scope.confine}`,
+      );
     }
   }
 }

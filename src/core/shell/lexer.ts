@@ -250,7 +250,7 @@ export abstract class Scanner {
     const bodyStart = this.pos;
     let bodyEnd = -1;
     let after = -1;
-    for (let lineStart = this.pos; lineStart <= this.src.length; ) {
+    for (let lineStart = this.pos; lineStart <= this.src.length;) {
       const nl = this.src.indexOf('\n', lineStart);
       const lineEnd = nl === -1 ? this.src.length : nl;
       const line = this.src.slice(lineStart, lineEnd);

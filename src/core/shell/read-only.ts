@@ -22,16 +22,57 @@ function expanding(args: Word[], name: string): string | null {
 }
 
 /** git subcommands that only read the repository. */
-const GIT_READ_ONLY = new Set(['status', 'log', 'diff', 'show', 'rev-parse', 'ls-files', 'ls-tree', 'blame', 'grep', 'branch', 'describe', 'shortlog', 'cat-file', 'rev-list', 'merge-base', 'show-ref']);
+const GIT_READ_ONLY = new Set([
+  'status',
+  'log',
+  'diff',
+  'show',
+  'rev-parse',
+  'ls-files',
+  'ls-tree',
+  'blame',
+  'grep',
+  'branch',
+  'describe',
+  'shortlog',
+  'cat-file',
+  'rev-list',
+  'merge-base',
+  'show-ref',
+]);
 
 /** git global options that can make any subcommand run a program. */
 const GIT_UNSAFE_GLOBALS = new Set(['-c', '--config-env', '--exec-path']);
 
 /** `git branch` flags that only list; any other flag creates, moves or deletes a branch. */
 const BRANCH_LIST_FLAGS = new Set([
-  '-a', '--all', '-r', '--remotes', '-l', '--list', '-v', '-vv', '--verbose', '--show-current', '--contains', '--no-contains',
-  '--merged', '--no-merged', '--points-at', '--sort', '--format', '--color', '--no-color', '--column', '--no-column', '-i',
-  '--ignore-case', '--abbrev', '--no-abbrev', '-q', '--quiet',
+  '-a',
+  '--all',
+  '-r',
+  '--remotes',
+  '-l',
+  '--list',
+  '-v',
+  '-vv',
+  '--verbose',
+  '--show-current',
+  '--contains',
+  '--no-contains',
+  '--merged',
+  '--no-merged',
+  '--points-at',
+  '--sort',
+  '--format',
+  '--color',
+  '--no-color',
+  '--column',
+  '--no-column',
+  '-i',
+  '--ignore-case',
+  '--abbrev',
+  '--no-abbrev',
+  '-q',
+  '--quiet',
 ]);
 
 /** `git branch` listing flags followed by a commit or pattern argument. */
@@ -66,20 +107,50 @@ function branchCheck(values: string[]): string | null {
 
 /** The approve list, with a check for the commands that have a dangerous flag. */
 const READ_ONLY: Record<string, ArgCheck> = {
-  ls: fine, cat: fine, head: fine, tail: fine, wc: fine, grep: fine, egrep: fine, fgrep: fine,
-  pwd: fine, echo: fine, printf: fine, true: fine, false: fine, which: fine, type: fine, stat: fine,
-  du: fine, df: fine, uname: fine, whoami: fine, id: fine, basename: fine, dirname: fine,
-  realpath: fine, readlink: fine, cut: fine, tr: fine, diff: fine, cmp: fine,
-  cd: fine, pushd: fine, popd: fine, test: fine, '[': fine, ':': fine, seq: fine, sleep: fine,
+  ls: fine,
+  cat: fine,
+  head: fine,
+  tail: fine,
+  wc: fine,
+  grep: fine,
+  egrep: fine,
+  fgrep: fine,
+  pwd: fine,
+  echo: fine,
+  printf: fine,
+  true: fine,
+  false: fine,
+  which: fine,
+  type: fine,
+  stat: fine,
+  du: fine,
+  df: fine,
+  uname: fine,
+  whoami: fine,
+  id: fine,
+  basename: fine,
+  dirname: fine,
+  realpath: fine,
+  readlink: fine,
+  cut: fine,
+  tr: fine,
+  diff: fine,
+  cmp: fine,
+  cd: fine,
+  pushd: fine,
+  popd: fine,
+  test: fine,
+  '[': fine,
+  ':': fine,
+  seq: fine,
+  sleep: fine,
   find: (args) => {
     const action = args.find((w) => FIND_ACTIONS.has(w.value));
     return action ? `\`find ${action.value}\` runs programs or changes files` : expanding(args, 'find');
   },
   rg: (args) => (hasOption(parseArgs(args, {}), '--pre') ? '`rg --pre` runs a program on every file' : expanding(args, 'rg')),
   sort: (args) =>
-    hasOption(parseArgs(args, { shortWithValue: 'kStTo' }), '-o', '--output', '--compress-program')
-      ? '`sort -o` writes a file and `--compress-program` runs one'
-      : expanding(args, 'sort'),
+    hasOption(parseArgs(args, { shortWithValue: 'kStTo' }), '-o', '--output', '--compress-program') ? '`sort -o` writes a file and `--compress-program` runs one' : expanding(args, 'sort'),
   uniq: (args) => (parseArgs(args, { shortWithValue: 'fsw' }).positionals.length > 1 ? '`uniq IN OUT` writes OUT' : expanding(args, 'uniq')),
   jq: (args) => (hasOption(parseArgs(args, {}), '-i', '--in-place') ? '`jq -i` edits a file in place' : null),
   date: (args) => {

@@ -4,11 +4,7 @@ import type { SimpleCommand, Word } from './ast.js';
 import { commandName, hasOption, parseArgs, unwrapCommand } from './command-line.js';
 
 /** Where a code runner takes its program from. */
-export type CodeSource =
-  | { kind: 'inline'; code: Word[] }
-  | { kind: 'stdin' }
-  | { kind: 'file'; file: Word }
-  | { kind: 'none' };
+export type CodeSource = { kind: 'inline'; code: Word[] } | { kind: 'stdin' } | { kind: 'file'; file: Word } | { kind: 'none' };
 
 /** How one runner takes its program: flags for inline code, flags that take a value, the flag that forces stdin. */
 interface RunnerSpec {
@@ -139,7 +135,9 @@ export function isDecoderOrDownloader(cmd: SimpleCommand): boolean {
   }
   if (name === 'xxd') return hasOption(parseArgs(args, {}), '-r', '--revert');
   if (name === 'wget') {
-    return values.some((v, i) => /^-[A-Za-z]*O-$/.test(v) || v === '--output-document=-' || v === '-O/dev/stdout' || (/^-[A-Za-z]*O$/.test(v) && (values[i + 1] === '-' || values[i + 1] === '/dev/stdout')));
+    return values.some(
+      (v, i) => /^-[A-Za-z]*O-$/.test(v) || v === '--output-document=-' || v === '-O/dev/stdout' || (/^-[A-Za-z]*O$/.test(v) && (values[i + 1] === '-' || values[i + 1] === '/dev/stdout')),
+    );
   }
   if (name === 'printf' || (name === 'echo' && values.some((v) => /^-[neE]*e[neE]*$/.test(v)))) return values.some((v) => CHAR_CODE_ESCAPE.test(v));
   return false;

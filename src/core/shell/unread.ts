@@ -238,7 +238,7 @@ class LenientScan {
   private skipHeredoc(delimiter: string, quoted: boolean): void {
     const start = this.i;
     let end = this.src.length;
-    for (let at = start; at < this.src.length; ) {
+    for (let at = start; at < this.src.length;) {
       const nl = this.src.indexOf('\n', at);
       const lineEnd = nl === -1 ? this.src.length : nl;
       if (this.src.slice(at, lineEnd).replace(/^\t+/, '') === delimiter) {

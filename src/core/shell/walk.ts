@@ -14,12 +14,7 @@ export function someSimpleCommand(node: Node | Script, visit: (cmd: SimpleComman
     case 'pipeline':
       return node.commands.some((c) => someSimpleCommand(c, visit));
     case 'simple':
-      return (
-        inWords(node.assignments.map((a) => a.value)) ||
-        inWords(node.words) ||
-        inRedirects(node.redirects) ||
-        visit(node)
-      );
+      return inWords(node.assignments.map((a) => a.value)) || inWords(node.words) || inRedirects(node.redirects) || visit(node);
     case 'subshell':
     case 'group':
       return someSimpleCommand(node.body, visit) || inRedirects(node.redirects);
@@ -32,18 +27,9 @@ export function someSimpleCommand(node: Node | Script, visit: (cmd: SimpleComman
     case 'loop':
       return someSimpleCommand(node.cond, visit) || someSimpleCommand(node.body, visit) || inRedirects(node.redirects);
     case 'for':
-      return (
-        inWords(node.items ?? []) ||
-        inWords(node.header ? [node.header] : []) ||
-        someSimpleCommand(node.body, visit) ||
-        inRedirects(node.redirects)
-      );
+      return inWords(node.items ?? []) || inWords(node.header ? [node.header] : []) || someSimpleCommand(node.body, visit) || inRedirects(node.redirects);
     case 'case':
-      return (
-        inWords([node.subject]) ||
-        node.arms.some((a) => inWords(a.patterns) || someSimpleCommand(a.body, visit)) ||
-        inRedirects(node.redirects)
-      );
+      return inWords([node.subject]) || node.arms.some((a) => inWords(a.patterns) || someSimpleCommand(a.body, visit)) || inRedirects(node.redirects);
     case 'function':
       return someSimpleCommand(node.body, visit);
     case 'arith':

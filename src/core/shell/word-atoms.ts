@@ -20,7 +20,7 @@ export function lex(src: string): Atom[] | null {
   const chars = (s: string, active: boolean): void => {
     for (const ch of s) out.push({ ch, active });
   };
-  for (let i = 0; i < src.length; ) {
+  for (let i = 0; i < src.length;) {
     const c = src[i]!;
     if (c === '\\') {
       if (src[i + 1] !== '\n') chars(src[i + 1] ?? '\\', false);
@@ -60,7 +60,8 @@ export function lex(src: string): Atom[] | null {
       if (p === null) return null;
       i = p;
     } else if (c === '`' || ((c === '<' || c === '>') && src[i + 1] === '(')) return null;
-    else if (c === '(' && i > 0 && '?*+@!'.includes(src[i - 1]!)) return null; // an extglob group
+    else if (c === '(' && i > 0 && '?*+@!'.includes(src[i - 1]!))
+      return null; // an extglob group
     else {
       chars(c, true);
       i++;

@@ -125,7 +125,11 @@ function tarTargets(args: Word[]): FoundTarget[] {
     out.push(...dirs.map((w) => target(w, 'tar -x -C', 'write', true)));
     if (dirs.length === 0) out.push(alsoJudged(target(literalWord('.'), 'tar -x', 'write', true)));
   } else if (hasOption(parsed, '-c', '--create', '-r', '--append', '-u', '--update')) {
-    out.push(...optionValues(parsed, '-f', '--file').filter((w) => w.value !== '-').map((w) => target(w, 'tar -f', 'write')));
+    out.push(
+      ...optionValues(parsed, '-f', '--file')
+        .filter((w) => w.value !== '-')
+        .map((w) => target(w, 'tar -f', 'write')),
+    );
   }
   return out;
 }
@@ -145,7 +149,31 @@ function unzipTargets(args: Word[]): FoundTarget[] {
 /** rsync/scp `SRC… DEST`: a local destination (no `host:`) receives the sources, whole trees. */
 function remoteCopyTargets(via: string, shortWithValue: string): (args: Word[]) => FoundTarget[] {
   return (args) => {
-    const parsed = parseArgs(args, { shortWithValue, longWithValue: ['--rsh', '--filter', '--exclude', '--include', '--exclude-from', '--include-from', '--files-from', '--temp-dir', '--partial-dir', '--backup-dir', '--suffix', '--chmod', '--chown', '--rsync-path', '--password-file', '--log-file', '--compare-dest', '--copy-dest', '--link-dest', '--port'] });
+    const parsed = parseArgs(args, {
+      shortWithValue,
+      longWithValue: [
+        '--rsh',
+        '--filter',
+        '--exclude',
+        '--include',
+        '--exclude-from',
+        '--include-from',
+        '--files-from',
+        '--temp-dir',
+        '--partial-dir',
+        '--backup-dir',
+        '--suffix',
+        '--chmod',
+        '--chown',
+        '--rsync-path',
+        '--password-file',
+        '--log-file',
+        '--compare-dest',
+        '--copy-dest',
+        '--link-dest',
+        '--port',
+      ],
+    });
     const files = parsed.positionals;
     const dest = files[files.length - 1];
     const out = optionValues(parsed, '--log-file').map((w) => target(w, `${via} --log-file`, 'write'));

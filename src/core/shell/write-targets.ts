@@ -130,8 +130,14 @@ const READERS: Record<string, Reader> = {
   chown: ownerTargets('chown'),
   chgrp: ownerTargets('chgrp'),
   dd: ddTargets,
-  sort: (args) => optionValues(parseArgs(args, { shortWithValue: 'kStTo', longWithValue: ['--key', '--buffer-size', '--field-separator', '--temporary-directory', '--output'] }), '-o', '--output').map((w) => target(w, 'sort -o', 'write')),
-  uniq: (args) => parseArgs(args, { shortWithValue: 'fsw' }).positionals.slice(1, 2).map((w) => target(w, 'uniq', 'write')),
+  sort: (args) =>
+    optionValues(parseArgs(args, { shortWithValue: 'kStTo', longWithValue: ['--key', '--buffer-size', '--field-separator', '--temporary-directory', '--output'] }), '-o', '--output').map((w) =>
+      target(w, 'sort -o', 'write'),
+    ),
+  uniq: (args) =>
+    parseArgs(args, { shortWithValue: 'fsw' })
+      .positionals.slice(1, 2)
+      .map((w) => target(w, 'uniq', 'write')),
   ...TOOL_TARGETS,
 };
 

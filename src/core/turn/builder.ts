@@ -9,15 +9,7 @@ import type { TurnVerifyContext } from './context.js';
  * the project), then the cheap in-session checks, the evidence producers (slow), the
  * scope check, and last the one-off nudge, so it is spent only on an otherwise clean stop.
  */
-export const DEFAULT_VERIFIER_ORDER = [
-  'shell_stop_hooks',
-  'extension_stop_hooks',
-  'tool_loop',
-  'execution_list',
-  'evidence_producers',
-  'scope_check',
-  'mutation_nudge',
-] as const;
+export const DEFAULT_VERIFIER_ORDER = ['shell_stop_hooks', 'extension_stop_hooks', 'tool_loop', 'execution_list', 'evidence_producers', 'scope_check', 'mutation_nudge'] as const;
 
 /** The name of a built-in stage. */
 export type VerifierName = (typeof DEFAULT_VERIFIER_ORDER)[number];
@@ -85,10 +77,7 @@ export interface BuiltChain<C> {
  *   }
  * }
  */
-export function buildVerifierChain<Extra = object>(
-  config: ChainConfig,
-  parts: VerifierParts<TurnVerifyContext & Extra>,
-): Result<BuiltChain<TurnVerifyContext & Extra>> {
+export function buildVerifierChain<Extra = object>(config: ChainConfig, parts: VerifierParts<TurnVerifyContext & Extra>): Result<BuiltChain<TurnVerifyContext & Extra>> {
   const order = config.order ?? DEFAULT_VERIFIER_ORDER;
   const seen = new Set<string>();
   const verifiers: TurnVerifier<TurnVerifyContext & Extra>[] = [];

@@ -92,10 +92,7 @@ export function checkExecutionList(items: readonly ExecItem[] | null): VerifierO
  * mid-turn the list is expected to have open items.
  * @example executionListVerifier(() => todosFromTranscript(readFileSync(transcriptPath, 'utf8')))
  */
-export function executionListVerifier<C extends TurnVerifyContext>(
-  getItems: (ctx: C) => ExecItem[] | null | Promise<ExecItem[] | null>,
-  options: VerifierOptions = {},
-): TurnVerifier<C> {
+export function executionListVerifier<C extends TurnVerifyContext>(getItems: (ctx: C) => ExecItem[] | null | Promise<ExecItem[] | null>, options: VerifierOptions = {}): TurnVerifier<C> {
   return {
     name: 'execution_list',
     posture: options.posture ?? 'fail-open',

@@ -74,10 +74,7 @@ export function checkMutationNudge(stopReason: 'end_turn' | null, input: Mutatio
  * stop that every other check let through.
  * @example mutationNudgeVerifier(() => ({track, hasExecutionTool: true, store}))
  */
-export function mutationNudgeVerifier<C extends TurnVerifyContext>(
-  getInput: (ctx: C) => MutationNudgeInput | Promise<MutationNudgeInput>,
-  options: VerifierOptions = {},
-): TurnVerifier<C> {
+export function mutationNudgeVerifier<C extends TurnVerifyContext>(getInput: (ctx: C) => MutationNudgeInput | Promise<MutationNudgeInput>, options: VerifierOptions = {}): TurnVerifier<C> {
   return {
     name: 'mutation_nudge',
     posture: options.posture ?? 'fail-open',

@@ -45,7 +45,10 @@ export interface Launch {
 
 /** Checks that cols and rows are whole numbers in 1..MAX_GEOMETRY. */
 export function checkGeometry(cols: number, rows: number): Result<void> {
-  for (const [name, v] of [['cols', cols], ['rows', rows]] as const) {
+  for (const [name, v] of [
+    ['cols', cols],
+    ['rows', rows],
+  ] as const) {
     if (!Number.isInteger(v) || v < 1 || v > MAX_GEOMETRY) {
       return fail(`${name} must be a whole number from 1 to ${MAX_GEOMETRY}, got ${String(v)}`);
     }

@@ -174,10 +174,7 @@ export class PtyManager {
     for (const s of all) s.kill('closed');
     let deadline: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        Promise.all(all.map((s) => s.exited)),
-        new Promise<void>((done) => (deadline = setTimeout(done, DISPOSE_DEADLINE_MS))),
-      ]);
+      await Promise.race([Promise.all(all.map((s) => s.exited)), new Promise<void>((done) => (deadline = setTimeout(done, DISPOSE_DEADLINE_MS)))]);
     } finally {
       clearTimeout(deadline);
       for (const s of all) s.dispose();

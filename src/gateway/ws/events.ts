@@ -16,6 +16,6 @@ const TOPIC_CAPABILITIES = {
 } as const satisfies Record<Topic, Capability>;
 
 /** Every topic with its payload schema and the capability needed to subscribe. */
-export const EVENT_TOPICS = Object.fromEntries(
-  (Object.keys(EVENT_SCHEMAS) as Topic[]).map((t) => [t, { capability: TOPIC_CAPABILITIES[t], schema: EVENT_SCHEMAS[t] }]),
-) as { readonly [T in Topic]: { capability: (typeof TOPIC_CAPABILITIES)[T]; schema: (typeof EVENT_SCHEMAS)[T] } };
+export const EVENT_TOPICS = Object.fromEntries((Object.keys(EVENT_SCHEMAS) as Topic[]).map((t) => [t, { capability: TOPIC_CAPABILITIES[t], schema: EVENT_SCHEMAS[t] }])) as {
+  readonly [T in Topic]: { capability: (typeof TOPIC_CAPABILITIES)[T]; schema: (typeof EVENT_SCHEMAS)[T] };
+};

@@ -50,11 +50,7 @@ function describe(error: z.ZodError): string {
  * Declares a method; params are parsed with `schema` (absent params mean `{}`).
  * @example defineMethod('pty', z.strictObject({ session_id: z.string() }), (ctx, p) => ctx.manager.get(p.session_id))
  */
-export function defineMethod<S extends z.ZodType>(
-  capability: Capability | null,
-  schema: S,
-  handle: (ctx: MethodContext, params: z.output<S>) => Outcome | Promise<Outcome>,
-): Method {
+export function defineMethod<S extends z.ZodType>(capability: Capability | null, schema: S, handle: (ctx: MethodContext, params: z.output<S>) => Outcome | Promise<Outcome>): Method {
   return {
     capability,
     run: (ctx, raw) => {

@@ -102,7 +102,16 @@ async function attach(ctx: MethodContext, p: { session_id: string; control: bool
     // Same tick as the snapshot: every chunk after `seq` reaches this connection.
     ctx.hub.attach(ctx.conn, p.session_id, p.control);
     const { text, truncated } = fitScrollback(snap.data);
-    const result: AttachResult = { session_id: p.session_id, scrollback: text, truncated, seq: snap.seq, cols: snap.cols, rows: snap.rows, skipped_bytes: snap.skipped_bytes, control: ctx.hub.controls(ctx.conn, p.session_id) };
+    const result: AttachResult = {
+      session_id: p.session_id,
+      scrollback: text,
+      truncated,
+      seq: snap.seq,
+      cols: snap.cols,
+      rows: snap.rows,
+      skipped_bytes: snap.skipped_bytes,
+      control: ctx.hub.controls(ctx.conn, p.session_id),
+    };
     return result;
   });
   return done.ok ? done.value : new RpcError('pty_refused', done.reason);

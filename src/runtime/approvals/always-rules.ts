@@ -80,7 +80,13 @@ function parseEntry(v: unknown): StoredRule | null {
   if (scope === 'session' ? !(typeof session === 'string' && isSafeSessionId(session)) : session !== null) return null;
   if (![e.created_by ?? null, e.created_at ?? null, e.approval_id ?? null].every(strOrNull)) return null;
   const base = { tool: e.tool, match: e.match, scope: scope as AlwaysScope, session_id: session as string | null };
-  return { id: storedRuleId(base), ...base, created_by: (e.created_by ?? null) as string | null, created_at: (e.created_at ?? null) as string | null, approval_id: (e.approval_id ?? null) as string | null };
+  return {
+    id: storedRuleId(base),
+    ...base,
+    created_by: (e.created_by ?? null) as string | null,
+    created_at: (e.created_at ?? null) as string | null,
+    approval_id: (e.approval_id ?? null) as string | null,
+  };
 }
 
 /**
@@ -102,7 +108,11 @@ export function readStoredRules(projectState: string): Result<StoredRule[]> {
   } catch {
     return fail(`${file} is not valid JSON`);
   }
-  const entries = Array.isArray(value) ? value : typeof value === 'object' && value !== null && (value as Record<string, unknown>).v === RULES_FILE_VERSION ? (value as Record<string, unknown>).rules : null;
+  const entries = Array.isArray(value)
+    ? value
+    : typeof value === 'object' && value !== null && (value as Record<string, unknown>).v === RULES_FILE_VERSION
+      ? (value as Record<string, unknown>).rules
+      : null;
   if (!Array.isArray(entries)) return fail(`${file} is not an always-allow rules file`);
   const out: StoredRule[] = [];
   for (const [i, e] of entries.entries()) {
@@ -201,9 +211,18 @@ export function describeMatch(match: AlwaysAllowRule['match']): string {
 export function listRules(projectState: string, configRules: readonly AlwaysAllowRule[]): Result<ListedRule[]> {
   const stored = readStoredRules(projectState);
   if (!stored.ok) return fail(`${stored.reason}; revoke cannot read it either: move the file aside (answered rules are then forgotten) or restore it`);
-  const fromConfig = configRules.map(
-    (r): ListedRule => ({ id: configRuleId(r), tool: r.tool, match: r.match, scope: 'project', session_id: null, created_by: null, created_at: null, approval_id: null, origin: 'config', revocable: false }),
-  );
+  const fromConfig = configRules.map((r): ListedRule => ({
+    id: configRuleId(r),
+    tool: r.tool,
+    match: r.match,
+    scope: 'project',
+    session_id: null,
+    created_by: null,
+    created_at: null,
+    approval_id: null,
+    origin: 'config',
+    revocable: false,
+  }));
   return ok([...stored.value.map((r): ListedRule => ({ ...r, origin: 'approval', revocable: true })), ...fromConfig]);
 }
 
@@ -222,7 +241,10 @@ export function revokeStoredRule(projectState: string, id: string, principal: Pr
     if (!current.ok) return fail(`${current.reason}; move the file aside (answered rules are then forgotten) or restore it`);
     const rule = current.value.find((r) => r.id === id);
     if (rule === undefined) return fail(`no always-allow rule ${id} in this project (it may have been revoked already); run \`gatehouse approve --rules\` to see the ids`);
-    writeStoredRules(projectState, current.value.filter((r) => r.id !== id));
+    writeStoredRules(
+      projectState,
+      current.value.filter((r) => r.id !== id),
+    );
     append({
       type: 'always_allow_revoked',
       actor: principal.id,

@@ -186,7 +186,10 @@ export class ApprovalQueue {
       : { id, decision: r.decision, reason: reason === null ? null : clip(reason, MAX_REASON_CHARS), principal: principalFields(principal.value), resolved_at: now.toISOString() };
     const settled = settle(this.paths, this.audit, pending.value, mine);
     if (settled.kind === 'not_recorded') {
-      return refuse('not_recorded', `the audit log could not record this answer (${settled.reason}), so approval ${id} is still open; run \`gatehouse audit verify\`, fix what it reports, and answer again`);
+      return refuse(
+        'not_recorded',
+        `the audit log could not record this answer (${settled.reason}), so approval ${id} is still open; run \`gatehouse audit verify\`, fix what it reports, and answer again`,
+      );
     }
     if (settled.kind === 'created' && !expired) return { ok: true, value: mine };
     const winner = settled.kind === 'created' ? settled.resolution : settled.winner;

@@ -81,4 +81,3 @@ export function settle(paths: ApprovalPaths, audit: AuditLog, pending: PendingAp
   if (createError !== null) throw createError;
   return outcome;
 }
-

@@ -17,7 +17,16 @@ export interface AuditEventDataMap {
    * `policy_sha256` / `baseline_sha256` / `render_sha256`: SHA-256 of policy.json, baseline.json and
    * render.json as written at start (`session check` and `session end` trust them only while they match).
    */
-  session_started: { agent: string; worktree: string; policy_digest?: string; policy_sha256?: string; baseline_sha256?: string | null; render_sha256?: string; sandboxed?: boolean; sandbox?: SandboxRecord };
+  session_started: {
+    agent: string;
+    worktree: string;
+    policy_digest?: string;
+    policy_sha256?: string;
+    baseline_sha256?: string | null;
+    render_sha256?: string;
+    sandboxed?: boolean;
+    sandbox?: SandboxRecord;
+  };
   /** A session's own files (policy, baseline) were changed or removed after start; every hook call is refused. */
   tamper_detected: { event: string; what: string };
   session_ended: { reason: string; exit_code?: number | null };
@@ -126,10 +135,8 @@ const AUDIT_EVENT_TYPES: { readonly [T in AuditEventType]: Check } = {
   session_started: (d) => first(str(d, 'agent'), str(d, 'worktree'), optStr(d, 'policy_digest'), optStr(d, 'policy_sha256')),
   tamper_detected: (d) => first(str(d, 'event'), str(d, 'what')),
   session_ended: (d) => first(str(d, 'reason'), d.exit_code === undefined || d.exit_code === null || Number.isSafeInteger(d.exit_code) ? null : 'data.exit_code must be an integer or null'),
-  gate_decision: (d) =>
-    first(str(d, 'event'), str(d, 'tool'), strings(d, 'targets'), oneOf(d, 'decision', GATE_DECISIONS), str(d, 'rule'), str(d, 'input_digest'), optStr(d, 'reason')),
-  completion_verdict: (d) =>
-    first(str(d, 'where'), oneOf(d, 'outcome', COMPLETION_OUTCOMES), strOrNull(d, 'decided_by'), strOrNull(d, 'reason'), verifiers(d, 'verifiers'), optStr(d, 'input_digest')),
+  gate_decision: (d) => first(str(d, 'event'), str(d, 'tool'), strings(d, 'targets'), oneOf(d, 'decision', GATE_DECISIONS), str(d, 'rule'), str(d, 'input_digest'), optStr(d, 'reason')),
+  completion_verdict: (d) => first(str(d, 'where'), oneOf(d, 'outcome', COMPLETION_OUTCOMES), strOrNull(d, 'decided_by'), strOrNull(d, 'reason'), verifiers(d, 'verifiers'), optStr(d, 'input_digest')),
   evidence_sealed: (d) => first(str(d, 'evidence_id'), str(d, 'content_digest'), str(d, 'kind'), str(d, 'where'), str(d, 'verdict')),
   key_rotated: (d) => first(hex64(d, 'previous_key_id'), hex64(d, 'key_id'), str(d, 'public_key_pem'), str(d, 'endorsement')),
   checkpoint_written: (d) => first(count(d, 'tree_size'), hex64(d, 'root'), hex64(d, 'key_id')),

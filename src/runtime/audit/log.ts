@@ -204,10 +204,12 @@ export class AuditLog {
 
   /** The last `n` complete events, oldest first. */
   tail(n: number): AuditEvent[] {
-    return this.withLogFd((fd) => {
-      const { completeEnd } = readTail(fd, fstatSync(fd).size);
-      return readLastLines(fd, completeEnd, n).map((b) => JSON.parse(b.toString('utf8')) as AuditEvent);
-    }) ?? [];
+    return (
+      this.withLogFd((fd) => {
+        const { completeEnd } = readTail(fd, fstatSync(fd).size);
+        return readLastLines(fd, completeEnd, n).map((b) => JSON.parse(b.toString('utf8')) as AuditEvent);
+      }) ?? []
+    );
   }
 
   /** Every complete event in order, read in chunks (a torn last line is skipped). */

@@ -93,10 +93,7 @@ export function inspectEvent(value: unknown): string | null {
 export function isCanonicalEventLine(e: AuditEvent, text: string): boolean {
   if (text.includes('\\ud') || !keysSorted(e.data)) return isCanonicalJson(text, e);
   const sid = e.session_id === null ? 'null' : `"${e.session_id}"`;
-  return (
-    text ===
-    `{"actor":"${e.actor}","data":${JSON.stringify(e.data)},"hash":"${e.hash}","prev_hash":"${e.prev_hash}","seq":${e.seq},"session_id":${sid},"time":"${e.time}","type":"${e.type}"}`
-  );
+  return text === `{"actor":"${e.actor}","data":${JSON.stringify(e.data)},"hash":"${e.hash}","prev_hash":"${e.prev_hash}","seq":${e.seq},"session_id":${sid},"time":"${e.time}","type":"${e.type}"}`;
 }
 
 /**

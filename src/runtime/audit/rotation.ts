@@ -35,7 +35,7 @@ export function verifyRotationEndorsement(data: AuditEventDataMap['key_rotated']
   } catch {
     return fail('The rotation carries a public key that is not an Ed25519 PEM key.');
   }
-  if (keyIdOf(next) !== data.key_id) return fail('The rotation\'s key_id is not the id of the public key it carries.');
+  if (keyIdOf(next) !== data.key_id) return fail("The rotation's key_id is not the id of the public key it carries.");
   const signature = Buffer.from(data.endorsement, 'base64');
   const message = Buffer.from(rotationMessage(data.previous_key_id, data.key_id), 'utf8');
   if (!verify(null, message, previousPublicKey, signature)) return fail(`The rotation to key ${data.key_id.slice(0, 16)} is not endorsed by key ${data.previous_key_id.slice(0, 16)}.`);

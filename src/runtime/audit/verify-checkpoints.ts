@@ -64,7 +64,8 @@ function signer(claim: Claim, keys: readonly TrustedKey[]): TrustedKey | Finding
     const v = verifyNote(claim.record.note, key.name, key.publicKey);
     if (v.ok && key.fromSize <= claim.size) return key;
     if (v.ok) early = key;
-    else if (!v.reason.startsWith('The note carries no signature')) return { seq: null, reason: `${label}: the signature by ${key.name} does not verify: the checkpoint was altered after it was signed` };
+    else if (!v.reason.startsWith('The note carries no signature'))
+      return { seq: null, reason: `${label}: the signature by ${key.name} does not verify: the checkpoint was altered after it was signed` };
   }
   if (early !== null) {
     return { seq: null, reason: `${label} is signed by ${early.name}, which the log introduces only at seq ${early.fromSize - 1}; a rotated-in key may sign only trees that contain its rotation` };
@@ -93,7 +94,10 @@ export function checkCheckpoints(claims: readonly Claim[], keys: readonly Truste
     }
     let matched = false;
     if (claim.size > log.size) {
-      findings.push({ seq: log.size, reason: `the log has ${log.size} events but ${label}, signed by ${key.name}, covers ${claim.size}: events ${log.size}..${claim.size - 1} were removed from its end` });
+      findings.push({
+        seq: log.size,
+        reason: `the log has ${log.size} events but ${label}, signed by ${key.name}, covers ${claim.size}: events ${log.size}..${claim.size - 1} were removed from its end`,
+      });
     } else if (!log.rootAt.get(claim.size)?.equals(claim.root)) {
       // Earlier checkpoints that matched vouch for the events below `from`.
       const from = Math.min(covered, claim.size);

@@ -30,7 +30,10 @@ export function bundleDir(projectState: string): string {
 
 /** A fresh receipt id for a seal at `now`. */
 function newEvidenceId(now: Date): string {
-  const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  const stamp = now
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
   return `ev-${stamp}-${randomBytes(ID_RANDOM_BYTES).toString('hex')}`;
 }
 

@@ -63,7 +63,9 @@ export function readStatement(envelope: unknown, problems: string[]): EvidenceSt
   else {
     if (st._type !== STATEMENT_TYPE) problems.push(`statement: _type is not ${STATEMENT_TYPE}`);
     if (st.predicateType !== PREDICATE_TYPE) problems.push(`statement: predicateType is not ${PREDICATE_TYPE}`);
-    const subjectsOk = Array.isArray(st.subject) && st.subject.every((s) => isObject(s) && typeof s.name === 'string' && isObject(s.digest) && typeof s.digest.sha256 === 'string' && SHA256_HEX_RE.test(s.digest.sha256));
+    const subjectsOk =
+      Array.isArray(st.subject) &&
+      st.subject.every((s) => isObject(s) && typeof s.name === 'string' && isObject(s.digest) && typeof s.digest.sha256 === 'string' && SHA256_HEX_RE.test(s.digest.sha256));
     if (!subjectsOk) problems.push('statement: subject must be a list of {name, digest: {sha256: <hex>}}');
     const p = st.predicate;
     if (!isObject(p)) problems.push('statement: predicate is missing');

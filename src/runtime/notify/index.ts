@@ -40,7 +40,15 @@ export function startNotifications(opts: StartNotificationsOptions): Result<Noti
   const base = opts.publicUrl ?? opts.config.public_url ?? null;
   const checked = base === null ? ok(null) : checkPublicUrl(base);
   if (!checked.ok) return checked;
-  const notifier = new Notifier({ queue: opts.queue, projectState: opts.projectState, project: basename(opts.projectRoot), channels: channels.value, batchMs: opts.config.batch_ms, dashboardUrl: checked.value, log: opts.log });
+  const notifier = new Notifier({
+    queue: opts.queue,
+    projectState: opts.projectState,
+    project: basename(opts.projectRoot),
+    channels: channels.value,
+    batchMs: opts.config.batch_ms,
+    dashboardUrl: checked.value,
+    log: opts.log,
+  });
   notifier.start();
   return ok(notifier);
 }

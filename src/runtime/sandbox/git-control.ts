@@ -48,10 +48,11 @@ export function gitControlDirs(dirs: GitDirs | null, writable: readonly string[]
     if (!existsSync(dir)) {
       const first = mkdirSync(dir, { recursive: true, mode: 0o755 });
       // Every folder made on the way, outermost first, so the undo can take them away deepest first.
-      if (first !== undefined) for (let d = dir; ; d = dirname(d)) {
-        madeDirs.unshift(d);
-        if (d === first || d === dirname(d)) break;
-      }
+      if (first !== undefined)
+        for (let d = dir; ; d = dirname(d)) {
+          madeDirs.unshift(d);
+          if (d === first || d === dirname(d)) break;
+        }
     }
     readOnly.push(dir);
   }

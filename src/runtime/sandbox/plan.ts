@@ -63,7 +63,17 @@ export interface SandboxPlan {
 }
 
 /** Browser profile folders under HOME: a signed-in dashboard leaves its access token there as a cookie. */
-const BROWSER_PROFILES = ['.config/chromium', '.config/google-chrome', '.config/google-chrome-beta', '.config/microsoft-edge', '.config/BraveSoftware', '.config/vivaldi', '.mozilla', 'snap/chromium', 'snap/firefox'];
+const BROWSER_PROFILES = [
+  '.config/chromium',
+  '.config/google-chrome',
+  '.config/google-chrome-beta',
+  '.config/microsoft-edge',
+  '.config/BraveSoftware',
+  '.config/vivaldi',
+  '.mozilla',
+  'snap/chromium',
+  'snap/firefox',
+];
 
 /** What a stand-in settings file holds: an empty JSON object, or nothing (an empty TOML file or hooks list). */
 const standIn = (file: string): string => (file.endsWith('.json') ? '{}\n' : '');
@@ -78,7 +88,6 @@ function realOnceMade(p: string): string | null {
   const real = resolveWriteTarget(p, '/');
   return real.ok ? real.value : null;
 }
-
 
 /**
  * Plans the sandbox. Fails when an allowlisted folder leaves the worktree (a symlink out of
@@ -127,7 +136,16 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
     const browsers = BROWSER_PROFILES.map((p) => join(home, p));
     const asked = (inp.hide ?? []).map((p) => (p.startsWith('~/') ? join(home, p.slice(2)) : resolve(inp.worktree, p)));
     const services = hostServices(inp.env, home);
-    const hiddenRoots = [inp.projectState, base, join(userInfo().homedir, '.local', 'state', 'gatehouse'), ...indexedProjectStates(base), join(configHome(inp.env), 'gatehouse'), ...browsers, ...asked, ...services.hiddenDirs]
+    const hiddenRoots = [
+      inp.projectState,
+      base,
+      join(userInfo().homedir, '.local', 'state', 'gatehouse'),
+      ...indexedProjectStates(base),
+      join(configHome(inp.env), 'gatehouse'),
+      ...browsers,
+      ...asked,
+      ...services.hiddenDirs,
+    ]
       .map(realPathOrNull)
       .filter((p): p is string => p !== null);
     // The rest of the worktree stays visible, read-only (also where it lies under the private /tmp).
@@ -168,7 +186,9 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
     // A hidden folder inside another is hidden already (and the outer one is read-only: no mount
     // point could be made in it); one under the host's /tmp is gone with it, unless a bind shows it again.
     const shown = [...writable, ...read_only];
-    const outermost = [...new Set(hiddenRoots)].filter((p, _, all) => !all.some((o) => o !== p && isInside(o, p)) && (!isInside('/tmp', p) || shown.some((s) => isInside(s, p) || isInside(p, s) || s === p)));
+    const outermost = [...new Set(hiddenRoots)].filter(
+      (p, _, all) => !all.some((o) => o !== p && isInside(o, p)) && (!isInside('/tmp', p) || shown.some((s) => isInside(s, p) || isInside(p, s) || s === p)),
+    );
     for (const p of outermost) (lstatSync(p).isDirectory() ? hidden_dirs : hidden_files).push(p);
 
     const spec: SandboxSpec = {

@@ -46,17 +46,39 @@ function namespaceAdvice(stderr: string): string {
  */
 export function probeSandbox(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Result<SandboxTools> {
   if (platform !== 'linux') {
-    return fail(`a sandboxed session needs Linux with bubblewrap; ${platform === 'darwin' ? 'macOS (Seatbelt) is not supported yet' : `${platform} is not supported`}. Nothing was started: run on Linux, or without a sandbox (the agent then runs as your user)`);
+    return fail(
+      `a sandboxed session needs Linux with bubblewrap; ${platform === 'darwin' ? 'macOS (Seatbelt) is not supported yet' : `${platform} is not supported`}. Nothing was started: run on Linux, or without a sandbox (the agent then runs as your user)`,
+    );
   }
   const bwrap = findOnPath('bwrap', env);
   if (bwrap === null) return fail(`a sandboxed session needs bubblewrap (bwrap), which is not on PATH: ${INSTALL_BWRAP}. Nothing was started`);
   const perl = findOnPath('perl', env);
-  if (perl === null) return fail('a sandboxed session needs perl, which runs the hook client inside the sandbox, and it is not on PATH: install perl (Debian/Ubuntu: `sudo apt-get install perl-base`). Nothing was started');
+  if (perl === null)
+    return fail(
+      'a sandboxed session needs perl, which runs the hook client inside the sandbox, and it is not on PATH: install perl (Debian/Ubuntu: `sudo apt-get install perl-base`). Nothing was started',
+    );
   const v = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000 });
   const version = parseBwrapVersion(`${v.stdout ?? ''}`);
   if (version === null) return fail(`${bwrap} --version did not name a bubblewrap version (${(v.stderr ?? '').trim() || v.error?.message || 'no output'}): ${INSTALL_BWRAP}`);
   const disableUserns = versionAtLeast(version, '0.8.0');
-  const flags = ['--unshare-user', '--unshare-pid', ...(disableUserns ? ['--disable-userns'] : []), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', perl, '-e', '0'];
+  const flags = [
+    '--unshare-user',
+    '--unshare-pid',
+    ...(disableUserns ? ['--disable-userns'] : []),
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--',
+    perl,
+    '-e',
+    '0',
+  ];
   const trial = spawnSync(bwrap, flags, { encoding: 'utf8', timeout: 10_000, env });
   if (trial.status !== 0) return fail(namespaceAdvice(`${trial.stderr ?? ''}${trial.error ? trial.error.message : ''}`));
   return ok({ bwrap, version, perl, disableUserns });

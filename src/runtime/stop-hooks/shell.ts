@@ -66,8 +66,7 @@ function toStopHookResult(name: string, run: CommandRun, timeoutSecs: number): S
   const error = errorOf(run, timeoutSecs);
   const told = run.stdout.trim();
   const outcome: StopHookOutcome = error !== null ? 'error' : run.exit_code === EXIT_BLOCK ? 'block' : run.exit_code === EXIT_HALT ? 'halt' : 'allow';
-  const reason =
-    outcome === 'block' ? told || `stop hook ${name} blocked the stop` : outcome === 'halt' ? told || `stop hook ${name} halted the run` : (error ?? '');
+  const reason = outcome === 'block' ? told || `stop hook ${name} blocked the stop` : outcome === 'halt' ? told || `stop hook ${name} halted the run` : (error ?? '');
   const { cancelled: _cancelled, spawn_error: _spawnError, ...streams } = run;
   const res: StopHookResult = { name, outcome, reason, ...streams };
   if (error !== null) res.error = error;

@@ -26,7 +26,17 @@ async function start(): Promise<string> {
 }
 
 const patch = (...lines: string[]): string => ['*** Begin Patch', ...lines, '*** End Patch', ''].join('\n');
-const applyPatch = (text: unknown) => ({ session_id: 's', turn_id: 't', cwd: root, hook_event_name: 'PreToolUse', model: 'm', permission_mode: 'bypassPermissions', tool_name: 'apply_patch', tool_input: { command: text }, tool_use_id: 'c1' });
+const applyPatch = (text: unknown) => ({
+  session_id: 's',
+  turn_id: 't',
+  cwd: root,
+  hook_event_name: 'PreToolUse',
+  model: 'm',
+  permission_mode: 'bypassPermissions',
+  tool_name: 'apply_patch',
+  tool_input: { command: text },
+  tool_use_id: 'c1',
+});
 const check = (id: string, payload: unknown) => hook(['check', '--session', id, '--event', 'PreToolUse', '--state-dir', state, '--agent', 'codex'], payload);
 
 describe('parseCodexEvent', () => {
@@ -62,7 +72,7 @@ describe('the Codex hook', () => {
     const cases: [string, string][] = [
       [patch('*** Add File: src/a.ts', '+a', '*** Add File: package.json', '+{}'), 'package.json is outside'],
       [patch('*** Delete File: README.md'), 'README.md is outside'],
-      [patch('*** Update File: src/a.ts', '*** Move to: ../elsewhere/a.ts', '@@', '-a', '+b'), 'outside the task\'s worktree'],
+      [patch('*** Update File: src/a.ts', '*** Move to: ../elsewhere/a.ts', '@@', '-a', '+b'), "outside the task's worktree"],
     ];
     for (const [text, reason] of cases) {
       const r = check(id, applyPatch(text));

@@ -23,9 +23,7 @@ function refusalOf(text: string): string {
 
 describe('patchTargets', () => {
   it('reads an Add File hunk as an add of its path', () => {
-    expect(targetsOf(patch('*** Begin Patch', '*** Add File: path/to/new.txt', '+line one', '+line two', '*** End Patch'))).toEqual([
-      { op: 'add', path: 'path/to/new.txt' },
-    ]);
+    expect(targetsOf(patch('*** Begin Patch', '*** Add File: path/to/new.txt', '+line one', '+line two', '*** End Patch'))).toEqual([{ op: 'add', path: 'path/to/new.txt' }]);
   });
 
   it('reads an Add File hunk with no lines as an empty new file', () => {
@@ -36,15 +34,11 @@ describe('patchTargets', () => {
   });
 
   it('reads a Delete File hunk as a delete of its path', () => {
-    expect(targetsOf(patch('*** Begin Patch', '*** Delete File: obsolete.txt', '*** End Patch'))).toEqual([
-      { op: 'delete', path: 'obsolete.txt' },
-    ]);
+    expect(targetsOf(patch('*** Begin Patch', '*** Delete File: obsolete.txt', '*** End Patch'))).toEqual([{ op: 'delete', path: 'obsolete.txt' }]);
   });
 
   it('reads an Update File hunk as an update of its path', () => {
-    expect(targetsOf(patch('*** Begin Patch', '*** Update File: src/app.py', '@@ def greet():', '-print("Hi")', '+print("Hello")', '*** End Patch'))).toEqual([
-      { op: 'update', path: 'src/app.py' },
-    ]);
+    expect(targetsOf(patch('*** Begin Patch', '*** Update File: src/app.py', '@@ def greet():', '-print("Hi")', '+print("Hello")', '*** End Patch'))).toEqual([{ op: 'update', path: 'src/app.py' }]);
   });
 
   it('reports the destination of an update that also renames', () => {
@@ -298,7 +292,12 @@ describe('patchWritePaths', () => {
   });
 
   it('keeps paths that differ only in spelling apart, leaving resolution to the caller', () => {
-    expect(patchWritePaths([{ op: 'add', path: 'a.txt' }, { op: 'add', path: './a.txt' }])).toEqual(['a.txt', './a.txt']);
+    expect(
+      patchWritePaths([
+        { op: 'add', path: 'a.txt' },
+        { op: 'add', path: './a.txt' },
+      ]),
+    ).toEqual(['a.txt', './a.txt']);
   });
 
   it('returns the paths of a parsed patch', () => {

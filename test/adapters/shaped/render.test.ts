@@ -209,7 +209,7 @@ describe('removeHooks', () => {
     expect(read()).toBe(userEdit(text));
   });
 
-  it("keeps permissions Claude Code wrote into the file it created and drops our hooks and the hooks key", () => {
+  it('keeps permissions Claude Code wrote into the file it created and drops our hooks and the hooks key', () => {
     const record = render();
     const rewritten = { ...parse(read()), permissions: { allow: ['Bash(ls)'] } };
     writeFileSync(file, JSON.stringify(rewritten, null, 2));

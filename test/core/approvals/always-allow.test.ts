@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  compileAlwaysAllow,
-  matchesAlwaysAllow,
-  rulesForAlways,
-  type AlwaysAllowCall,
-  type AlwaysAllowRule,
-  type CompiledAlwaysAllow,
-} from '../../../src/core/approvals/always-allow.js';
+import { compileAlwaysAllow, matchesAlwaysAllow, rulesForAlways, type AlwaysAllowCall, type AlwaysAllowRule, type CompiledAlwaysAllow } from '../../../src/core/approvals/always-allow.js';
 
 function compiled(rules: AlwaysAllowRule[]): CompiledAlwaysAllow {
   const c = compileAlwaysAllow(rules);

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkPrincipal,
-  dashboardOperator,
-  osUserPrincipal,
-  systemPrincipal,
-  tokenPrincipal,
-  type Principal,
-} from '../../../src/core/approvals/principal.js';
+import { checkPrincipal, dashboardOperator, osUserPrincipal, systemPrincipal, tokenPrincipal, type Principal } from '../../../src/core/approvals/principal.js';
 
 describe('checkPrincipal', () => {
   const table: [what: string, p: Principal, valid: boolean][] = [

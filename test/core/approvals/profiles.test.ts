@@ -11,7 +11,15 @@ function claude(tool: string, paths: string[] = []): ProfileCall {
   return { tool, kind: claudeKind(tool), paths };
 }
 function bash(cmds: Cmd[], writes: string[] = []): ProfileCall {
-  return { tool: 'Bash', kind: 'shell', paths: [], shell: analysis(cmds, writes.map((path) => ({ path, via: '>', kind: 'write' as const, literal: true, recursive: false }))) };
+  return {
+    tool: 'Bash',
+    kind: 'shell',
+    paths: [],
+    shell: analysis(
+      cmds,
+      writes.map((path) => ({ path, via: '>', kind: 'write' as const, literal: true, recursive: false })),
+    ),
+  };
 }
 const allowed = (p: ReturnType<typeof compileProfile>, call: ProfileCall): boolean => checkProfile(p, call).ok;
 
@@ -51,9 +59,25 @@ describe('built-in profiles on Claude Code tool names', () => {
 
   it('read-only allows approve-class commands such as git status and refuses anything the classifier would ask about', () => {
     expect(allowed(readOnly, bash([[['git', 'status'], 'approve']]))).toBe(true);
-    expect(allowed(readOnly, bash([[['ls', '-la'], 'approve'], [['grep', 'x'], 'approve']]))).toBe(true);
+    expect(
+      allowed(
+        readOnly,
+        bash([
+          [['ls', '-la'], 'approve'],
+          [['grep', 'x'], 'approve'],
+        ]),
+      ),
+    ).toBe(true);
     expect(allowed(readOnly, bash([[['npm', 'install'], 'ask']]))).toBe(false);
-    expect(allowed(readOnly, bash([[['git', 'status'], 'approve'], [['curl', 'x'], 'ask']]))).toBe(false);
+    expect(
+      allowed(
+        readOnly,
+        bash([
+          [['git', 'status'], 'approve'],
+          [['curl', 'x'], 'ask'],
+        ]),
+      ),
+    ).toBe(false);
   });
 
   it('read-only refuses a Bash line that writes, even when every command in it is read-only', () => {
@@ -77,7 +101,15 @@ describe('built-in profiles on Claude Code tool names', () => {
     expect(allowed(reviewer, bash([[['git', 'diff'], 'approve']]))).toBe(true);
     expect(allowed(reviewer, bash([[['npm', 'install'], 'ask']]))).toBe(false);
     expect(allowed(reviewer, bash([[['npm', 'testx'], 'ask']]))).toBe(false);
-    expect(allowed(reviewer, bash([[['npm', 'test'], 'ask'], [['rm', '-rf', 'src'], 'ask']]))).toBe(false);
+    expect(
+      allowed(
+        reviewer,
+        bash([
+          [['npm', 'test'], 'ask'],
+          [['rm', '-rf', 'src'], 'ask'],
+        ]),
+      ),
+    ).toBe(false);
   });
 
   it('reviewer lets a test run write its report under review/ but nowhere else', () => {
@@ -86,7 +118,18 @@ describe('built-in profiles on Claude Code tool names', () => {
   });
 
   it('builder allows any shell command and shell writes inside the worktree only', () => {
-    expect(allowed(builder, bash([[['npm', 'install'], 'ask'], [['rm', '-rf', 'dist'], 'ask']], ['dist/x']))).toBe(true);
+    expect(
+      allowed(
+        builder,
+        bash(
+          [
+            [['npm', 'install'], 'ask'],
+            [['rm', '-rf', 'dist'], 'ask'],
+          ],
+          ['dist/x'],
+        ),
+      ),
+    ).toBe(true);
     expect(allowed(builder, bash([[['cp', 'a', '/tmp/a'], 'ask']], ['/tmp/a']))).toBe(false);
   });
 

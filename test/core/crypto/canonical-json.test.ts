@@ -8,9 +8,7 @@ describe('canonicalJson', () => {
         ' "escaping": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/",' +
         ' "literals": [null, true, false]}',
     ) as unknown;
-    expect(canonicalJson(input)).toBe(
-      '{"escaping":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/","literals":[null,true,false],"numbers":[1e+30,4.5,333333333.3333333,0.002,1e-27]}',
-    );
+    expect(canonicalJson(input)).toBe('{"escaping":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/","literals":[null,true,false],"numbers":[1e+30,4.5,333333333.3333333,0.002,1e-27]}');
   });
 
   it('sorts keys by UTF-16 code units, not by locale or code point (weird.json)', () => {
@@ -30,7 +28,7 @@ describe('canonicalJson', () => {
   });
 
   it('ignores the locale when sorting (french.json)', () => {
-    const input = { peach: 'This sorting order', 'péché': 'is wrong according to French', 'pêche': 'but canonicalization MUST', sin: 'ingnore locale' };
+    const input = { peach: 'This sorting order', péché: 'is wrong according to French', pêche: 'but canonicalization MUST', sin: 'ingnore locale' };
     expect(canonicalJson(input)).toBe('{"peach":"This sorting order","péché":"is wrong according to French","pêche":"but canonicalization MUST","sin":"ingnore locale"}');
   });
 

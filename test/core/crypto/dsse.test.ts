@@ -76,7 +76,15 @@ describe('signEnvelope / verifyEnvelope', () => {
   });
 
   it('rejects values that are not envelopes instead of throwing', () => {
-    for (const bad of [null, 'x', {}, { payload: 'aGk=', payloadType: TYPE }, { payload: '%%%', payloadType: TYPE, signatures: env.signatures }, { ...env, signatures: [] }, { ...env, signatures: [{ sig: '' }] }]) {
+    for (const bad of [
+      null,
+      'x',
+      {},
+      { payload: 'aGk=', payloadType: TYPE },
+      { payload: '%%%', payloadType: TYPE, signatures: env.signatures },
+      { ...env, signatures: [] },
+      { ...env, signatures: [{ sig: '' }] },
+    ]) {
       expect(verifyEnvelope(bad, publicKey)).toBe(false);
     }
   });

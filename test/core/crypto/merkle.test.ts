@@ -1,15 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CompactRange,
-  consistencyProof,
-  emptyRoot,
-  inclusionProof,
-  leafHash,
-  nodeHash,
-  rootFromLeaves,
-  verifyConsistency,
-  verifyInclusion,
-} from '../../../src/core/crypto/merkle.js';
+import { CompactRange, consistencyProof, emptyRoot, inclusionProof, leafHash, nodeHash, rootFromLeaves, verifyConsistency, verifyInclusion } from '../../../src/core/crypto/merkle.js';
 
 const hex = (h: string): Buffer => Buffer.from(h, 'hex');
 

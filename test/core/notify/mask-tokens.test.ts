@@ -38,7 +38,14 @@ describe('notification text', () => {
   it('lists five calls of a burst and counts the rest', () => {
     const m = notifyMessage('shop', [1, 2, 3, 4, 5, 6, 7].map(item), 'https://gh.example.com/');
     expect(m.title).toBe('Gatehouse: 7 approvals needed in shop');
-    expect(m.body.split('\n')).toEqual(['claude · Bash: Bash: step 1', 'claude · Bash: Bash: step 2', 'claude · Bash: Bash: step 3', 'claude · Bash: Bash: step 4', 'claude · Bash: Bash: step 5', '… and 2 more']);
+    expect(m.body.split('\n')).toEqual([
+      'claude · Bash: Bash: step 1',
+      'claude · Bash: Bash: step 2',
+      'claude · Bash: Bash: step 3',
+      'claude · Bash: Bash: step 4',
+      'claude · Bash: Bash: step 5',
+      '… and 2 more',
+    ]);
     expect(m.click).toBe('https://gh.example.com/');
   });
 });

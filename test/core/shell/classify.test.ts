@@ -86,7 +86,7 @@ describe('analyzeShell: denies destructive and self-approving commands', () => {
     ['a quoted command name', `r''m -rf /`],
     ['a double-quoted command name', '"rm" -rf /'],
     ['an escaped command name', '\\rm -rf /'],
-    ["an ANSI-C spelled command name", "$'\\x72\\x6d' -rf /"],
+    ['an ANSI-C spelled command name', "$'\\x72\\x6d' -rf /"],
     ['an absolute path to rm', '/bin/rm -rf /'],
     ['sudo', 'sudo rm -rf /'],
     ['a wrapper chain', 'sudo -u root env FOO=1 nice -n 5 timeout 10 rm -rf /'],

@@ -4,14 +4,7 @@ import { expandWord, type ExpandEnv, type Field } from '../../../src/core/shell/
 import { parseShell } from '../../../src/core/shell/parser.js';
 import { canLeave, reaches, toPatterns } from '../../../src/core/shell/path-pattern.js';
 
-const PROTECTED = [
-  '/home/u/.claude/settings.json',
-  '/home/u/.gitconfig',
-  '/home/u/.config/gatehouse/',
-  '/home/u/.local/state/gatehouse/',
-  '/w/.claude/settings.json',
-  '/w/gatehouse.yaml',
-];
+const PROTECTED = ['/home/u/.claude/settings.json', '/home/u/.gitconfig', '/home/u/.config/gatehouse/', '/home/u/.local/state/gatehouse/', '/w/.claude/settings.json', '/w/gatehouse.yaml'];
 const ctx: ShellContext = { cwd: '/w', home: '/home/u', confine: '/w', protectedPaths: PROTECTED };
 
 function word(src: string) {
@@ -175,7 +168,15 @@ describe('targets that expand to protected paths or out of the worktree', () => 
     expect(a.class, a.reason).toBe('deny');
   });
 
-  const notIntoProtected: string[] = ['mv notes.md .claude', 'cp src/a.ts src/b.ts', 'cd src && tar -xzf x.tgz', 'unzip -l x.zip', 'tar -xzf x.tgz -C vendor', 'git clone https://example.com/x.git', 'rsync -a src/ backup/'];
+  const notIntoProtected: string[] = [
+    'mv notes.md .claude',
+    'cp src/a.ts src/b.ts',
+    'cd src && tar -xzf x.tgz',
+    'unzip -l x.zip',
+    'tar -xzf x.tgz -C vendor',
+    'git clone https://example.com/x.git',
+    'rsync -a src/ backup/',
+  ];
   it.each(notIntoProtected)('does not refuse %j', (cmd) => {
     expect(analyzeShell(cmd, ctx).class).not.toBe('deny');
   });

@@ -44,7 +44,7 @@ describe('parseShell: words and quoting', () => {
     ['escapes the next character outside quotes', 'echo \\r\\m a\\ b', ['echo', 'rm', 'a b']],
     ['joins adjacent quoted and bare parts into one word', `r''m "-"rf a'b'"c"d`, ['rm', '-rf', 'abcd']],
     ['makes an empty word from empty quotes', `printf '' ""`, ['printf', '', '']],
-    ['decodes $\'…\' escapes: hex, octal, unicode, control and the quote itself', "echo $'\\x72\\155\\u0041\\t\\'q'", ['echo', 'rmA\t\'q']],
+    ["decodes $'…' escapes: hex, octal, unicode, control and the quote itself", "echo $'\\x72\\155\\u0041\\t\\'q'", ['echo', "rmA\t'q"]],
     ['treats $"…" like a double-quoted string', 'echo $"a b"', ['echo', 'a b']],
     ['removes a backslash-newline between words', 'npm \\\n test', ['npm', 'test']],
     ['keeps a trailing lone backslash as a character', 'echo \\', ['echo', '\\']],
@@ -59,7 +59,7 @@ describe('parseShell: words and quoting', () => {
     ['a plain word is literal', 'plain', true, 'plain'],
     ['a quoted glob is literal', "'*.ts'", true, '*.ts'],
     ['an escaped glob is literal', '\\*', true, '*'],
-    ['$\'…\' is literal', "$'\\t'", true, '\t'],
+    ["$'…' is literal", "$'\\t'", true, '\t'],
     ['{} without a comma is literal', '{}', true, '{}'],
     ['a lone [ is literal', '[', true, '['],
     ['a tilde in the middle of a word is literal', 'a~', true, 'a~'],
@@ -153,7 +153,15 @@ describe('parseShell: compound commands reach the simple commands inside', () =>
     ['for without in', 'for f; do a; done', 'for', [['a']]],
     ['arithmetic for', 'for ((i = 0; i < 3; i++)); do a; done', 'for', [['a']]],
     ['select', 'select x in a b; do c; done', 'for', [['c']]],
-    ['while', 'while read l; do echo "$l"; done', 'loop', [['read', 'l'], ['echo', '"$l"']]],
+    [
+      'while',
+      'while read l; do echo "$l"; done',
+      'loop',
+      [
+        ['read', 'l'],
+        ['echo', '"$l"'],
+      ],
+    ],
     ['until', 'until a; do b; done', 'loop', [['a'], ['b']]],
     ['case with several patterns and fallthrough', 'case $x in a|b) c;; (d) e;& *) f;;& esac', 'case', [['c'], ['e'], ['f']]],
     ['case with an empty arm and no final ;;', 'case x in a) ;; b) c\nesac', 'case', [['c']]],
@@ -174,18 +182,36 @@ describe('parseShell: compound commands reach the simple commands inside', () =>
 
   it('reads assignments before the command, including arrays', () => {
     const cmd = only('A=1 B=(x y) C+=z cmd arg=1');
-    expect(cmd.assignments.map((a) => [a.name, a.value.text])).toEqual([['A', '1'], ['B', '(x y)'], ['C', 'z']]);
+    expect(cmd.assignments.map((a) => [a.name, a.value.text])).toEqual([
+      ['A', '1'],
+      ['B', '(x y)'],
+      ['C', 'z'],
+    ]);
     expect(cmd.words.map((w) => w.value)).toEqual(['cmd', 'arg=1']);
   });
 });
 
 describe('parseShell: substitutions are parsed as commands', () => {
   const cases: [string, string, string[][]][] = [
-    ['$(…)', 'echo $(ls -l)', [['ls', '-l'], ['echo', '$(ls -l)']]],
+    [
+      '$(…)',
+      'echo $(ls -l)',
+      [
+        ['ls', '-l'],
+        ['echo', '$(ls -l)'],
+      ],
+    ],
     ['backticks', 'echo `ls`', [['ls'], ['echo', '`ls`']]],
     ['nested backticks with escaped inner backticks', 'echo `a \\`b\\``', [['b'], ['a', '`b`'], ['echo', '`a \\`b\\``']]],
     ['nested $(…) inside double quotes', 'echo "$(a "$(b)")"', [['b'], ['a', '"$(b)"'], ['echo', '"$(a "$(b)")"']]],
-    ['a substitution inside ${…}', 'echo ${x:-$(rm -rf /)}', [['rm', '-rf', '/'], ['echo', '${x:-$(rm -rf /)}']]],
+    [
+      'a substitution inside ${…}',
+      'echo ${x:-$(rm -rf /)}',
+      [
+        ['rm', '-rf', '/'],
+        ['echo', '${x:-$(rm -rf /)}'],
+      ],
+    ],
     ['a substitution inside $((…))', 'echo $(( 1 + $(a) ))', [['a'], ['echo', '$(( 1 + $(a) ))']]],
     ['$( (…) ) as a subshell, not arithmetic', 'echo $( (a) )', [['a'], ['echo', '$( (a) )']]],
     ['process substitutions', 'diff <(a) >(b)', [['a'], ['b'], ['diff', '<(a)', '>(b)']]],
@@ -362,7 +388,43 @@ describe('parseShell: errors are values, never exceptions', () => {
   });
 
   it('never throws on random shell-like noise', () => {
-    const alphabet = ['a', ' ', '\n', '"', "'", '`', '$', '(', ')', '{', '}', '[', ']', '<', '>', '&', '|', ';', '\\', '#', '=', '*', '<<', 'EOF', 'if', 'then', 'fi', 'case', 'in', 'esac', ';;', 'do', 'done', '$((', '))'];
+    const alphabet = [
+      'a',
+      ' ',
+      '\n',
+      '"',
+      "'",
+      '`',
+      '$',
+      '(',
+      ')',
+      '{',
+      '}',
+      '[',
+      ']',
+      '<',
+      '>',
+      '&',
+      '|',
+      ';',
+      '\\',
+      '#',
+      '=',
+      '*',
+      '<<',
+      'EOF',
+      'if',
+      'then',
+      'fi',
+      'case',
+      'in',
+      'esac',
+      ';;',
+      'do',
+      'done',
+      '$((',
+      '))',
+    ];
     let seed = 42;
     const next = (): number => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;

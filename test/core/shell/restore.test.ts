@@ -8,7 +8,13 @@ const restores = (cmd: string): [string, boolean][] => analyzeShell(cmd, ctx).wr
 describe('restores to the committed content', () => {
   const marked: [string, [string, boolean][]][] = [
     ['git checkout -- docs/a.md', [['docs/a.md', true]]],
-    ['git checkout -- a b', [['a', true], ['b', true]]],
+    [
+      'git checkout -- a b',
+      [
+        ['a', true],
+        ['b', true],
+      ],
+    ],
     ['git checkout HEAD -- docs/a.md', [['docs/a.md', true]]],
     ['git checkout HEAD docs/a.md', [['docs/a.md', true]]],
     ['git checkout docs/a.md', [['docs/a.md', true]]],

@@ -35,19 +35,7 @@ describe('write targets: redirections', () => {
     expect(targets(cmd)).toEqual(expected);
   });
 
-  const none: string[] = [
-    'ls 2>&1',
-    'ls >&2',
-    'ls 1>&2 2>&-',
-    'ls > /dev/null',
-    'ls 2>/dev/stderr',
-    'ls > /dev/stdout',
-    'ls > /dev/tty',
-    'ls > /dev/fd/3',
-    'cat < in',
-    'cat <<< "x"',
-    'cat <&3',
-  ];
+  const none: string[] = ['ls 2>&1', 'ls >&2', 'ls 1>&2 2>&-', 'ls > /dev/null', 'ls 2>/dev/stderr', 'ls > /dev/stdout', 'ls > /dev/tty', 'ls > /dev/fd/3', 'cat < in', 'cat <<< "x"', 'cat <&3'];
   it.each(none)('finds no target in %j', (cmd) => {
     expect(targets(cmd)).toEqual([]);
   });
@@ -187,10 +175,6 @@ describe('write targets: flags and resolution', () => {
   });
 
   it('finds targets inside substitutions, sh -c scripts and find -exec', () => {
-    expect(targets(`echo $(echo x > a) && sh -c 'touch b' && find . -exec rm {} \\;`)).toEqual([
-      w('a', 'redirect >'),
-      create('b', 'touch'),
-      del('{}', 'rm'),
-    ]);
+    expect(targets(`echo $(echo x > a) && sh -c 'touch b' && find . -exec rm {} \\;`)).toEqual([w('a', 'redirect >'), create('b', 'touch'), del('{}', 'rm')]);
   });
 });

@@ -28,17 +28,26 @@ async function runLoop(replies: Reply[], scratchpad: () => string) {
   let calls = 0;
   const feedback: string[] = [];
   const acted: string[] = [];
-  const built = buildVerifierChain({ enabled: true }, {
-    tool_loop: toolLoopVerifier,
-    execution_list: executionListVerifier(() => parseScratchpad(scratchpad()).items),
-    mutation_nudge: mutationNudgeVerifier(() => ({ track, hasExecutionTool: true, store })),
-  });
+  const built = buildVerifierChain(
+    { enabled: true },
+    {
+      tool_loop: toolLoopVerifier,
+      execution_list: executionListVerifier(() => parseScratchpad(scratchpad()).items),
+      mutation_nudge: mutationNudgeVerifier(() => ({ track, hasExecutionTool: true, store })),
+    },
+  );
   if (!built.ok) throw new Error(built.reason);
   const { profile } = clampProfile({ repeat_threshold: 3, halt_threshold: 4 });
   for (let iterations = 1; iterations <= replies.length; iterations++) {
     const reply = replies[iterations - 1]!; // think
     const ctx = (stop_reason: 'end_turn' | null): TurnVerifyContext => ({
-      session_id: 's1', iterations, tool_calls_made: calls, final_text: reply.text, recent_tool_calls: recent, stop_reason, profile,
+      session_id: 's1',
+      iterations,
+      tool_calls_made: calls,
+      final_text: reply.text,
+      recent_tool_calls: recent,
+      stop_reason,
+      profile,
     });
     if (reply.toolCalls.length === 0) {
       const verdict = await built.value.chain.run(ctx('end_turn'), signal);
@@ -70,14 +79,11 @@ const call = (name: string, input: Record<string, unknown>): Reply => ({ text: '
 describe('a plain agent loop calling the chain between "think" and "act"', () => {
   it('is told to finish its plan, then nudged once to test its edit, then allowed to stop', async () => {
     let pad = '## Plan\n- [x] edit\n- [ ] test';
-    const r = await runLoop(
-      [call('Edit', { file_path: 'a.ts' }), say('done'), say('done'), say('done')],
-      () => {
-        const current = pad;
-        pad = '## Plan\n- [x] edit\n- [x] test';
-        return current;
-      },
-    );
+    const r = await runLoop([call('Edit', { file_path: 'a.ts' }), say('done'), say('done'), say('done')], () => {
+      const current = pad;
+      pad = '## Plan\n- [x] edit\n- [x] test';
+      return current;
+    });
     expect(r.end).toBe('done');
     expect(r.feedback).toHaveLength(2);
     expect(r.feedback[0]).toContain('- test');

@@ -33,11 +33,14 @@ function build(config: Parameters<typeof buildVerifierChain>[0], parts: Paramete
 describe('buildVerifierChain', () => {
   it('runs the supplied verifiers in the default order and notes the ones it skipped', async () => {
     const store = memoryStateStore();
-    const built = build({ enabled: true }, {
-      mutation_nudge: mutationNudgeVerifier(() => ({ track: mutationTrackFromLog([edit]), hasExecutionTool: true, store })),
-      execution_list: executionListVerifier(() => []),
-      tool_loop: toolLoopVerifier,
-    });
+    const built = build(
+      { enabled: true },
+      {
+        mutation_nudge: mutationNudgeVerifier(() => ({ track: mutationTrackFromLog([edit]), hasExecutionTool: true, store })),
+        execution_list: executionListVerifier(() => []),
+        tool_loop: toolLoopVerifier,
+      },
+    );
     expect(built.names).toEqual(['tool_loop', 'execution_list', 'mutation_nudge']);
     expect(built.notes).toEqual([
       'verifier "shell_stop_hooks" is in the order but not available here; skipped',
@@ -51,11 +54,14 @@ describe('buildVerifierChain', () => {
   });
 
   it('follows a custom order and notes a supplied verifier left out of it', async () => {
-    const built = build({ enabled: true, order: ['scope_check', 'shell_stop_hooks'] }, {
-      shell_stop_hooks: fixed('shell_stop_hooks', 'block'),
-      scope_check: fixed('scope_check', 'block'),
-      tool_loop: toolLoopVerifier,
-    });
+    const built = build(
+      { enabled: true, order: ['scope_check', 'shell_stop_hooks'] },
+      {
+        shell_stop_hooks: fixed('shell_stop_hooks', 'block'),
+        scope_check: fixed('scope_check', 'block'),
+        tool_loop: toolLoopVerifier,
+      },
+    );
     expect(built.names).toEqual(['scope_check', 'shell_stop_hooks']);
     expect(built.notes).toEqual(['verifier "tool_loop" is available but not in verifiers.order; not run']);
     expect((await built.chain.run(ctx(), signal)).decidedBy).toBe('scope_check');
@@ -111,20 +117,26 @@ describe('a throwing verifier in the built chain', () => {
   };
 
   it('is skipped as continue when fail-open (execution list whose transcript cannot be read)', async () => {
-    const built = build({ enabled: true }, {
-      execution_list: executionListVerifier(() => {
-        throw new Error('ENOENT transcript');
-      }),
-    });
+    const built = build(
+      { enabled: true },
+      {
+        execution_list: executionListVerifier(() => {
+          throw new Error('ENOENT transcript');
+        }),
+      },
+    );
     const r = await built.chain.run(ctx(), signal);
     expect(r.outcome).toBe('continue');
     expect(r.records[0]).toMatchObject({ name: 'execution_list', outcome: 'error', reason: 'ENOENT transcript' });
   });
 
   it('is skipped as continue when fail-open (mutation nudge whose state store throws)', async () => {
-    const built = build({ enabled: true }, {
-      mutation_nudge: mutationNudgeVerifier(() => ({ track: mutationTrackFromLog([edit]), hasExecutionTool: true, store: throwingStore })),
-    });
+    const built = build(
+      { enabled: true },
+      {
+        mutation_nudge: mutationNudgeVerifier(() => ({ track: mutationTrackFromLog([edit]), hasExecutionTool: true, store: throwingStore })),
+      },
+    );
     const r = await built.chain.run(ctx(), signal);
     expect(r).toMatchObject({ outcome: 'continue' });
     expect(r.records[0]).toMatchObject({ outcome: 'error', reason: 'state file unreadable' });
@@ -137,13 +149,13 @@ describe('a throwing verifier in the built chain', () => {
   });
 
   it('blocks the stop when fail-closed, naming the check that could not run', async () => {
-    const built = build({ enabled: true }, {
-      execution_list: executionListVerifier(
-        () => Promise.reject(new Error('ENOENT transcript')),
-        { posture: 'fail-closed' },
-      ),
-      mutation_nudge: mutationNudgeVerifier(() => ({ track: mutationTrackFromLog([edit]), hasExecutionTool: true, store: throwingStore }), { posture: 'fail-closed' }),
-    });
+    const built = build(
+      { enabled: true },
+      {
+        execution_list: executionListVerifier(() => Promise.reject(new Error('ENOENT transcript')), { posture: 'fail-closed' }),
+        mutation_nudge: mutationNudgeVerifier(() => ({ track: mutationTrackFromLog([edit]), hasExecutionTool: true, store: throwingStore }), { posture: 'fail-closed' }),
+      },
+    );
     const r = await built.chain.run(ctx(), signal);
     expect(r).toMatchObject({ outcome: 'block', decidedBy: 'execution_list' });
     expect(r.reason).toContain('ENOENT transcript');
@@ -152,10 +164,13 @@ describe('a throwing verifier in the built chain', () => {
 
   it('does not spend the one nudge when an earlier stage already blocked', async () => {
     const store = memoryStateStore();
-    const built = build({ enabled: true }, {
-      execution_list: executionListVerifier(() => [{ text: 'x', status: 'pending' }]),
-      mutation_nudge: mutationNudgeVerifier(() => ({ track: mutationTrackFromLog([edit]), hasExecutionTool: true, store })),
-    });
+    const built = build(
+      { enabled: true },
+      {
+        execution_list: executionListVerifier(() => [{ text: 'x', status: 'pending' }]),
+        mutation_nudge: mutationNudgeVerifier(() => ({ track: mutationTrackFromLog([edit]), hasExecutionTool: true, store })),
+      },
+    );
     expect((await built.chain.run(ctx(), signal)).decidedBy).toBe('execution_list');
     expect(store.get(MUTATION_NUDGE_FIRED_KEY)).toBeUndefined();
   });

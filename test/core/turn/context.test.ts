@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_PROFILE,
-  RECENT_TOOL_CALLS,
-  clampProfile,
-  hashArgs,
-  memoryStateStore,
-  pushRecent,
-  toolCallRecord,
-  type RobustnessProfile,
-} from '../../../src/core/turn/context.js';
+import { DEFAULT_PROFILE, RECENT_TOOL_CALLS, clampProfile, hashArgs, memoryStateStore, pushRecent, toolCallRecord, type RobustnessProfile } from '../../../src/core/turn/context.js';
 
 describe('toolCallRecord', () => {
   it('hashes equal arguments equally whatever their key order', () => {
@@ -46,7 +37,12 @@ describe('toolCallRecord', () => {
 describe('clampProfile', () => {
   const cases: [string, Partial<RobustnessProfile>, Partial<RobustnessProfile>, number][] = [
     ['fills every default from nothing', {}, DEFAULT_PROFILE, 0],
-    ['keeps values inside their ranges', { repeat_threshold: 3, halt_threshold: 4, max_tool_calls: 500, failure_threshold: 6 }, { repeat_threshold: 3, halt_threshold: 4, max_tool_calls: 500, failure_threshold: 6 }, 0],
+    [
+      'keeps values inside their ranges',
+      { repeat_threshold: 3, halt_threshold: 4, max_tool_calls: 500, failure_threshold: 6 },
+      { repeat_threshold: 3, halt_threshold: 4, max_tool_calls: 500, failure_threshold: 6 },
+      0,
+    ],
     ['raises repeat below 2 to 2', { repeat_threshold: 1 }, { repeat_threshold: 2 }, 1],
     ['lowers repeat above 50 to 50 and keeps halt above it', { repeat_threshold: 99 }, { repeat_threshold: 50, halt_threshold: 51 }, 1],
     ['raises halt to one above repeat', { repeat_threshold: 5, halt_threshold: 5 }, { halt_threshold: 6 }, 1],

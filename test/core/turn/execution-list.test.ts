@@ -1,17 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, type TurnVerifyContext } from '../../../src/core/turn/context.js';
-import {
-  checkExecutionList,
-  executionListVerifier,
-  parseScratchpad,
-  type ExecItem,
-} from '../../../src/core/turn/execution-list.js';
+import { checkExecutionList, executionListVerifier, parseScratchpad, type ExecItem } from '../../../src/core/turn/execution-list.js';
 
 const signal = new AbortController().signal;
 
 describe('parseScratchpad', () => {
   it('reads the objective and the plan items with their marks', () => {
-    const md = ['# Scratchpad', '', '## Objective', 'Make the build green.', '', '## Plan', '- [x] read the failure', '- [~] fix the parser', '- [ ] run the tests', '* [X] star bullet', '## Notes', '- [ ] not a plan item'].join('\n');
+    const md = [
+      '# Scratchpad',
+      '',
+      '## Objective',
+      'Make the build green.',
+      '',
+      '## Plan',
+      '- [x] read the failure',
+      '- [~] fix the parser',
+      '- [ ] run the tests',
+      '* [X] star bullet',
+      '## Notes',
+      '- [ ] not a plan item',
+    ].join('\n');
     expect(parseScratchpad(md)).toEqual({
       objective: 'Make the build green.',
       items: [

@@ -21,9 +21,10 @@ function assistant(blocks: unknown[], extra: Record<string, unknown> = {}): stri
 }
 /** A user line answering `id`, the way Claude Code writes accepted and refused calls. */
 function answer(id: string, opts: { error?: string; text?: string; detail?: unknown; extra?: Record<string, unknown> } = {}): string {
-  const block = opts.error !== undefined
-    ? { type: 'tool_result', content: `<tool_use_error>${opts.error}</tool_use_error>`, is_error: true, tool_use_id: id }
-    : { tool_use_id: id, type: 'tool_result', content: opts.text ?? 'Todos have been modified successfully.' };
+  const block =
+    opts.error !== undefined
+      ? { type: 'tool_result', content: `<tool_use_error>${opts.error}</tool_use_error>`, is_error: true, tool_use_id: id }
+      : { tool_use_id: id, type: 'tool_result', content: opts.text ?? 'Todos have been modified successfully.' };
   return JSON.stringify({ parentUuid: 'u', isSidechain: false, type: 'user', message: { role: 'user', content: [block] }, toolUseResult: opts.detail ?? opts.error ?? {}, ...opts.extra });
 }
 const todoWrite = (id: string, todos: Todo[]) => ({ type: 'tool_use', id, name: 'TodoWrite', input: { todos } });
@@ -119,7 +120,7 @@ describe('todosFromTranscript with both kinds of task tools', () => {
     expect(todosFromTranscript(todosLast)).toEqual([{ text: 'todo item', status: 'completed' }]);
   });
 
-  it('does not count a TaskCreate or TaskUpdate without Claude Code\'s structured answer', () => {
+  it("does not count a TaskCreate or TaskUpdate without Claude Code's structured answer", () => {
     const bare = [assistant([{ type: 'tool_use', id: 'c1', name: 'TaskCreate', input: { subject: 'x', description: 'x' } }]), answer('c1', { text: 'Task #1 created successfully: x' })].join('\n');
     expect(todosFromTranscript(bare)).toBeNull();
     const update = [assistant([{ type: 'tool_use', id: 'u1', name: 'TaskUpdate', input: { taskId: '1', status: 'completed' } }]), answer('u1', { text: 'Updated task #1 status' })];
@@ -176,7 +177,13 @@ describe('todosFromTranscript', () => {
   it('reads each result of a user line that answers several calls', () => {
     const line = JSON.stringify({
       type: 'user',
-      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }, { type: 'tool_result', tool_use_id: 't2', content: REFUSED, is_error: true }] },
+      message: {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't1', content: 'ok' },
+          { type: 'tool_result', tool_use_id: 't2', content: REFUSED, is_error: true },
+        ],
+      },
     });
     const text = [assistant([todoWrite('t1', [todo('first', 'completed')])]), assistant([todoWrite('t2', [todo('second', 'pending')])]), line].join('\n');
     expect(todosFromTranscript(text)).toEqual([{ text: 'first', status: 'completed' }]);
@@ -225,7 +232,7 @@ describe('todosFromTranscript', () => {
 });
 
 describe('taskFactsOfLine', () => {
-  it('reads a refused call as an error with its text and the line\'s toolUseResult', () => {
+  it("reads a refused call as an error with its text and the line's toolUseResult", () => {
     const lines = fixture('todo-rejected');
     const facts = lines.map(taskFactsOfLine);
     expect(facts[3]?.calls).toEqual([expect.objectContaining({ id: 'toolu_stub_0_1', tool: 'TodoWrite' })]);

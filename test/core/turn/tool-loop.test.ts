@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, clampProfile, toolCallRecord, type ToolCallRecord, type TurnVerifyContext } from '../../../src/core/turn/context.js';
-import {
-  checkFailureCount,
-  checkFailureRun,
-  checkMaxToolCalls,
-  checkToolLoop,
-  checkToolRun,
-  extendToolRun,
-  toolLoopVerifier,
-  type ToolRun,
-} from '../../../src/core/turn/tool-loop.js';
+import { checkFailureCount, checkFailureRun, checkMaxToolCalls, checkToolLoop, checkToolRun, extendToolRun, toolLoopVerifier, type ToolRun } from '../../../src/core/turn/tool-loop.js';
 
 const signal = new AbortController().signal;
 const profile = DEFAULT_PROFILE; // repeat 5, halt 8
-const bash = (command: string, failed?: boolean): ToolCallRecord =>
-  toolCallRecord('Bash', { command }, 'shell', failed === undefined ? {} : { failed });
+const bash = (command: string, failed?: boolean): ToolCallRecord => toolCallRecord('Bash', { command }, 'shell', failed === undefined ? {} : { failed });
 const read = (file_path: string): ToolCallRecord => toolCallRecord('Read', { file_path }, 'read');
 const times = (n: number, rec: ToolCallRecord): ToolCallRecord[] => Array.from({ length: n }, () => rec);
 

@@ -11,7 +11,6 @@ const CLAUDE_CODE_VERSION = '2.1.328';
 /** Long enough for a few scripted turns (one run takes about 1 s); short enough that a hang fails fast. */
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-
 /**
  * The path of the Claude Code binary, or null if it is not installed.
  *
@@ -21,10 +20,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 export function claudeBinary(): string | null {
   const fromEnv = process.env.GATEHOUSE_CLAUDE_BIN;
   const cache = process.env.GATEHOUSE_AGENT_CACHE ?? join(homedir(), '.cache', 'gatehouse-agents');
-  const path =
-    fromEnv !== undefined && fromEnv !== ''
-      ? fromEnv
-      : join(cache, `claude-code@${CLAUDE_CODE_VERSION}`, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
+  const path = fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(cache, `claude-code@${CLAUDE_CODE_VERSION}`, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
   return existsSync(path) ? path : null;
 }
 
@@ -106,16 +102,7 @@ export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeRun> {
     ...opts.env,
   });
 
-  const args = [
-    '-p',
-    opts.prompt,
-    '--output-format',
-    'stream-json',
-    '--verbose',
-    '--permission-mode',
-    opts.permissionMode ?? 'bypassPermissions',
-    ...(opts.args ?? []),
-  ];
+  const args = ['-p', opts.prompt, '--output-format', 'stream-json', '--verbose', '--permission-mode', opts.permissionMode ?? 'bypassPermissions', ...(opts.args ?? [])];
 
   try {
     const run = await runAgentProcess(bin, args, { cwd: opts.cwd, env, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });

@@ -3,9 +3,7 @@
 import { z } from 'zod';
 
 /** One block of a scripted assistant message. */
-export type TurnBlock =
-  | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'tool_use'; readonly name: string; readonly input: unknown };
+export type TurnBlock = { readonly type: 'text'; readonly text: string } | { readonly type: 'tool_use'; readonly name: string; readonly input: unknown };
 
 /** One scripted assistant message; it ends with `tool_use` when it holds a tool call, else `end_turn`. */
 export type Turn = readonly TurnBlock[];
@@ -133,9 +131,7 @@ export function streamEvents(t: Turn, model: string, ids: MessageIds): string[] 
 
 /** The JSON body of a non-streamed reply. */
 export function messageJson(t: Turn, model: string, ids: MessageIds): Record<string, unknown> {
-  const content = t.map((block, index) =>
-    block.type === 'text' ? block : { type: 'tool_use', id: ids.toolUseId(index), name: block.name, input: block.input ?? {} },
-  );
+  const content = t.map((block, index) => (block.type === 'text' ? block : { type: 'tool_use', id: ids.toolUseId(index), name: block.name, input: block.input ?? {} }));
   return {
     id: ids.messageId,
     type: 'message',

@@ -84,7 +84,15 @@ describe('checkGeometry', () => {
   it('accepts 1..1000 whole numbers and refuses 0, 1001, fractions and NaN', () => {
     expect(checkGeometry(1, 1).ok).toBe(true);
     expect(checkGeometry(1000, 1000).ok).toBe(true);
-    for (const [cols, rows] of [[0, 24], [80, 0], [1001, 24], [80, 1001], [80.5, 24], [Number.NaN, 24], [-1, 24]] as const) {
+    for (const [cols, rows] of [
+      [0, 24],
+      [80, 0],
+      [1001, 24],
+      [80, 1001],
+      [80.5, 24],
+      [Number.NaN, 24],
+      [-1, 24],
+    ] as const) {
       expect(checkGeometry(cols, rows).ok).toBe(false);
     }
   });

@@ -42,8 +42,13 @@ describe('always-allow rules over the WebSocket', () => {
     const done = await c.ok<{ revoked: ListedRule; revoked_by: string }>('approvals.revoke_rule', { id });
     expect(done).toMatchObject({ revoked: { id }, revoked_by: 'dashboard-operator:ana' });
     expect((await c.ok<{ rules: ListedRule[] }>('approvals.rules')).rules.map((r) => r.origin)).toEqual(['config']);
-    const events = readFileSync(join(h.state, 'audit', 'log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; actor: string; data: Record<string, unknown> });
-    expect(events.filter((e) => e.type === 'always_allow_revoked')).toEqual([expect.objectContaining({ actor: 'dashboard-operator:ana', data: expect.objectContaining({ rule_id: id, auth: 'access-token' }) })]);
+    const events = readFileSync(join(h.state, 'audit', 'log.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; actor: string; data: Record<string, unknown> });
+    expect(events.filter((e) => e.type === 'always_allow_revoked')).toEqual([
+      expect.objectContaining({ actor: 'dashboard-operator:ana', data: expect.objectContaining({ rule_id: id, auth: 'access-token' }) }),
+    ]);
     expect(verifyProjectAudit(h.state).ok).toBe(true);
   });
 

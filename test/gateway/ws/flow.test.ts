@@ -75,8 +75,7 @@ describe('flow control', () => {
 
       let maxBacklog = 0;
       let maxQueued = 0;
-      const viewerStats = (): { dropped: number; queuedBytes: number; bufferedAmount: number } | undefined =>
-        h?.gw.websocket?.stats().connections.find((s) => s.topics.includes('pty.output'));
+      const viewerStats = (): { dropped: number; queuedBytes: number; bufferedAmount: number } | undefined => h?.gw.websocket?.stats().connections.find((s) => s.topics.includes('pty.output'));
       const sampler = setInterval(() => {
         const s = viewerStats();
         if (s === undefined) return;

@@ -92,7 +92,7 @@ describe('pty over the WebSocket', () => {
   it('attaches mid-flood with a snapshot that later chunks follow on exactly, with no gap and no repeat', async () => {
     h = await startWsHarness();
     const owner = await client();
-    const script = "i=0; while [ $i -lt 400 ]; do seq 1 500; i=$((i+1)); done; echo FLOOD-DONE";
+    const script = 'i=0; while [ $i -lt 400 ]; do seq 1 500; i=$((i+1)); done; echo FLOOD-DONE';
     const { id } = await owner.ok<PtyInfo>('pty.spawn', { command: '/bin/sh', args: ['-c', script] });
     await owner.waitOutput(id, /\n250\r?\n/);
     const late = await client();

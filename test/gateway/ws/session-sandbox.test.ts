@@ -32,7 +32,8 @@ async function harness(): Promise<RpcClient> {
   h = await startWsHarness({
     hooks: {
       // PATH only: bwrap and perl are found on it, and nothing of the user's config leaks in.
-      onSpawnSession: (params) => sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: { PATH: process.env.PATH }, nodePath: process.execPath, hookBundle: HOOK, log: (l) => logs.push(l) })(params),
+      onSpawnSession: (params) =>
+        sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: { PATH: process.env.PATH }, nodePath: process.execPath, hookBundle: HOOK, log: (l) => logs.push(l) })(params),
     },
   });
   c = await operator(h);
@@ -71,7 +72,14 @@ describe.skipIf(!sandboxAvailable())('pty.spawn with session.sandbox: the agent 
   it('hides the state folder, keeps the rest read-only and takes the network away, and says so in the label and policy', async () => {
     const client = await harness();
     writeFileSync(join(h!.state, 'secret-note'), 'state is here');
-    const script = [`ls -A ${h!.state} | wc -l`, 'echo state-listed', 'touch /outside-probe', `touch ${h!.project}/inside-probe && echo wrote-inside`, 'sed -n "3,\\$p" /proc/net/dev | cut -d: -f1 | tr -d " " | tr "\\n" " "; echo nets-listed', 'sleep 30'].join('; ');
+    const script = [
+      `ls -A ${h!.state} | wc -l`,
+      'echo state-listed',
+      'touch /outside-probe',
+      `touch ${h!.project}/inside-probe && echo wrote-inside`,
+      'sed -n "3,\\$p" /proc/net/dev | cut -d: -f1 | tr -d " " | tr "\\n" " "; echo nets-listed',
+      'sleep 30',
+    ].join('; ');
     const info = await client.ok<PtyInfo>('pty.spawn', { session: { agent: 'claude', allow: ['**'], sandbox: { network: 'none' } }, command: '/bin/sh', args: ['-c', script] });
     expect(info.label).toMatch(/^claude · \S+ · sandboxed \(network none\)$/);
     // The agent's own command line is shown, not the bwrap wrapper around it.
@@ -88,12 +96,16 @@ describe.skipIf(!sandboxAvailable())('pty.spawn with session.sandbox: the agent 
     await until(() => !existsSync(settings()), 'the hooks to be removed');
   });
 
-  it('keeps a scoped token\'s secret out of the agent\'s environment', async () => {
+  it("keeps a scoped token's secret out of the agent's environment", async () => {
     const client = await harness();
     writeFileSync(join(h!.project, 'gatehouse.yaml'), `approvals:\n  tokens:\n    - principal: ci\n      scopes: [approvals:read]\n      env: ${TOKEN_ENV}\n`);
     process.env[TOKEN_ENV] = TOKEN_VALUE;
     try {
-      const info = await client.ok<PtyInfo>('pty.spawn', { session: { agent: 'claude', allow: ['**'], sandbox: { network: 'host' } }, command: '/bin/sh', args: ['-c', `echo "token=[\${${TOKEN_ENV}:-unset}] session=[\${GATEHOUSE_SESSION:+set}]"; sleep 30`] });
+      const info = await client.ok<PtyInfo>('pty.spawn', {
+        session: { agent: 'claude', allow: ['**'], sandbox: { network: 'host' } },
+        command: '/bin/sh',
+        args: ['-c', `echo "token=[\${${TOKEN_ENV}:-unset}] session=[\${GATEHOUSE_SESSION:+set}]"; sleep 30`],
+      });
       expect(info.label).toMatch(/ · sandboxed \(network host\)$/);
       await client.waitOutput(info.id, /token=\[unset\] session=\[set\]/);
       await client.ok('pty.close', { session_id: info.id });

@@ -171,13 +171,8 @@ export class RpcClient {
   }
 
   /** Waits for an event matching `pred` and returns it. */
-  async waitEvent<T extends WireEvent['topic']>(
-    topic: T,
-    pred: (e: Extract<WireEvent, { topic: T }>) => boolean = () => true,
-    deadlineMs = DEADLINE_MS,
-  ): Promise<Extract<WireEvent, { topic: T }>> {
-    const find = (): Extract<WireEvent, { topic: T }> | undefined =>
-      this.events.find((e): e is Extract<WireEvent, { topic: T }> => e.topic === topic && pred(e as Extract<WireEvent, { topic: T }>));
+  async waitEvent<T extends WireEvent['topic']>(topic: T, pred: (e: Extract<WireEvent, { topic: T }>) => boolean = () => true, deadlineMs = DEADLINE_MS): Promise<Extract<WireEvent, { topic: T }>> {
+    const find = (): Extract<WireEvent, { topic: T }> | undefined => this.events.find((e): e is Extract<WireEvent, { topic: T }> => e.topic === topic && pred(e as Extract<WireEvent, { topic: T }>));
     await until(() => find() !== undefined, `a ${topic} event`, deadlineMs);
     return find() as Extract<WireEvent, { topic: T }>;
   }

@@ -90,10 +90,16 @@ describe('a waiting hook and a resolver in different processes', () => {
       const results = perRacer.map((r) => r[round]!);
       const winners = results.filter((r): r is { ok: true; value: Resolution } => r.ok);
       expect(winners, id).toHaveLength(1);
-      expect(results.filter((r) => !r.ok && r.error.code === 'already_resolved'), id).toHaveLength(7);
+      expect(
+        results.filter((r) => !r.ok && r.error.code === 'already_resolved'),
+        id,
+      ).toHaveLength(7);
       expect(q.get(id).resolution).toEqual(winners[0]!.value);
       // The winner recorded it; none of the seven losers did.
-      expect(decisionsFor(project.state, id).map((e) => e.actor), id).toEqual([winners[0]!.value.principal.id]);
+      expect(
+        decisionsFor(project.state, id).map((e) => e.actor),
+        id,
+      ).toEqual([winners[0]!.value.principal.id]);
     });
     expect(verifyProjectAudit(project.state)).toMatchObject({ ok: true, events: RACE_ROUNDS });
   });

@@ -150,7 +150,10 @@ describe('records read back from disk', () => {
 
   it('reports a corrupt or forged resolution, and a waiting hook treats it as a denial', async () => {
     const p = q.enqueue(request());
-    writeFileSync(resolvedFile(p.id), JSON.stringify({ id: p.id, decision: 'allow', reason: null, principal: { id: 'system:approval-queue/ttl-expiry', auth: 'local-shell' }, resolved_at: new Date().toISOString() }));
+    writeFileSync(
+      resolvedFile(p.id),
+      JSON.stringify({ id: p.id, decision: 'allow', reason: null, principal: { id: 'system:approval-queue/ttl-expiry', auth: 'local-shell' }, resolved_at: new Date().toISOString() }),
+    );
     expect(q.get(p.id)).toMatchObject({ pending: p, resolution: null, problem: { code: 'corrupt_resolution' } });
     expect(q.list()).toEqual([]);
     const answer = await q.waitFor(p.id, {});

@@ -45,7 +45,12 @@ describe('AuditLog', () => {
 
   it('drops undefined data fields and refuses bad input with an Error', () => {
     const log = new AuditLog(project.audit);
-    const e = log.append({ type: 'completion_verdict', actor: 'system:hook-gate', session_id: 's1', data: { where: 'stop', outcome: 'block', decided_by: 'producers', reason: 'tests fail', verifiers: [{ name: 'producers', outcome: 'block' }], input_digest: undefined } });
+    const e = log.append({
+      type: 'completion_verdict',
+      actor: 'system:hook-gate',
+      session_id: 's1',
+      data: { where: 'stop', outcome: 'block', decided_by: 'producers', reason: 'tests fail', verifiers: [{ name: 'producers', outcome: 'block' }], input_digest: undefined },
+    });
     expect('input_digest' in e.data).toBe(false);
     expect(() => log.append({ ...gateEvent(1), actor: 'root' })).toThrow(/actor "root" is not a principal id/);
     expect(() => log.append({ ...gateEvent(1), session_id: '../x' })).toThrow(/session_id/);
@@ -134,7 +139,11 @@ describe('AuditLog', () => {
     const before = readFileSync(join(project.audit, 'merkle', 'level-00.bin'));
     log.repair();
     expect(log.size()).toBe(4);
-    expect(readFileSync(join(project.audit, 'merkle', 'level-00.bin')).subarray(0, 96).equals(before)).toBe(true);
+    expect(
+      readFileSync(join(project.audit, 'merkle', 'level-00.bin'))
+        .subarray(0, 96)
+        .equals(before),
+    ).toBe(true);
     expect(log.root()).toBe(other.root());
   });
 

@@ -14,7 +14,10 @@ describe('ProofRecorder', () => {
       recorder.atSize(range);
     }
     for (const [m, n] of pairs) {
-      expect(recorder.proof(m, n)?.map((h) => h.toString('hex')), `${m} → ${n}`).toEqual(consistencyProof(leaves, m, n).map((h) => Buffer.from(h).toString('hex')));
+      expect(
+        recorder.proof(m, n)?.map((h) => h.toString('hex')),
+        `${m} → ${n}`,
+      ).toEqual(consistencyProof(leaves, m, n).map((h) => Buffer.from(h).toString('hex')));
     }
   });
 

@@ -26,9 +26,15 @@ describe('rotation endorsements', () => {
 
   it('fail for another signer, another key id, or a key that does not match its id', () => {
     const [a, b, c] = [tempKey(project.state), tempKey(project.state), tempKey(project.state)];
-    expect(verifyRotationEndorsement({ ...keyRotatedData(a, b), endorsement: rotationEndorsement(c, b) }, a.publicKey)).toMatchObject({ ok: false, reason: expect.stringMatching(/is not endorsed by key/) as string });
+    expect(verifyRotationEndorsement({ ...keyRotatedData(a, b), endorsement: rotationEndorsement(c, b) }, a.publicKey)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/is not endorsed by key/) as string,
+    });
     expect(verifyRotationEndorsement(keyRotatedData(a, b), c.publicKey)).toMatchObject({ ok: false, reason: expect.stringMatching(/names previous key/) as string });
-    expect(verifyRotationEndorsement({ ...keyRotatedData(a, b), public_key_pem: c.publicKeyPem }, a.publicKey)).toMatchObject({ ok: false, reason: expect.stringMatching(/not the id of the public key/) as string });
+    expect(verifyRotationEndorsement({ ...keyRotatedData(a, b), public_key_pem: c.publicKeyPem }, a.publicKey)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/not the id of the public key/) as string,
+    });
     expect(verifyRotationEndorsement({ ...keyRotatedData(a, b), public_key_pem: 'nope' }, a.publicKey).ok).toBe(false);
   });
 });

@@ -113,17 +113,17 @@ describe('verifyAudit finds tampering', () => {
     writeLines(ls);
     const r = verify();
     expect(r.first_bad).toEqual({ seq: 4, reason: expect.stringMatching(/seq 5 follows seq 3/) as string });
-    expect(r.problems.slice(0, 2)).toEqual([
-      'seq 4: seq 5 follows seq 3: events were removed or reordered here',
-      'seq 5: seq 4 follows seq 5: events were reordered or duplicated here',
-    ]);
+    expect(r.problems.slice(0, 2)).toEqual(['seq 4: seq 5 follows seq 3: events were removed or reordered here', 'seq 5: seq 4 follows seq 5: events were reordered or duplicated here']);
     expect(r.problems.slice(2)).toEqual([expect.stringMatching(/^checkpoint #1 \(tree size 10\)/), expect.stringMatching(/^checkpoint #2 \(tree size 20\)/)]);
   });
 
   it('names a truncated tail that a checkpoint covered', () => {
     writeLines(readLines().slice(0, 15));
     const r = verify();
-    expect(r.first_bad).toEqual({ seq: 15, reason: expect.stringMatching(/the log has 15 events but checkpoint #2 \(tree size 20\), signed by gatehouse-[0-9a-f]{16}, covers 20: events 15\.\.19 were removed/) as string });
+    expect(r.first_bad).toEqual({
+      seq: 15,
+      reason: expect.stringMatching(/the log has 15 events but checkpoint #2 \(tree size 20\), signed by gatehouse-[0-9a-f]{16}, covers 20: events 15\.\.19 were removed/) as string,
+    });
   });
 
   it('cannot see a truncation past the latest checkpoint, and says how far it can see', () => {

@@ -145,10 +145,24 @@ describe('sealEvidence + verifyEvidence', () => {
     const st = statementOf(bundle);
     expect(st._type).toBe('https://in-toto.io/Statement/v1');
     expect(st.subject.map((s) => s.name)).toEqual(['producer/test/output', 'scope/changes.json', 'policy.json']);
-    expect(st.predicate).toMatchObject({ receipt_id: id, session_id: 's1', agent: 'claude-code', sandboxed: false, kind: 'completion_verdict', where: 'in_session', verdict: 'fail', write: null, agent_claim: null });
+    expect(st.predicate).toMatchObject({
+      receipt_id: id,
+      session_id: 's1',
+      agent: 'claude-code',
+      sandboxed: false,
+      kind: 'completion_verdict',
+      where: 'in_session',
+      verdict: 'fail',
+      write: null,
+      agent_claim: null,
+    });
     expect(st.predicate.producers[0]).toMatchObject({ name: 'test', kind: 'check', status: 'failed', exit_code: 1, output_digest: st.subject[0]?.digest.sha256 });
     expect(getBlob(state, st.subject[0]?.digest.sha256 as string)?.toString()).toBe('FAIL src/a.test.ts\n1 failed\n');
-    expect(JSON.parse(st.predicate.anchor?.event_line as string)).toMatchObject({ type: 'evidence_sealed', actor: 'system:evidence', data: { evidence_id: id, kind: 'completion_verdict', where: 'in_session', verdict: 'fail' } });
+    expect(JSON.parse(st.predicate.anchor?.event_line as string)).toMatchObject({
+      type: 'evidence_sealed',
+      actor: 'system:evidence',
+      data: { evidence_id: id, kind: 'completion_verdict', where: 'in_session', verdict: 'fail' },
+    });
   });
 
   it('seals a refused write that verifies, with the write recorded and no scope subject', () => {
@@ -181,7 +195,11 @@ describe('sealEvidence + verifyEvidence', () => {
     expect(a.id.startsWith('ev-20250601T120000Z-')).toBe(true);
     expect(verifyEvidenceFile(a.file, key.publicKey)).toEqual({ ok: true, sandboxed: false, sandbox: null });
     expect(verifyEvidenceFile(b.file, key.publicKey)).toEqual({ ok: true, sandboxed: false, sandbox: null });
-    expect(listEvidence(state).map((e) => e.id).sort()).toEqual([a.id, b.id].sort());
+    expect(
+      listEvidence(state)
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual([a.id, b.id].sort());
   });
 
   it('lists bundles newest last and loads one by id', () => {

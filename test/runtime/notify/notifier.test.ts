@@ -38,7 +38,16 @@ async function receiver(statuses: number[] = []): Promise<Receiver> {
 }
 
 function notifier(channels: Channel[], batchMs = 50, linkFor?: (id: string, channel: string) => string | null): Notifier {
-  const n = new Notifier({ queue, projectState: state, project: 'shop-api', channels, batchMs, log: (l) => logs.push(l), deliverOptions: FAST, ...(linkFor ? { linkFor: (p, c) => linkFor(p.id, c.name) } : {}) });
+  const n = new Notifier({
+    queue,
+    projectState: state,
+    project: 'shop-api',
+    channels,
+    batchMs,
+    log: (l) => logs.push(l),
+    deliverOptions: FAST,
+    ...(linkFor ? { linkFor: (p, c) => linkFor(p.id, c.name) } : {}),
+  });
   notifiers.push(n);
   n.start();
   return n;
@@ -56,7 +65,9 @@ describe('the webhook channel', () => {
     expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(30);
     const body = JSON.parse(got?.body ?? '');
     expect(body).toMatchObject({ version: 1, event: 'approvals.waiting', project: 'shop-api', title: 'Gatehouse: approval needed in shop-api' });
-    expect(body.approvals).toEqual([{ id: p.id, session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: curl -H "Authorization: x ghp_***" https://api.example.com …', expires_at: p.expires_at }]);
+    expect(body.approvals).toEqual([
+      { id: p.id, session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: curl -H "Authorization: x ghp_***" https://api.example.com …', expires_at: p.expires_at },
+    ]);
     expect(got?.body).not.toContain('0123456789abcdefghij');
     expect(got?.body).not.toContain('second line');
   });
@@ -172,7 +183,13 @@ describe('desktop notifications', () => {
       queue.enqueue(request({ summary: 'Bash: rm -rf build; $(touch pwned)' }));
       for (let i = 0; i < 100 && n.deliveries.length === 0; i++) await new Promise((res) => setTimeout(res, 20));
       expect(n.deliveries[0]?.outcome).toEqual({ ok: true, attempts: 1 });
-      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(['--app-name=Gatehouse', '--urgency=critical', '--', 'Gatehouse: approval needed in shop-api', 'claude · Bash: Bash: rm -rf build; $(touch pwned)']);
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual([
+        '--app-name=Gatehouse',
+        '--urgency=critical',
+        '--',
+        'Gatehouse: approval needed in shop-api',
+        'claude · Bash: Bash: rm -rf build; $(touch pwned)',
+      ]);
     } finally {
       rmSync(bin, { recursive: true, force: true });
     }
@@ -191,7 +208,9 @@ describe('channels from gatehouse.yaml', () => {
   }
 
   it('reads secrets from the variables named, and names channels for logs and links', () => {
-    const loaded = config('notify:\n  webhooks:\n    - url: https://hooks.example.com/a\n      secret_env: HOOK_SECRET\n    - url_env: HOOK_URL\n  ntfy:\n    - url: https://ntfy.sh/topic\n  slack:\n    - url_env: SLACK_URL\n');
+    const loaded = config(
+      'notify:\n  webhooks:\n    - url: https://hooks.example.com/a\n      secret_env: HOOK_SECRET\n    - url_env: HOOK_URL\n  ntfy:\n    - url: https://ntfy.sh/topic\n  slack:\n    - url_env: SLACK_URL\n',
+    );
     expect(loaded.ok).toBe(true);
     if (!loaded.ok) return;
     const channels = resolveChannels(loaded.value.notify, { HOOK_SECRET: 'abc', HOOK_URL: 'http://127.0.0.1:9/x', SLACK_URL: 'https://hooks.slack.com/services/T/B/C' });

@@ -16,7 +16,12 @@ describe('hostServices', () => {
     symlinkSync('/nix/store/abc-system', join(run, 'current-system'));
     const s = hostServices({}, join(base, 'home'), run);
     expect(s.hiddenDirs).toContain(run);
-    expect(s.symlinks.sort()).toEqual([['/dev/shm', join(run, 'shm')], ['/nix/store/abc-system', join(run, 'current-system')]].sort());
+    expect(s.symlinks.sort()).toEqual(
+      [
+        ['/dev/shm', join(run, 'shm')],
+        ['/nix/store/abc-system', join(run, 'current-system')],
+      ].sort(),
+    );
   });
 
   it("hides a container engine's socket folder under HOME and the runtime folder, and nothing that is not there", () => {

@@ -128,7 +128,11 @@ describe.skipIf(!tools.ok)('the sandbox plan, under the real bubblewrap', () => 
 
   it("hides browser profiles (a signed-in dashboard's cookie) and what the config's sandbox.hide names", () => {
     const wtHome = join(wt, 'home-in-worktree');
-    for (const [rel, body] of [['.config/chromium/Default/Cookies', 'COOKIE'], ['.ssh/id_ed25519', 'SSH KEY'], ['.netrc', 'NETRC']] as const) {
+    for (const [rel, body] of [
+      ['.config/chromium/Default/Cookies', 'COOKIE'],
+      ['.ssh/id_ed25519', 'SSH KEY'],
+      ['.netrc', 'NETRC'],
+    ] as const) {
       mkdirSync(join(wtHome, rel, '..'), { recursive: true });
       writeFileSync(join(wtHome, rel), `${body}\n`);
     }
@@ -209,7 +213,10 @@ describe.skipIf(!tools.ok)('the sandbox plan, under the real bubblewrap', () => 
     spawnSync('git', ['add', '.'], { cwd: wt });
     spawnSync('git', ['commit', '-qm', 'one'], { cwd: wt });
     const p = plan();
-    const r = inside(p.spec, 'echo ../src/evil > .git/commondir; echo b > src/a.ts; git -c core.hooksPath=/dev/null status >/dev/null 2>&1; rm .git/commondir; git commit -qam two && echo committed; echo ../src/evil > .git/commondir');
+    const r = inside(
+      p.spec,
+      'echo ../src/evil > .git/commondir; echo b > src/a.ts; git -c core.hooksPath=/dev/null status >/dev/null 2>&1; rm .git/commondir; git commit -qam two && echo committed; echo ../src/evil > .git/commondir',
+    );
     expect(r.out).toContain('committed');
     const quarantine = join(state, 'sessions', 's1', 'quarantine');
     expect(p.cleanup()).toEqual([[join(wt, '.git', 'commondir'), join(quarantine, 'commondir')]]);

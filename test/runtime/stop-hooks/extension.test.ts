@@ -49,7 +49,15 @@ describe('loadExtensionHooks', () => {
       JSON.stringify({
         hooks: {
           PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo pre' }] }],
-          Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'echo project', timeout: 5 }, { type: 'http', url: 'http://127.0.0.1:1/' }] }],
+          Stop: [
+            {
+              matcher: '',
+              hooks: [
+                { type: 'command', command: 'echo project', timeout: 5 },
+                { type: 'http', url: 'http://127.0.0.1:1/' },
+              ],
+            },
+          ],
         },
       }),
     );
