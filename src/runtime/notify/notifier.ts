@@ -45,6 +45,8 @@ export interface DeliveryRecord {
 export class Notifier {
   private readonly dir: string;
   private batch: PendingApproval[] = [];
+  /** Open requests this process has tried to claim (won or lost). */
+  private readonly tried = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private watcher: { close(): void } | null = null;
   private readonly sending = new Set<Promise<void>>();
@@ -86,10 +88,13 @@ export class Notifier {
       return;
     }
     for (const p of open) {
-      if (this.batch.some((b) => b.id === p.id)) continue;
-      if (!this.claim(p.id)) continue;
-      this.batch.push(p);
+      // Each request is tried once per process: a claim is a file write, and the queue changes often.
+      if (this.tried.has(p.id)) continue;
+      this.tried.add(p.id);
+      if (this.claim(p.id)) this.batch.push(p);
     }
+    const live = new Set(open.map((p) => p.id));
+    for (const id of this.tried) if (!live.has(id)) this.tried.delete(id);
     this.forgetGone(open);
     if (this.batch.length > 0 && this.timer === null) {
       // The first call after a quiet spell is told at once; calls after it are gathered until the window ends.
