@@ -5,20 +5,17 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path';
 import { fail, ok, type Result } from '../core/result.js';
 import { writeFileAtomic } from '../runtime/fs-atomic.js';
-import { list, object, text, type Shape } from '../core/shape.js';
+import { list, object, text, type Infer } from '../core/shape.js';
 
 /** What was written, so that removal deletes exactly that. */
-export interface OwnedFileRecord {
-  file: string;
-  written: string;
+export const OWNED_FILE_FIELDS = {
+  file: text(),
+  written: text(),
   /** Folders created for it, outermost first (removed again if empty). */
-  createdDirs: string[];
-}
-
-/** The fields of an {@link OwnedFileRecord}, checked where render.json is read back. */
-export const OWNED_FILE_FIELDS = { file: text(), written: text(), createdDirs: list(text()) };
-/** An owned-file record as render.json holds it. */
-export const OwnedFileShape: Shape<OwnedFileRecord> = object(OWNED_FILE_FIELDS);
+  createdDirs: list(text()),
+};
+export const OwnedFileRecord = object(OWNED_FILE_FIELDS);
+export type OwnedFileRecord = Infer<typeof OwnedFileRecord>;
 
 /** Writes `content` to `file` (creating up to `depth` missing parent folders); refuses an existing file. */
 export function writeOwnedFile(file: string, content: string, depth: number): Result<OwnedFileRecord> {

@@ -3,13 +3,22 @@
 // recorded with the render, and undone at unrender before the hooks come out. Hooks the agent
 // would skip are never reported as rendered: if the trust step fails, the hooks come out again.
 import { fail, ok, type Result } from '../core/result.js';
-import type { Shape } from '../core/shape.js';
+import { boolean, nullable, object, oneOf, text, type Shape } from '../core/shape.js';
 import { recordsOf, type AgentAdapter, type RenderContext, type RenderedFile, type SyncRenderAdapter } from './adapter.js';
 
 /** What the agent's trust step records (tagged by `kind`) and the file it changed. */
 export interface TrustRecordBase {
   kind: string;
   file: string;
+}
+
+/**
+ * What a folder-trust step (Gemini, Copilot) did to the agent's trust file: the folder it
+ * added (or found trusted already: `added` false, nothing to undo) and the file's text before
+ * (null: it did not exist) and after.
+ */
+export function folderTrustRecord<const K extends string>(kind: K) {
+  return object({ kind: oneOf([kind] as const), file: text(), folder: text(), added: boolean(), original: nullable(text()), written: nullable(text()) });
 }
 
 /** One agent's trust step. */

@@ -6,11 +6,11 @@ import { fail, type Result } from '../../core/result.js';
 import { recordOf, type AgentAdapter, type Capabilities } from '../adapter.js';
 import { withTrustStep } from '../trust-step.js';
 import { claudeShapedAdapter } from '../shaped/adapter.js';
-import { RenderRecordShape, type RenderRecord } from '../shaped/render.js';
+import { RenderRecord } from '../shaped/render.js';
 import { findCodexBinary } from './app-server.js';
 import { APPLY_PATCH, parseCodexEvent } from './event.js';
 import { codexOutput } from './output.js';
-import { codexConfigFile, codexHome, CodexTrustShape, trustCodexHooks, undoCodexTrust, type CodexTrustRecord } from './trust.js';
+import { codexConfigFile, codexHome, CodexTrustRecord, trustCodexHooks, undoCodexTrust } from './trust.js';
 
 const CAPABILITIES: Capabilities = {
   write_gate: {
@@ -59,7 +59,7 @@ function otherSessionHook(record: RenderRecord): string | null {
 /** The Codex CLI adapter. */
 export const codexAdapter: AgentAdapter = withTrustStep(hooks, {
   kind: 'codex-trust',
-  shape: CodexTrustShape,
+  shape: CodexTrustRecord,
   async trust(ctx, rendered): Promise<Result<CodexTrustRecord>> {
     const bin = findCodexBinary();
     if (bin === null) {
@@ -69,7 +69,7 @@ export const codexAdapter: AgentAdapter = withTrustStep(hooks, {
     }
     const first = rendered[0];
     if (first === undefined) return fail('Codex hooks were not rendered, so there is nothing to trust: this is a bug in Gatehouse, please report it');
-    const checked = recordOf(RenderRecordShape, first, 'Codex');
+    const checked = recordOf(RenderRecord, first, 'Codex');
     if (!checked.ok) return checked;
     const record = checked.value;
     const other = otherSessionHook(record);

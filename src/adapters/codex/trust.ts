@@ -10,33 +10,23 @@ import { join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { undoFileEdit } from '../file-edit.js';
 import { CodexAppServer } from './app-server.js';
-import { boolean, list, nullable, object, oneOf, text, type Shape } from '../../core/shape.js';
+import { boolean, list, nullable, object, oneOf, text, type Infer } from '../../core/shape.js';
 
 /** What `session start` did to Codex's config, so `session end` can undo exactly that. */
-export interface CodexTrustRecord {
-  kind: 'codex-trust';
-  /** `$CODEX_HOME/config.toml`. */
-  file: string;
-  project: string;
-  /** False when the project was trusted already. */
-  project_added: boolean;
-  /** The keys of the session's hooks whose trust was written. */
-  hook_keys: string[];
-  /** The file's text before (null: it did not exist) and after the trust steps. */
-  original: string | null;
-  written: string | null;
-}
-
-/** A {@link CodexTrustRecord} as render.json holds it. */
-export const CodexTrustShape: Shape<CodexTrustRecord> = object({
+export const CodexTrustRecord = object({
   kind: oneOf(['codex-trust'] as const),
+  /** `$CODEX_HOME/config.toml`. */
   file: text(),
   project: text(),
+  /** False when the project was trusted already. */
   project_added: boolean(),
+  /** The keys of the session's hooks whose trust was written. */
   hook_keys: list(text()),
+  /** The file's text before (null: it did not exist) and after the trust steps. */
   original: nullable(text()),
   written: nullable(text()),
 });
+export type CodexTrustRecord = Infer<typeof CodexTrustRecord>;
 
 /** One hook as `hooks/list` reports it (the fields Gatehouse reads). */
 interface ListedHook {

@@ -5,12 +5,12 @@ import { dirname, join } from 'node:path';
 import { ok, type Result } from '../../core/result.js';
 import { recordsOf, voidOf, type AgentAdapter, type Capabilities, type RenderContext, type RenderedFile } from '../adapter.js';
 import { shapedHook } from '../shaped/adapter.js';
-import { OWNED_FILE_FIELDS, removeOwnedFile, writeOwnedFile, type OwnedFileRecord } from '../owned-file.js';
+import { OWNED_FILE_FIELDS, removeOwnedFile, writeOwnedFile } from '../owned-file.js';
 import { withTrustStep } from '../trust-step.js';
 import { parseCopilotEvent } from './event.js';
 import { copilotOutput } from './output.js';
-import { copilotConfigFile, CopilotTrustShape, ensureCopilotTrust, undoCopilotTrust } from './trust.js';
-import { number, object, type Shape } from '../../core/shape.js';
+import { copilotConfigFile, CopilotTrustRecord, ensureCopilotTrust, undoCopilotTrust } from './trust.js';
+import { number, object, type Infer } from '../../core/shape.js';
 
 const CAPABILITIES: Capabilities = {
   write_gate: { level: 'blocking', reason: 'preToolUse hook on every tool (create, edit); JSON permissionDecision "deny" refuses the call and the model sees the reason' },
@@ -26,8 +26,8 @@ function copilotHooksFile(worktree: string): string {
 }
 
 /** The hooks file's record, with the number of hook entries it holds. */
-type HooksFileRecord = OwnedFileRecord & { entries: number };
-const HooksFileShape: Shape<HooksFileRecord> = object({ ...OWNED_FILE_FIELDS, entries: number({ int: true, min: 0 }) });
+const HooksFileRecord = object({ ...OWNED_FILE_FIELDS, entries: number({ int: true, min: 0 }) });
+type HooksFileRecord = Infer<typeof HooksFileRecord>;
 
 function renderHooksFile(ctx: RenderContext): Result<RenderedFile[]> {
   const hook = (event: string, timeoutS: number): { type: string; bash: string; timeoutSec: number } => {
@@ -43,7 +43,7 @@ function renderHooksFile(ctx: RenderContext): Result<RenderedFile[]> {
 }
 
 function removeHooksFile(files: RenderedFile[]): Result<{ removed: number }> {
-  const records = recordsOf(HooksFileShape, files, 'Copilot CLI');
+  const records = recordsOf(HooksFileRecord, files, 'Copilot CLI');
   if (!records.ok) return records;
   let removed = 0;
   for (const record of records.value) {
@@ -64,9 +64,9 @@ export const copilotAdapter: AgentAdapter = withTrustStep(
     renderTargets: (worktree) => [copilotHooksFile(worktree)],
     render: renderHooksFile,
     unrender: removeHooksFile,
-    checkRecords: (files: RenderedFile[]) => voidOf(recordsOf(HooksFileShape, files, 'Copilot CLI')),
+    checkRecords: (files: RenderedFile[]) => voidOf(recordsOf(HooksFileRecord, files, 'Copilot CLI')),
     parseEvent: parseCopilotEvent,
     output: copilotOutput,
   },
-  { kind: 'copilot-trust', shape: CopilotTrustShape, trust: (ctx) => ensureCopilotTrust(ctx.worktree), undo: undoCopilotTrust },
+  { kind: 'copilot-trust', shape: CopilotTrustRecord, trust: (ctx) => ensureCopilotTrust(ctx.worktree), undo: undoCopilotTrust },
 );

@@ -9,27 +9,12 @@ import { fail, ok, type Result } from '../../core/result.js';
 import { isInside } from '../../core/write-gate.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { undoFileEdit } from '../file-edit.js';
-import { boolean, nullable, object, oneOf, text, type Shape } from '../../core/shape.js';
+import type { Infer } from '../../core/shape.js';
+import { folderTrustRecord } from '../trust-step.js';
 
 /** What `session start` did to the config, so `session end` can undo exactly that. */
-export interface CopilotTrustRecord {
-  kind: 'copilot-trust';
-  file: string;
-  folder: string;
-  added: boolean;
-  original: string | null;
-  written: string | null;
-}
-
-/** A {@link CopilotTrustRecord} as render.json holds it. */
-export const CopilotTrustShape: Shape<CopilotTrustRecord> = object({
-  kind: oneOf(['copilot-trust'] as const),
-  file: text(),
-  folder: text(),
-  added: boolean(),
-  original: nullable(text()),
-  written: nullable(text()),
-});
+export const CopilotTrustRecord = folderTrustRecord('copilot-trust');
+export type CopilotTrustRecord = Infer<typeof CopilotTrustRecord>;
 
 /** Copilot CLI's config file. */
 export function copilotConfigFile(env: NodeJS.ProcessEnv = process.env): string {

@@ -11,7 +11,7 @@ import { shapedHook } from '../shaped/adapter.js';
 import { undoFileEdit } from '../file-edit.js';
 import { CURSOR_WRITE_TOOLS, parseCursorEvent } from './event.js';
 import { cursorOutput } from './output.js';
-import { boolean, list, nullable, object, text, type Shape } from '../../core/shape.js';
+import { boolean, list, nullable, object, text, type Infer } from '../../core/shape.js';
 
 const CAPABILITIES: Capabilities = {
   write_gate: { level: 'blocking', reason: 'preToolUse on Write, StrReplace, Edit, Delete; {"permission":"deny"} refuses the call with the reason (contract-tested)' },
@@ -28,14 +28,8 @@ function cursorHooksFile(worktree: string): string {
 
 type CursorHook = Record<string, unknown> & { command: string };
 
-interface CursorRecord {
-  file: string;
-  original: string | null;
-  written: string;
-  createdDir: boolean;
-  commands: string[];
-}
-const CursorRecordShape: Shape<CursorRecord> = object({ file: text(), original: nullable(text()), written: text(), createdDir: boolean(), commands: list(text()) });
+const CursorRecord = object({ file: text(), original: nullable(text()), written: text(), createdDir: boolean(), commands: list(text()) });
+type CursorRecord = Infer<typeof CursorRecord>;
 
 function entries(ctx: RenderContext): Record<string, CursorHook[]> {
   const cmd = (event: string, timeoutS: number): string => shapedHook('cursor', ctx, event, timeoutS).command;
@@ -95,10 +89,10 @@ function render(ctx: RenderContext): Result<RenderedFile[]> {
   return ok([{ file, record }]);
 }
 
-const checkRecords = (files: RenderedFile[]): Result<void> => voidOf(recordsOf(CursorRecordShape, files, 'Cursor'));
+const checkRecords = (files: RenderedFile[]): Result<void> => voidOf(recordsOf(CursorRecord, files, 'Cursor'));
 
 function unrender(files: RenderedFile[]): Result<{ removed: number }> {
-  const records = recordsOf(CursorRecordShape, files, 'Cursor');
+  const records = recordsOf(CursorRecord, files, 'Cursor');
   if (!records.ok) return records;
   let removed = 0;
   for (const r of records.value) {

@@ -7,7 +7,7 @@ import { withTrustStep } from '../trust-step.js';
 import { claudeShapedAdapter } from '../shaped/adapter.js';
 import { GEMINI_WRITE_MATCHER, parseGeminiEvent } from './event.js';
 import { geminiOutput } from './output.js';
-import { ensureTrusted, geminiUserDir, trustedFoldersFile, TrustRecordShape, undoTrust } from './trust.js';
+import { ensureTrusted, geminiUserDir, trustedFoldersFile, TrustRecord, undoTrust } from './trust.js';
 
 const CAPABILITIES: Capabilities = {
   write_gate: { level: 'blocking', reason: 'BeforeTool hook on write_file and replace; exit 2 refuses the call and the model sees the reason' },
@@ -36,4 +36,4 @@ const hooks = claudeShapedAdapter({
 });
 
 /** The Gemini CLI adapter. */
-export const geminiAdapter: AgentAdapter = withTrustStep(hooks, { kind: 'gemini-trust', shape: TrustRecordShape, trust: (ctx) => ensureTrusted(ctx.worktree), undo: undoTrust });
+export const geminiAdapter: AgentAdapter = withTrustStep(hooks, { kind: 'gemini-trust', shape: TrustRecord, trust: (ctx) => ensureTrusted(ctx.worktree), undo: undoTrust });

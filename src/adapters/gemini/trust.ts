@@ -10,29 +10,12 @@ import { fail, ok, type Result } from '../../core/result.js';
 import { isInside } from '../../core/write-gate.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { undoFileEdit } from '../file-edit.js';
-import { boolean, nullable, object, oneOf, text, type Shape } from '../../core/shape.js';
+import type { Infer } from '../../core/shape.js';
+import { folderTrustRecord } from '../trust-step.js';
 
 /** What `session start` did to the trust file, so `session end` can undo exactly that. */
-export interface TrustRecord {
-  kind: 'gemini-trust';
-  file: string;
-  folder: string;
-  /** False when the folder was trusted already: nothing to undo. */
-  added: boolean;
-  /** The file's text before (null: it did not exist) and the text written. */
-  original: string | null;
-  written: string | null;
-}
-
-/** A {@link TrustRecord} as render.json holds it. */
-export const TrustRecordShape: Shape<TrustRecord> = object({
-  kind: oneOf(['gemini-trust'] as const),
-  file: text(),
-  folder: text(),
-  added: boolean(),
-  original: nullable(text()),
-  written: nullable(text()),
-});
+export const TrustRecord = folderTrustRecord('gemini-trust');
+export type TrustRecord = Infer<typeof TrustRecord>;
 
 type Level = 'TRUST_FOLDER' | 'TRUST_PARENT' | 'DO_NOT_TRUST';
 

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { ok, type Result } from '../../core/result.js';
 import { recordsOf, voidOf, type AgentAdapter, type Capabilities, type RenderContext, type RenderedFile } from '../adapter.js';
 import { shapedHook } from '../shaped/adapter.js';
-import { OwnedFileShape, removeOwnedFile, writeOwnedFile } from '../owned-file.js';
+import { OwnedFileRecord, removeOwnedFile, writeOwnedFile } from '../owned-file.js';
 import { OPENCODE_EVENT, parseOpencodeEvent } from './event.js';
 import { opencodeOutput } from './output.js';
 
@@ -61,7 +61,7 @@ function render(ctx: RenderContext): Result<RenderedFile[]> {
 }
 
 function unrender(files: RenderedFile[]): Result<{ removed: number }> {
-  const records = recordsOf(OwnedFileShape, files, 'OpenCode');
+  const records = recordsOf(OwnedFileRecord, files, 'OpenCode');
   if (!records.ok) return records;
   let removed = 0;
   for (const record of records.value) {
@@ -72,7 +72,7 @@ function unrender(files: RenderedFile[]): Result<{ removed: number }> {
   return ok({ removed });
 }
 
-const checkRecords = (files: RenderedFile[]): Result<void> => voidOf(recordsOf(OwnedFileShape, files, 'OpenCode'));
+const checkRecords = (files: RenderedFile[]): Result<void> => voidOf(recordsOf(OwnedFileRecord, files, 'OpenCode'));
 
 /** The OpenCode adapter. */
 export const opencodeAdapter: AgentAdapter = {

@@ -5,7 +5,7 @@ import { fail, ok, type Result } from '../../core/result.js';
 import { recordsOf, voidOf, type Capabilities, type HookOutput, type RenderContext, type RenderedFile, type SyncRenderAdapter } from '../adapter.js';
 import type { GateEvent } from '../../core/event.js';
 import type { Verdict } from '../../core/verdict.js';
-import { removeHooks, RenderRecordShape, renderHooks, type HookEntry } from './render.js';
+import { removeHooks, RenderRecord, renderHooks, type HookEntry } from './render.js';
 import { hookInvocation } from '../hook-transport.js';
 
 /** PreToolUse work is a few path checks; a minute is far beyond any real run and still bounded. */
@@ -79,7 +79,7 @@ export function claudeShapedAdapter(spec: ClaudeShapedSpec): SyncRenderAdapter {
       return ok([{ file, record: r.value }]);
     },
     unrender(files: RenderedFile[]) {
-      const records = recordsOf(RenderRecordShape, files, spec.name);
+      const records = recordsOf(RenderRecord, files, spec.name);
       if (!records.ok) return records;
       let removed = 0;
       for (const record of records.value) {
@@ -89,7 +89,7 @@ export function claudeShapedAdapter(spec: ClaudeShapedSpec): SyncRenderAdapter {
       }
       return ok({ removed });
     },
-    checkRecords: (files: RenderedFile[]) => voidOf(recordsOf(RenderRecordShape, files, spec.name)),
+    checkRecords: (files: RenderedFile[]) => voidOf(recordsOf(RenderRecord, files, spec.name)),
     parseEvent: spec.parseEvent,
     output: spec.output,
   };

@@ -8,7 +8,7 @@ import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { insertValue, isJsonObject, parseStrictJson, removeValue } from './settings-json.js';
 import type { JsonObject } from './settings-json.js';
 import { sentence } from '../../core/sentence.js';
-import { boolean, list, nullable, number, object, optional, text, type Shape } from '../../core/shape.js';
+import { boolean, list, nullable, number, object, optional, text, type Infer, type Shape } from '../../core/shape.js';
 
 const CHECK_PATH = 'Check the path and its permissions, then run again.';
 
@@ -21,30 +21,23 @@ export interface HookEntry {
   timeout: number;
 }
 
-/** What {@link renderHooks} did, kept so {@link removeHooks} can undo exactly that. */
-export interface RenderRecord {
-  /** Absolute settings path. */
-  file: string;
-  /** The file did not exist before render. */
-  createdFile: boolean;
-  /** The parent folder (.claude) did not exist before render. */
-  createdDir: boolean;
-  /** Exact original text (null if the file did not exist). */
-  original: string | null;
-  /** Exact text written by render. */
-  rendered: string;
-  entries: HookEntry[];
-}
+const HookEntryShape: Shape<HookEntry> = object({ event: text(), matcher: optional(text()), command: text(), timeout: number({ positive: true }) });
 
-/** A {@link RenderRecord} as render.json holds it. */
-export const RenderRecordShape: Shape<RenderRecord> = object({
+/** What {@link renderHooks} did, kept (in render.json) so {@link removeHooks} can undo exactly that. */
+export const RenderRecord = object({
+  /** Absolute settings path. */
   file: text(),
+  /** The file did not exist before render. */
   createdFile: boolean(),
+  /** The parent folder (.claude) did not exist before render. */
   createdDir: boolean(),
+  /** Exact original text (null if the file did not exist). */
   original: nullable(text()),
+  /** Exact text written by render. */
   rendered: text(),
-  entries: list(object({ event: text(), matcher: optional(text()), command: text(), timeout: number({ positive: true }) })),
+  entries: list(HookEntryShape),
 });
+export type RenderRecord = Infer<typeof RenderRecord>;
 
 /**
  * Adds one matcher group per entry at the end of its event's array, creating the file and
