@@ -10,7 +10,6 @@ import { updateTurnState, type TurnState } from '../runtime/turn-state.js';
 import { readVerifiedJson } from '../runtime/session-files.js';
 import type { ChainResult } from '../core/verifier-chain.js';
 import { checkHookInput, MAX_INPUT_BYTES } from '../core/hook-input.js';
-import { isInside } from '../core/path-inside.js';
 import { stopVerdict } from '../core/gate-rules.js';
 import type { HookOutput } from '../adapters/adapter.js';
 import type { GateEvent } from '../core/event.js';
@@ -58,11 +57,12 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   const logFile = join(dir, SESSION_FILES.log);
   const adapter = hookAdapter(req.agent);
   const output = adapter?.output ?? claudeOutput;
+  const kind = isStopEvent(req.agent, req.eventName) ? 'stop' : 'pre_tool';
   const infraFailure = (what: string, failClosed: boolean): HookOutput => {
     appendSessionLog(logFile, { kind: 'infra_error', event: req.eventName, error: what, posture: failClosed ? 'fail-closed' : 'fail-open' });
     if (!failClosed) return ALLOW_SILENTLY;
     return output(
-      isStopEvent(req.agent, req.eventName) ? 'stop' : 'pre_tool',
+      kind,
       block(
         'posture.fail_closed',
         `Gatehouse could not check this action (${what}) and this session is fail-closed, so it is refused. Tell the operator; retrying will not help until the supervisor is fixed.`,
@@ -77,7 +77,7 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   let policy: Policy;
   if (req.policyDigest !== null) {
     const read = readVerifiedJson(join(dir, SESSION_FILES.policy), req.policyDigest, what, checkPolicy);
-    if (!read.ok) return await tampered(req, read.reason, output);
+    if (!read.ok) return await tampered(req, read.reason, (v) => output(kind, v));
     policy = read.value;
   } else {
     let raw: unknown;
@@ -87,21 +87,19 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
       return infraFailure(`cannot load the session policy: ${(err as Error).message}`, req.failClosed);
     }
     const checked = checkPolicy(raw);
-    if (!checked.ok) return await tampered(req, `${what} is not a session policy this Gatehouse can read (${checked.reason})`, output);
+    if (!checked.ok) return await tampered(req, `${what} is not a session policy this Gatehouse can read (${checked.reason})`, (v) => output(kind, v));
     policy = checked.value;
   }
-  // A sandboxed session fails closed in every posture (docs/sandbox.md): nothing outside the sandbox can fall back.
-  const failClosed = req.failClosed || policy.posture === 'fail-closed' || policy.sandboxed === true;
-  const kind = isStopEvent(req.agent, req.eventName) ? 'stop' : 'pre_tool';
   // The input is the agent's: what cannot be read as a well-formed event is refused, never an infrastructure failure.
   const refuseInput = (what: string): HookOutput => {
     appendSessionLog(logFile, { kind: 'malformed_input', event: req.eventName, error: what });
     return output(kind, block('input.malformed', `Gatehouse refused this: the hook input ${what}. Nothing was checked, so nothing runs; send the call again as plain, well-formed text.`));
   };
-  // Anything that breaks while the call is judged (a helper on input it did not expect) refuses
-  // it, never toward allow; only Gatehouse's own files and processes follow the posture.
+  // Anything that breaks while the call is judged refuses it, never toward allow: a helper on
+  // input it did not expect, and Gatehouse's own files too (the approval queue, the audit log),
+  // which outside a sandbox the agent can break on purpose. Only what fails before a call can
+  // be judged at all (the adapter, the policy's file) follows the posture.
   const broke = (err: unknown, at: 'pre_tool' | 'stop'): HookOutput => {
-    if (isInfrastructureError(err, req.stateDir)) return infraFailure(`internal error: ${describe(err)}`, failClosed);
     appendSessionLog(logFile, { kind: 'gate_error', event: req.eventName, error: describe(err) });
     return output(
       at,
@@ -131,7 +129,7 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
     else if (event.kind === 'post_tool') verdict = recordPostTool(policy, event, dir);
     else {
       const stop = await decideStop(policy, dir, { lastMessage: event.lastMessage, transcriptPath: event.transcriptPath }, logFile, req.signal);
-      if ('tampered' in stop) return await tampered(req, stop.tampered, output);
+      if ('tampered' in stop) return await tampered(req, stop.tampered, (v) => output(kind, v));
       verdict = stop.verdict;
       stopResult = stop.result;
     }
@@ -168,18 +166,6 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   }
 }
 
-/**
- * An error from the operating system on Gatehouse's own files (the state folder: turn state,
- * locks, the audit log) or on none in particular: its own infrastructure. One on any other path
- * is about a path the agent named, and refuses like any other failure while judging.
- */
-function isInfrastructureError(err: unknown, stateDir: string): boolean {
-  if (!(err instanceof Error)) return false;
-  const e = err as NodeJS.ErrnoException;
-  if (typeof e.code !== 'string' || typeof e.syscall !== 'string') return false;
-  return e.path === undefined || e.path === stateDir || isInside(stateDir, e.path);
-}
-
 function describe(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
@@ -188,7 +174,7 @@ function describe(err: unknown): string {
  * Gatehouse's own files were changed or removed while the session ran: refused in every
  * posture (this is not an infrastructure failure), logged, and recorded in the audit log.
  */
-async function tampered(req: HookRequest, what: string, output: (kind: 'pre_tool' | 'stop', v: Verdict) => HookOutput): Promise<HookOutput> {
+async function tampered(req: HookRequest, what: string, refuse: (v: Verdict) => HookOutput): Promise<HookOutput> {
   const dir = sessionDir(req.stateDir, req.sessionId);
   appendSessionLog(join(dir, SESSION_FILES.log), { kind: 'tamper', event: req.eventName, what });
   try {
@@ -199,7 +185,7 @@ async function tampered(req: HookRequest, what: string, output: (kind: 'pre_tool
     appendSessionLog(join(dir, SESSION_FILES.log), { kind: 'record_error', event: req.eventName, error: describe(err) });
   }
   const reason = `Gatehouse refused this: ${what}, so this session can no longer be checked and every action is refused. Nothing the agent does can fix this; stop and tell the operator, who must end this session (\`gatehouse session end ${req.sessionId}\`, or, if its state folder is gone, remove the hooks that name \`--session ${req.sessionId}\` from the agent's settings) and start a new one.`;
-  return output(isStopEvent(req.agent, req.eventName) ? 'stop' : 'pre_tool', block('tamper', reason));
+  return refuse(block('tamper', reason));
 }
 
 /** The completion gate: the verifier chain, with Gatehouse's own count of consecutive refused stops. */

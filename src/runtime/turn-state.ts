@@ -7,6 +7,7 @@ import { EMPTY_MUTATION_TRACK, type MutationTrack } from '../core/turn/mutation-
 import type { ToolRun } from '../core/turn/tool-loop.js';
 import { withLock } from './audit/lock.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { appendSessionLog, SESSION_FILES } from './session-layout.js';
 
 /** Everything the turn verifiers need to remember for one session. */
 export interface TurnState {
@@ -43,21 +44,43 @@ export function readTurnState(sessionDir: string): TurnState {
 }
 
 /**
- * Runs `fn` on the current state under the session's lock and saves what it returns.
+ * Runs `fn` on the current state under the session's lock and saves what it returns. `fn`'s
+ * result is the decision and always stands: a state that cannot be saved, or a lock that cannot
+ * be had (timed out, or its file cannot be made), costs only bookkeeping, and is written to the
+ * session log. Outside a sandbox the agent can break these files; it must never turn a refusal
+ * into an allow by doing so. Errors `fn` itself throws propagate.
  * @example const stops = updateTurnState(dir, (s) => ({ state: { ...s, stops: s.stops + 1 }, result: s.stops + 1 }))
  */
 export function updateTurnState<T>(sessionDir: string, fn: (state: TurnState) => { state: TurnState; result: T }): T {
+  let ran = false;
+  let decided: { result: T } | null = null;
   const run = (): T => {
+    ran = true;
     const { state, result } = fn(readTurnState(sessionDir));
-    writeFileAtomic(join(sessionDir, STATE_FILE), `${JSON.stringify(state)}\n`, { mode: 0o600, noSync: true });
+    decided = { result };
+    try {
+      writeFileAtomic(join(sessionDir, STATE_FILE), `${JSON.stringify(state)}\n`, { mode: 0o600, noSync: true });
+    } catch (err) {
+      unsaved(sessionDir, 'could not save the turn state', err);
+    }
     return result;
   };
   try {
     return withLock(join(sessionDir, LOCK_FILE), run, TURN_LOCK_TIMEOUT_MS);
   } catch (err) {
-    if (err instanceof Error && err.message.startsWith('timed out')) return run();
-    throw err;
+    // After `fn` decided, only the lock's release failed; before it ran, the lock could not be had.
+    if (decided !== null) {
+      unsaved(sessionDir, 'could not release the turn-state lock', err);
+      return (decided as { result: T }).result;
+    }
+    if (ran) throw err;
+    unsaved(sessionDir, 'worked without the turn-state lock', err);
+    return run();
   }
+}
+
+function unsaved(sessionDir: string, what: string, err: unknown): void {
+  appendSessionLog(join(sessionDir, SESSION_FILES.log), { kind: 'state_error', what, error: err instanceof Error ? err.message : String(err) });
 }
 
 /** A key/value view over `state.kv` for verifiers that keep per-session flags. */

@@ -196,3 +196,36 @@ describe('session end edits only the files the agent hooks are rendered to', () 
     expect(readFileSync(victim, 'utf8')).toBe('echo safe\n');
   });
 });
+
+describe('a broken turn state never turns a refusal into an allow', () => {
+  for (const [what, breakIt] of [
+    ['turn-state.json is a folder', (dir: string) => mkdirSync(join(dir, 'turn-state.json', 'x'), { recursive: true })],
+    ['its lock is a folder', (dir: string) => mkdirSync(join(dir, 'turn-state.lock', 'x'), { recursive: true })],
+  ] as const) {
+    it(`refuses an out-of-scope write and a stop whose check fails, in the default posture, when ${what}`, async () => {
+      const { dir } = await start({ require: ['tests=false'] });
+      rmSync(join(dir, 'turn-state.json'), { force: true });
+      breakIt(dir);
+      const refused = renderedHook('PreToolUse', write(join(root, 'package.json')));
+      expect(refused.status, refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(/outside this task's allowed paths/);
+      expect(renderedHook('PreToolUse', write(join(root, 'src', 'ok.ts'))).status).toBe(0);
+      const stopped = renderedHook('Stop', stop());
+      expect(stopped.status, stopped.stderr).toBe(2);
+      expect(readFileSync(join(dir, 'gate.log'), 'utf8')).toMatch(/"kind":"state_error"/);
+    });
+  }
+});
+
+describe('a broken approval queue never lets a call that needs a person through', () => {
+  it('refuses, in the default posture, a call that would ask a person when the queue folder cannot be written', async () => {
+    writeFileSync(join(root, 'gatehouse.yaml'), 'approvals:\n  interactive: true\n');
+    await start();
+    mkdirSync(state, { recursive: true });
+    rmSync(join(state, 'approvals'), { recursive: true, force: true });
+    writeFileSync(join(state, 'approvals'), 'not a folder');
+    const r = renderedHook('PreToolUse', { hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Bash', tool_input: { command: 'npm publish' } });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/could not judge this call/);
+  });
+});
