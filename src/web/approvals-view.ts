@@ -1,6 +1,7 @@
 // The approvals queue: one card per pending request with allow / reject / always (this session
 // or the project), what "always" would allow, and a reason; answers echo the request's nonce.
 import { describeAlways, describeLifetime } from '../core/approvals/always-scope.js';
+import { safeForDisplay } from '../core/display.js';
 import { h } from './dom.js';
 import { formatAge, timeMs } from './format.js';
 import type { RpcClient } from './rpc-client.js';
@@ -94,7 +95,9 @@ export class ApprovalsView {
     return button !== null;
   }
 
-  #card(p: PendingApproval): HTMLElement {
+  #card(record: PendingApproval): HTMLElement {
+    // Every field came from a file the agent may have rewritten: shown inert, as the CLI and the TUI show it.
+    const p = shownRecord(record);
     const reason = h('input', { class: 'reason', type: 'text', maxlength: '2000', placeholder: 'Reason (optional, the agent sees it)', 'aria-label': `Reason for ${p.tool}` });
     const error = h('p', { class: 'error', role: 'alert' });
     const buttons = DECISIONS.map((d) => h('button', { type: 'button', class: `decide ${d.decision}`, 'data-decision': d.decision, title: d.title }, d.label));
@@ -107,14 +110,14 @@ export class ApprovalsView {
       // Why this call is the person's to answer (the classifier's reason), when the request says.
       p.why !== undefined ? h('p', { class: 'why' }, `Why you are asked: ${p.why}`) : '',
       // What each "Always" would allow, before either is pressed.
-      h('p', { class: 'always-scope' }, describeAlways(p.always, 'session', p.session_id), p.always ? `. Always (project): the same, ${describeLifetime('project')}.` : ''),
+      h('p', { class: 'always-scope' }, safeForDisplay(describeAlways(record.always, 'session', record.session_id)), p.always ? `. Always (project): the same, ${describeLifetime('project')}.` : ''),
       reason,
       h('div', { class: 'actions' }, ...buttons),
       error,
     );
     for (const b of buttons) {
       b.addEventListener('click', () => {
-        void this.#resolve(p, b.dataset.decision as Decision, reason.value, card, error);
+        void this.#resolve(record, b.dataset.decision as Decision, reason.value, card, error);
       });
     }
     card.querySelector('.summary')?.addEventListener('scroll', () => offerAlwaysOnceSeen(card));
@@ -146,4 +149,16 @@ export class ApprovalsView {
       if (expires !== null) expires.textContent = at > now ? `expires in ${formatAge(now, at)}` : 'expiring';
     }
   }
+}
+
+/** The labels and text of a request made inert for display (the request itself is answered as filed). */
+function shownRecord(p: PendingApproval): PendingApproval {
+  return {
+    ...p,
+    tool: safeForDisplay(p.tool),
+    agent: safeForDisplay(p.agent),
+    session_id: safeForDisplay(p.session_id),
+    summary: safeForDisplay(p.summary),
+    ...(p.why === undefined ? {} : { why: safeForDisplay(p.why) }),
+  };
 }

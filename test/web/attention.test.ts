@@ -103,6 +103,19 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard attention', { timeout: 90_000 
     expect(await page.locator('#notify-sound').isChecked()).toBe(true);
   });
 
+  it('shows every field of a request inert, as the CLI and the TUI do, whatever the file holds', async () => {
+    const queue = new ApprovalQueue(server.state);
+    const p = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'mcp__x\u202Eevil', summary: 'mcp__x call \u202Egnp.exe', why: 'asked \u001b[2K here', ttlSeconds: 120 });
+    const card = page.locator(`li.approval[data-id="${p.id}"]`);
+    await card.waitFor({ timeout: WAIT_MS });
+    const text = (await card.textContent()) ?? '';
+    expect(text).toContain('mcp__x<U+202E>evil');
+    expect(text).toContain('call <U+202E>gnp.exe');
+    expect(text).toContain('asked <U+001B>[2K here');
+    for (const raw of ['\u202E', '\u001b']) expect(text).not.toContain(raw);
+    expect(queue.resolve(p.id, { decision: 'reject', principal: ana }).ok).toBe(true);
+  });
+
   it('ran without console errors', () => {
     expect(errors).toEqual([]);
   });

@@ -7,6 +7,8 @@ import type { ShellAnalysis } from '../shell/index.js';
 import { MAX_REVIEW_CHARS, shortSummary, summarizeCall } from './summary.js';
 import { resolveView, type CallView } from '../tool-view.js';
 import { clause, sentence } from '../sentence.js';
+import { safeForDisplay } from '../display.js';
+import { redactText } from '../redact-argv.js';
 
 /** The `approvals` config section. */
 export interface ApprovalSettings {
@@ -96,7 +98,8 @@ export function decideToolCall(input: DecideInput): ToolDecision {
     by: 'approvals',
     reason: `${shortSummary(summary)} needs an operator's approval${classifier}. It waits up to ${settings.timeout_s} s; no answer counts as a refusal.`,
     summary,
-    // What the person is told: why this call, of all calls, is theirs to answer.
-    why: sh !== undefined ? sentence(sh.reason) : `Approvals are interactive, and no permission profile or always-allow rule settles ${aTool(call)} call.`,
+    // What the person is told: why this call, of all calls, is theirs to answer. The classifier's
+    // reason quotes the command's words, so it is masked and made inert as the summary is.
+    why: safeForDisplay(redactText(sh !== undefined ? sentence(sh.reason) : `Approvals are interactive, and no permission profile or always-allow rule settles ${aTool(call)} call.`)),
   };
 }

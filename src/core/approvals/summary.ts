@@ -14,11 +14,19 @@ export const MAX_REVIEW_CHARS = 16_000;
 /** Characters of a summary quoted back to the agent in a reason: it wrote the call, a line reminds it which. */
 export const REASON_SUMMARY_CHARS = 200;
 
+/**
+ * A literal value as one shell word: quoted, or bare up to a shell metacharacter, and then the
+ * end of the word. A value run on into `;`, `&&`, `|` or `<` is not masked at all: masking
+ * `--token=a||sh<p` as `--token=***` would hide the command that runs.
+ */
+const WORD_VALUE = `("[^"]*"|'[^']*'|[^\\s;&|<>()'"]+)(?=\\s|$)`;
+
 /** Secret-looking values in a command line (`TOKEN=…`, `--password …`, `Authorization: Bearer …`). */
 const SECRET_PATTERNS: readonly RegExp[] = [
-  /\b([A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY)[A-Za-z0-9_]*=)("[^"]*"|'[^']*'|\S+)/giu,
-  /(--?(?:password|passwd|token|secret|api-key)(?:=|\s+))("[^"]*"|'[^']*'|\S+)/giu,
-  /(authorization:\s*(?:bearer|basic|token)\s+)([^\s'"]+)/giu,
+  new RegExp(`\\b([A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY)[A-Za-z0-9_]*=)${WORD_VALUE}`, 'giu'),
+  new RegExp(`(--?(?:password|passwd|token|secret|api-key)(?:=|\\s+))${WORD_VALUE}`, 'giu'),
+  // Inside a quoted header: the credential runs to the closing quote or the end of the line.
+  /(authorization:\s*(?:bearer|basic|token)\s+)([^\s'";&|<>()]+)(?=['"\s]|$)/giu,
 ];
 
 /**
