@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { compileGlob, matchesAny } from '../core/glob.js';
 import { isInside, relativeInside } from '../core/path-inside.js';
+import { gitControlSet, type GitDirs } from './git-control-paths.js';
 import { resolveWriteTarget } from './resolve-path.js';
 import { stateBase } from './state-base.js';
 
@@ -49,7 +50,7 @@ export function watchedOutside(env: NodeJS.ProcessEnv): string[] {
 }
 
 /** The worktree's git dir, common dir and hooks folder (`core.hooksPath` when set), absolute, asked of git hardened; null outside git. */
-export function gitDirs(worktree: string): { gitDir: string; commonDir: string; hooksDir: string } | null {
+export function gitDirs(worktree: string): GitDirs | null {
   const env = { ...process.env };
   for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_INDEX_FILE']) delete env[name];
   let out: string;
@@ -77,22 +78,10 @@ export function gitDirs(worktree: string): { gitDir: string; commonDir: string; 
 export function gitControlPaths(worktree: string): string[] {
   const dirs = gitDirs(worktree);
   if (dirs === null) return []; // not a git work tree (or no git): nothing to protect here
-  const { gitDir, commonDir, hooksDir } = dirs;
+  const { files, folders } = gitControlSet(dirs, worktree);
   // Also as the shell analysis sees them, `<worktree>/.git/…`, when `.git` is a file (a linked worktree).
   const logical = ['config', 'hooks', 'info'].map((f) => join(worktree, '.git', f));
-  return [
-    ...new Set([
-      join(gitDir, 'config'),
-      join(gitDir, 'config.worktree'),
-      join(gitDir, 'commondir'),
-      join(commonDir, 'config'),
-      join(commonDir, 'hooks'),
-      join(commonDir, 'info'),
-      join(commonDir, 'modules'),
-      hooksDir,
-      ...logical,
-    ]),
-  ];
+  return [...new Set([...files, ...folders, ...logical])];
 }
 
 /**

@@ -1,5 +1,6 @@
 // Git control files: config, hooks and info/ (and their submodule counterparts), where a
 // change can switch checks off or run code later. Always in scope, never ignored or excluded.
+import { gitControlSet, type GitControlSet } from './git-control-paths.js';
 import { lstatSync, readFileSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -35,16 +36,24 @@ export interface ControlDirs {
   hooks_path: string | null;
 }
 
+/** The control set (runtime/git-control-paths.ts) of the repository `dirs` recorded, for the checkout at `root`. */
+function controlSet(root: string, dirs: ControlDirs): GitControlSet {
+  return gitControlSet({ gitDir: dirs.gitdir, commonDir: dirs.commondir, hooksDir: dirs.hooks_path ?? join(dirs.commondir, 'hooks') }, root);
+}
+
 /**
  * Calls `found` for every control file present now, with its path relative to `root`
- * (with `..` when outside it): `<gitdir>/config`, `<gitdir>/config.worktree`, the same in
- * the common dir, `<gitdir>/commondir` (it moves where git reads its config from), everything under `hooks/` and `info/`, and in `<commondir>/modules/`
- * every `config` and everything below a `hooks/` or `info/` folder; and everything in
- * the folder `core.hooksPath` named at baseline (ignored or not: its files run later).
+ * (with `..` when outside it): the control files of runtime/git-control-paths.ts (every
+ * checkout's `config.worktree` and `commondir` included), everything under each hooks/ and
+ * info/ folder (the one `core.hooksPath` named at baseline too, ignored or not: its files run
+ * later), and in `<commondir>/modules/` every `config` and everything below a `hooks/` or `info/` folder.
  */
 async function eachControlFile(root: string, dirs: ControlDirs, found: Found, deadline?: number): Promise<void> {
-  const files = unique([join(dirs.gitdir, 'config'), join(dirs.gitdir, 'config.worktree'), join(dirs.gitdir, 'commondir'), join(dirs.commondir, 'config'), join(dirs.commondir, 'config.worktree')]);
-  const trees = unique([join(dirs.commondir, 'hooks'), join(dirs.commondir, 'info'), join(dirs.gitdir, 'info'), ...(dirs.hooks_path === null ? [] : [dirs.hooks_path])]);
+  const set = controlSet(root, dirs);
+  const modules = join(dirs.commondir, 'modules');
+  // The `.git` pointer file is a worktree file: the worktree's own walk compares it already.
+  const files = set.files.filter((f) => f !== join(root, '.git'));
+  const trees = set.folders.filter((f) => f !== modules);
   for (const abs of [...files, ...trees]) {
     const st = lstatOrNull(abs);
     if (st === null) continue;
@@ -53,7 +62,6 @@ async function eachControlFile(root: string, dirs: ControlDirs, found: Found, de
     if (!st.isDirectory()) await found(rel, abs, st);
     else if (trees.includes(abs)) await walkAll(rel, abs, found, deadline);
   }
-  const modules = join(dirs.commondir, 'modules');
   if (lstatOrNull(modules)?.isDirectory()) {
     const base = relPath(root, modules);
     await walk(
@@ -160,21 +168,25 @@ export function controlChangeHint(baseline: Baseline, change: Change): string | 
  * Whether `abs` is (or would be, once created) a control file: the same set that
  * {@link eachControlFile} lists.
  */
-export function isControlPath(abs: string, dirs: ControlDirs): boolean {
+export function isControlPath(abs: string, dirs: ControlDirs, root: string): boolean {
   const under = (dir: string): string | null => {
     const rel = relPath(dir, abs);
     return rel === '' || rel === '..' || rel.startsWith('../') || isAbsolute(rel) ? null : rel;
   };
-  if (dirs.hooks_path !== null && under(dirs.hooks_path) !== null) return true;
-  const inGitDir = under(dirs.gitdir);
-  if (inGitDir !== null && (inGitDir === 'config' || inGitDir === 'config.worktree' || inGitDir === 'commondir' || inGitDir.startsWith('info/')) && !GENERATED_INFO.has(inGitDir)) return true;
-  const rel = under(dirs.commondir);
-  if (rel === null || GENERATED_INFO.has(rel)) return false;
-  if (rel === 'config' || rel === 'config.worktree' || rel.startsWith('hooks/') || rel.startsWith('info/')) return true;
-  if (!rel.startsWith('modules/')) return false;
+  const set = controlSet(root, dirs);
+  if (set.files.includes(abs)) return true;
+  const modules = join(dirs.commondir, 'modules');
+  for (const folder of set.folders) {
+    if (folder === modules) continue;
+    const rel = under(folder);
+    // `info/refs` is written by git itself (dumb-HTTP serving), not a setting.
+    if (rel !== null && !(rel === 'refs' && GENERATED_INFO.has(relPath(dirs.commondir, join(folder, rel))))) return true;
+  }
+  const rel = under(modules);
+  if (rel === null) return false;
   const parts = rel.split('/');
   const name = parts[parts.length - 1];
-  return name === 'config' || name === 'config.worktree' || parts.slice(1, -1).some((p) => p === 'hooks' || p === 'info');
+  return name === 'config' || name === 'config.worktree' || parts.slice(0, -1).some((p) => p === 'hooks' || p === 'info');
 }
 
 export async function walkAll(base: string, abs: string, found: Found, deadline?: number): Promise<void> {
@@ -233,10 +245,6 @@ function listLines(ls: string[]): string {
   const shown = ls.slice(0, HINT_MAX_LINES).map((l) => `    ${l}`);
   if (ls.length > HINT_MAX_LINES) shown.push(`    …and ${ls.length - HINT_MAX_LINES} more lines`);
   return shown.join('\n');
-}
-
-function unique(paths: string[]): string[] {
-  return [...new Set(paths)];
 }
 
 function byPath(a: FileRecord, b: FileRecord): number {

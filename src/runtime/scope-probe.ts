@@ -41,7 +41,7 @@ export function differsFromBaseline(worktree: string, baseline: Baseline, absPat
   }
   const ctl = look.control.get(rel);
   if (ctl !== undefined) return st === null || differsSync(ctl, abs, st);
-  if (baseline.git !== null && isControlPath(abs, baseline.git)) return st !== null && !st.isDirectory();
+  if (baseline.git !== null && isControlPath(abs, baseline.git, root)) return st !== null && !st.isDirectory();
   if (baseline.watch?.paths.some((w) => abs === w || abs.startsWith(`${w}/`))) return st !== null && !st.isDirectory();
   if (rel === '..' || rel.startsWith('../') || rel.split('/').includes('.git')) return false;
   if (!parentIsReal(root, abs, rel)) return false;

@@ -3,9 +3,10 @@
 // your next commit) is made empty for the session and bound read-only; a control *file* cannot
 // be kept from being made that way (git reads any file at `commondir`, an empty one included),
 // so one the agent made is moved aside when the session is over.
-import { cpSync, existsSync, lstatSync, mkdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readlinkSync, renameSync, rmdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { isInsideAny } from '../../core/path-inside.js';
+import { gitControlSet, type GitDirs } from '../git-control-paths.js';
 import { resolveWriteTarget } from '../resolve-path.js';
 
 /** The control folders and files of a repository, and the undo for what planning made. */
@@ -19,13 +20,6 @@ export interface GitControlPlan {
   undo(quarantine: string): [from: string, to: string][];
 }
 
-/** Where git keeps a repository's control folders and files. */
-export interface GitDirs {
-  gitDir: string;
-  commonDir: string;
-  hooksDir: string;
-}
-
 /** The real path `p` has, or will have once made (links on the way followed); `p` itself when it cannot be resolved. */
 function realOnceMade(p: string): string {
   const real = resolveWriteTarget(p, '/');
@@ -33,14 +27,17 @@ function realOnceMade(p: string): string {
 }
 
 /**
- * Plans the control paths inside `writable` folders: makes the missing control folders (hooks/,
- * info/, modules/, the folder `core.hooksPath` names) and notes the missing control files
- * (`commondir`, `config.worktree`). Outside a writable folder nothing can be made anyway.
+ * Plans the control paths (runtime/git-control-paths.ts) inside `writable` folders: makes the
+ * missing control folders (hooks/, each checkout's info/, modules/, the folder `core.hooksPath`
+ * names) and notes the missing control files (each checkout's `commondir` and `config.worktree`).
+ * Those that exist are protected paths, bound read-only by the plan. Outside a writable folder
+ * nothing can be made anyway.
  */
-export function gitControlDirs(dirs: GitDirs | null, writable: readonly string[]): GitControlPlan {
+export function gitControlDirs(dirs: GitDirs | null, worktree: string, writable: readonly string[]): GitControlPlan {
   if (dirs === null) return { readOnly: [], undo: () => [] };
-  const folders = [...new Set([join(dirs.commonDir, 'hooks'), join(dirs.commonDir, 'info'), join(dirs.gitDir, 'info'), join(dirs.commonDir, 'modules'), dirs.hooksDir].map(realOnceMade))];
-  const files = [...new Set([join(dirs.gitDir, 'commondir'), join(dirs.gitDir, 'config.worktree'), join(dirs.commonDir, 'config.worktree')].map(realOnceMade))];
+  const set = gitControlSet(dirs, worktree);
+  const folders = [...new Set(set.folders.map(realOnceMade))];
+  const files = [...new Set(set.files.map(realOnceMade))];
   const readOnly: string[] = [];
   const madeDirs: string[] = [];
   for (const dir of folders) {
@@ -57,6 +54,9 @@ export function gitControlDirs(dirs: GitDirs | null, writable: readonly string[]
     readOnly.push(dir);
   }
   const missing = files.filter((f) => isInsideAny(writable, f) && !exists(f));
+  // A control path that is itself a link (`.git/hooks -> ../.githooks`) has its target bound
+  // read-only, but the link sits in the writable git folder: one replaced is put back at the end.
+  const links = [...set.folders, ...set.files].flatMap((p): [string, string][] => (isInsideAny(writable, p) ? linkAt(p) : []));
   return {
     readOnly,
     undo(quarantine) {
@@ -75,9 +75,29 @@ export function gitControlDirs(dirs: GitDirs | null, writable: readonly string[]
         mkdirSync(quarantine, { recursive: true, mode: 0o700 });
         renameOrKeep(f, to, moved);
       }
+      for (const [link, target] of links) {
+        if (linkAt(link)[0]?.[1] === target) continue;
+        const to = join(quarantine, relative(realOnceMade(dirs.commonDir), link).replaceAll('/', '__'));
+        mkdirSync(quarantine, { recursive: true, mode: 0o700 });
+        if (exists(link)) renameOrKeep(link, to, moved);
+        try {
+          symlinkSync(target, link);
+        } catch {
+          // Something is in its place still (it could not be moved): the scope check reports it.
+        }
+      }
       return moved;
     },
   };
+}
+
+/** `[[p, its target]]` when `p` is a symbolic link, else none. */
+function linkAt(p: string): [string, string][] {
+  try {
+    return lstatSync(p).isSymbolicLink() ? [[p, readlinkSync(p)]] : [];
+  } catch {
+    return [];
+  }
 }
 
 function exists(p: string): boolean {

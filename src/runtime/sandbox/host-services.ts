@@ -12,9 +12,12 @@ import { realPathOrNull } from '../resolve-path.js';
  */
 const HOME_SOCKET_DIRS = ['.docker/desktop', '.docker/run', '.colima', '.rd', '.lima'];
 
+/** Folders outside `/run` that hold a root-equivalent socket: LXD (snap and deb) and Incus, whose group members are root through it. */
+const MACHINE_SOCKET_DIRS = ['/var/snap/lxd/common/lxd', '/var/lib/lxd', '/var/lib/incus'];
+
 /** What a sandbox hides of the machine's services, and what it shows again inside `/run`. */
 export interface HostServices {
-  /** Folders shown as empty and read-only: `/run` (and a separate `/var/run`), the runtime folder, the socket folders under HOME. */
+  /** Folders shown as empty and read-only: `/run` (and a separate `/var/run`), LXD's and Incus's folders, the runtime folder, the socket folders under HOME. */
   hiddenDirs: string[];
   /** Files inside a hidden folder shown again, read-only: the resolver file `/etc/resolv.conf` points into `/run`. */
   readOnly: string[];
@@ -41,7 +44,7 @@ export function hostServices(env: NodeJS.ProcessEnv, home: string, runDir = '/ru
   const hidden = new Set<string>();
   const run = realPathOrNull(runDir);
   if (run !== null && isDir(run)) hidden.add(run);
-  for (const p of ['/var/run', env.XDG_RUNTIME_DIR, ...HOME_SOCKET_DIRS.map((d) => join(home, d))]) {
+  for (const p of ['/var/run', ...MACHINE_SOCKET_DIRS, env.XDG_RUNTIME_DIR, ...HOME_SOCKET_DIRS.map((d) => join(home, d))]) {
     if (p === undefined || p === '') continue;
     const real = realPathOrNull(p);
     // The plan leaves out one under the host's /tmp: the sandbox's private /tmp has none of it.

@@ -122,7 +122,7 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
       if (repo !== null) writable.push(...new Set([realDir(repo.gitDir), realDir(repo.commonDir)]));
     }
     // The git control folders the repository lacks are made now, so that they too can be read-only.
-    git = gitControlDirs(repo, writable);
+    git = gitControlDirs(repo, inp.worktree, writable);
     const dataDirs = inp.agentData.dirs.map(realDir);
     const dataFiles = inp.agentData.files.filter((f) => existsSync(f) && statSync(f).isFile()).map((f) => realpathSync.native(f));
     writable.push(...dataDirs, ...dataFiles);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { sandboxedArgv, type SandboxSpec } from '../../../src/core/sandbox.js';
 import { planSandbox, type SandboxPlanInput } from '../../../src/runtime/sandbox/plan.js';
+import { gitControlPaths } from '../../../src/runtime/protected-paths.js';
 import { probeSandbox } from '../../../src/runtime/sandbox/probe.js';
 import { HOOK, tempDir } from '../../support/cli.js';
 
@@ -223,6 +224,54 @@ describe.skipIf(!tools.ok)('the sandbox plan, under the real bubblewrap', () => 
     expect(existsSync(join(wt, '.git', 'commondir'))).toBe(false);
     expect(readFileSync(join(quarantine, 'commondir'), 'utf8')).toBe('../src/evil\n');
     expect(spawnSync('git', ['log', '--oneline'], { cwd: wt, encoding: 'utf8' }).stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it("keeps another checkout's commondir read-only: rewritten, it would point that checkout's git at the agent's config and hooks", () => {
+    writeFileSync(join(wt, 'src', 'a.ts'), 'a\n');
+    spawnSync('git', ['add', '.'], { cwd: wt });
+    spawnSync('git', ['commit', '-qm', 'one'], { cwd: wt });
+    const other = join(base, 'other');
+    spawnSync('git', ['worktree', 'add', '-q', other], { cwd: wt });
+    const commondir = join(wt, '.git', 'worktrees', 'other', 'commondir');
+    const before = readFileSync(commondir, 'utf8');
+    const p = plan({ protect: [...input().protect, ...gitControlPaths(wt)] });
+    const r = inside(p.spec, `echo ${wt}/src/evil > .git/worktrees/other/commondir; echo x > .git/worktrees/other/config.worktree; echo end`);
+    expect(r.out).toContain('end');
+    expect(r.out).toContain('Read-only file system');
+    p.cleanup();
+    expect(readFileSync(commondir, 'utf8')).toBe(before);
+    expect(existsSync(join(wt, '.git', 'worktrees', 'other', 'config.worktree'))).toBe(false);
+  });
+
+  it('puts back a control folder that is a link, when the agent replaced the link itself in the writable git folder', () => {
+    mkdirSync(join(wt, '.githooks'));
+    rmSync(join(wt, '.git', 'hooks'), { recursive: true, force: true });
+    symlinkSync('../.githooks', join(wt, '.git', 'hooks'));
+    const p = plan();
+    const r = inside(p.spec, 'echo x > .git/hooks/pre-commit; rm .git/hooks && mkdir .git/hooks && echo evil > .git/hooks/pre-commit && echo swapped');
+    expect(r.out).toContain('Read-only file system');
+    expect(r.out).toContain('swapped');
+    const quarantine = join(state, 'sessions', 's1', 'quarantine');
+    expect(p.cleanup()).toEqual([[join(wt, '.git', 'hooks'), join(quarantine, 'hooks')]]);
+    expect(lstatSync(join(wt, '.git', 'hooks')).isSymbolicLink()).toBe(true);
+    expect(readdirSync(join(wt, '.githooks'))).toEqual([]);
+    expect(readFileSync(join(quarantine, 'hooks', 'pre-commit'), 'utf8')).toBe('evil\n');
+  });
+
+  it('from a linked worktree, moves aside a commondir the agent made in the main checkout', () => {
+    writeFileSync(join(wt, 'src', 'a.ts'), 'a\n');
+    spawnSync('git', ['add', '.'], { cwd: wt });
+    spawnSync('git', ['commit', '-qm', 'one'], { cwd: wt });
+    const linked = realpathSync(base) + '/linked';
+    spawnSync('git', ['worktree', 'add', '-q', linked], { cwd: wt });
+    const p = planSandbox(input({ worktree: linked, protect: [state, ...gitControlPaths(linked)] }));
+    if (!p.ok) throw new Error(p.reason);
+    const argv = sandboxedArgv(p.value.spec, linked, ['sh', '-c', `echo ${linked}/src/evil > ${wt}/.git/commondir; echo made`]);
+    const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', env: { ...process.env, HOME: home } });
+    expect(`${r.stdout}${r.stderr}`).toContain('made');
+    const quarantine = join(state, 'sessions', 's1', 'quarantine');
+    expect(p.value.cleanup()).toEqual([[join(realpathSync(wt), '.git', 'commondir'), join(quarantine, 'commondir')]]);
+    expect(existsSync(join(wt, '.git', 'commondir'))).toBe(false);
   });
 
   it("keeps the agent's own settings folder in the worktree read-only in a writable worktree: no settings file can be added to it", () => {
