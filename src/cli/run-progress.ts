@@ -1,13 +1,15 @@
 // What `gatehouse run` tells its user while the agent works: each refusal, each stop refused
-// and each call waiting for a person, one line on stderr as it happens, from the audit log and
-// the approval queue (the records that count), never from the agent's own output.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+// and each call waiting for a person, one line on stderr as it happens, read from the audit log
+// and the approval queue, never from the agent's own output. A live view, not evidence: outside
+// a sandbox the agent can append to the log; the end-of-session check and `audit verify` count.
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeDecision } from '../core/decision-words.js';
 import { safeForDisplay } from '../core/display.js';
 import { oneLine } from '../core/notify/message.js';
 import { ApprovalQueue } from '../runtime/approvals/index.js';
 import { LOG_FILE } from '../runtime/audit/log.js';
+import { inspectEvent, MAX_EVENT_BYTES } from '../runtime/audit/record.js';
 import { watchDirs } from '../runtime/approvals/dir-watch.js';
 
 /** How often the log is looked at besides fs.watch: a person reading a terminal does not notice a quarter second. */
@@ -48,45 +50,19 @@ function lineFor(e: LoggedEvent, worktree: string): string | null {
  */
 export function startRunProgress(opts: RunProgressOptions): () => void {
   const logFile = join(opts.projectState, 'audit', LOG_FILE);
-  let offset = sizeOf(logFile);
-  let rest = '';
   const say = (line: string): void => opts.write(`gatehouse: ${line}`);
-
+  const log = new LogFollower(logFile, sizeOf(logFile));
   const readLog = (): void => {
-    let fd: number;
-    try {
-      fd = openSync(logFile, 'r');
-    } catch {
-      return;
-    }
-    try {
-      const size = fstatSync(fd).size;
-      // A log that shrank was replaced (a restore, a repair): read the new one from its start.
-      if (size < offset) {
-        offset = 0;
-        rest = '';
+    for (const text of log.newLines()) {
+      let e: LoggedEvent;
+      try {
+        e = JSON.parse(text) as LoggedEvent;
+      } catch {
+        continue;
       }
-      while (offset < size) {
-        const buf = Buffer.alloc(Math.min(MAX_READ_BYTES, size - offset));
-        const n = readSync(fd, buf, 0, buf.length, offset);
-        if (n <= 0) break;
-        offset += n;
-        const lines = (rest + buf.subarray(0, n).toString('utf8')).split('\n');
-        rest = lines.pop() ?? '';
-        for (const text of lines) {
-          let e: LoggedEvent;
-          try {
-            e = JSON.parse(text) as LoggedEvent;
-          } catch {
-            continue;
-          }
-          if (e.session_id !== opts.sessionId) continue;
-          const line = lineFor(e, opts.worktree);
-          if (line !== null) say(line);
-        }
-      }
-    } finally {
-      closeSync(fd);
+      if (e.session_id !== opts.sessionId || inspectEvent(e) !== null) continue;
+      const line = lineFor(e, opts.worktree);
+      if (line !== null) say(line);
     }
   };
 
@@ -100,24 +76,84 @@ export function startRunProgress(opts: RunProgressOptions): () => void {
     }
   };
 
-  const logWatch = watchDirs([join(opts.projectState, 'audit')], readLog, { pollMs: POLL_MS, fsWatch: true });
-  const queueWatch = queue.watch(readQueue);
+  // Telling is a courtesy: nothing in the state folder (the agent's to break outside a sandbox) may stop the run.
+  const safely = (fn: () => void) => (): void => {
+    try {
+      fn();
+    } catch {
+      // The next look may work; the run's own verdict does not depend on this.
+    }
+  };
+  const logWatch = watchDirs([join(opts.projectState, 'audit')], safely(readLog), { pollMs: POLL_MS, fsWatch: true });
+  const queueWatch = queue.watch(safely(readQueue));
   return () => {
     logWatch.close();
     queueWatch.close();
     // What happened just before the end is still told.
-    readLog();
+    safely(readLog)();
   };
+}
+
+/**
+ * Follows an append-only file from an offset, whole lines only. It opens only a regular file
+ * (never a FIFO or a device planted in its place, which would block the run), reads at most
+ * {@link MAX_READ_BYTES} per look, and drops a line longer than an event can be.
+ */
+class LogFollower {
+  private rest = Buffer.alloc(0);
+  private skipping = false;
+
+  constructor(
+    private readonly file: string,
+    private offset: number,
+  ) {}
+
+  newLines(): string[] {
+    let fd: number;
+    try {
+      fd = openSync(this.file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    } catch {
+      return [];
+    }
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) return [];
+      // A log that shrank was replaced (a restore, a repair): read the new one from its start.
+      if (st.size < this.offset) {
+        this.offset = 0;
+        this.rest = Buffer.alloc(0);
+      }
+      const buf = Buffer.alloc(Math.min(MAX_READ_BYTES, st.size - this.offset));
+      const n = buf.length === 0 ? 0 : readSync(fd, buf, 0, buf.length, this.offset);
+      this.offset += n;
+      return this.split(buf.subarray(0, n));
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private split(chunk: Buffer): string[] {
+    const lines: string[] = [];
+    let data = this.rest.length === 0 ? chunk : Buffer.concat([this.rest, chunk]);
+    for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a)) {
+      if (!this.skipping) lines.push(data.subarray(0, nl).toString('utf8'));
+      this.skipping = false;
+      data = data.subarray(nl + 1);
+    }
+    // No event is this long: drop it up to its newline rather than hold it.
+    if (data.length > MAX_EVENT_BYTES) {
+      this.skipping = true;
+      data = Buffer.alloc(0);
+    }
+    this.rest = Buffer.from(data);
+    return lines;
+  }
 }
 
 function sizeOf(file: string): number {
   try {
-    const fd = openSync(file, 'r');
-    try {
-      return fstatSync(fd).size;
-    } finally {
-      closeSync(fd);
-    }
+    const st = lstatSync(file);
+    return st.isFile() ? st.size : 0;
   } catch {
     return 0;
   }

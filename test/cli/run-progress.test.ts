@@ -2,7 +2,7 @@
 // each call waiting for a person. The agent here is a script that runs the hooks rendered for it
 // exactly as Claude Code would (the command from its settings, the event on stdin).
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
@@ -71,5 +71,26 @@ describe('gatehouse run progress', () => {
     expect(answered.status, answered.stderr).toBe(0);
     await exited;
     expect(stderr).toMatch(/gatehouse: approval rejected for Bash by os-user:[^\s]+ — not today/);
+  });
+});
+
+describe('gatehouse run progress, against a broken log', () => {
+  it('finishes its run, verdict and hook removal included, when the audit log is swapped for a FIFO or grows a line with no end', () => {
+    const agent = join(root, '..', 'break-log.cjs');
+    writeFileSync(
+      agent,
+      `const fs = require('fs'); const { execSync } = require('child_process');
+const log = ${JSON.stringify(join(state, 'audit', 'log.jsonl'))};
+fs.mkdirSync(require('path').dirname(log), { recursive: true });
+fs.appendFileSync(log, 'x'.repeat(3 * 1024 * 1024));
+setTimeout(() => { fs.rmSync(log, { force: true }); execSync('mkfifo ' + log); }, 700);
+setTimeout(() => {}, 1500);
+`,
+    );
+    const r = gatehouse(['run', '--agent', 'claude', '--worktree', root, '--state-dir', state, '--allow', 'src/**', '--', process.execPath, agent]);
+    expect(r.stderr).toMatch(/gatehouse: session \S+ (PASSED|FAILED|could not be checked)/);
+    expect(r.stderr).not.toMatch(/RangeError|ERR_/);
+    const settings = join(root, '.claude', 'settings.local.json');
+    expect(!existsSync(settings) || !readFileSync(settings, 'utf8').includes('--session')).toBe(true);
   });
 });

@@ -22,7 +22,7 @@ const TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
 // An event is a few hundred bytes; a gate decision over thousands of paths still fits.
 // The bound keeps every tail read and line read of the log small.
-const MAX_EVENT_BYTES = 1024 * 1024;
+export const MAX_EVENT_BYTES = 1024 * 1024;
 
 /** One event of the audit chain, exactly as its line holds it. */
 export interface AuditEvent<T extends AuditEventType = AuditEventType> {
