@@ -224,8 +224,24 @@ const MAX_NOTIFY_BATCH_MS = 60_000;
 /** Default gathering window after a message: the first call is told at once, the burst after it in one message a second later. */
 const DEFAULT_NOTIFY_BATCH_MS = 1_000;
 
-const EnvName = z.string({ error: 'expected the name of an environment variable' }).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected the name of an environment variable' });
-const HttpUrl = z.string({ error: 'expected an http:// or https:// URL' }).refine((u) => /^https?:\/\/[^\s/]+/i.test(u) && URL.canParse(u), { error: 'expected an http:// or https:// URL' });
+/**
+ * A variable a notification channel may read: only one named for Gatehouse. The config lives in
+ * the project, which a cloned repository brings: it must not be able to send any other secret of
+ * yours (`token_env: GITHUB_TOKEN`) to a URL it names.
+ */
+const EnvName = z
+  .string({ error: 'expected the name of an environment variable' })
+  .regex(/^GATEHOUSE_[A-Z0-9_]+$/, { error: 'expected a variable named for Gatehouse, GATEHOUSE_…: a project config may not send any other variable anywhere' });
+/** Why `u` cannot be a channel's URL, or null: http(s) only, and no user name or password in it (fetch refuses those, and they would be logged). */
+export function channelUrlProblem(u: string): string | null {
+  if (!/^https?:\/\/[^\s/]+/i.test(u) || !URL.canParse(u)) return 'expected an http:// or https:// URL';
+  const parsed = new URL(u);
+  return parsed.username !== '' || parsed.password !== '' ? 'expected a URL without a user name or password in it (send a token with token_env instead)' : null;
+}
+const HttpUrl = z.string({ error: 'expected an http:// or https:// URL' }).superRefine((u, ctx) => {
+  const problem = channelUrlProblem(u);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+});
 const oneUrl = (v: { url?: string | undefined; url_env?: string | undefined }) => (v.url === undefined) !== (v.url_env === undefined);
 const ONE_URL = { error: 'expected exactly one of `url` or `url_env` (a variable holding the URL, for URLs that carry a secret)' };
 

@@ -1,23 +1,18 @@
 // Gets a person's attention when a call starts waiting for them: the tab title counts the
 // waiting calls, and, when they allow it, a system notification (and an optional sound) for
 // each new one while the tab is not in front. Nothing here answers anything.
+// The same one line a phone notification carries: masked, and cut to a lock screen's length.
+import { oneLine } from '../core/notify/message.js';
 import type { PendingApproval } from './wire.js';
 
 /** The page title with nothing waiting. */
 const TITLE = 'Gatehouse';
 /** Where the sound choice is kept: one browser, one choice. */
 const SOUND_KEY = 'gatehouse.sound';
-/** Longest body of a system notification: it is a prompt to look, not the call itself. */
-const MAX_BODY_CHARS = 140;
 
 /** The tab title for `count` waiting calls. */
 function attentionTitle(count: number): string {
   return count > 0 ? `(${count}) ${TITLE}: approval needed` : TITLE;
-}
-
-function oneLine(text: string): string {
-  const line = (text.split('\n', 1)[0] ?? '').replace(/\s+/g, ' ').trim();
-  return line.length > MAX_BODY_CHARS ? `${line.slice(0, MAX_BODY_CHARS - 1)}…` : line;
 }
 
 /** A short two-tone chime, made on the spot (no audio file to fetch). */

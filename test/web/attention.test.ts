@@ -92,7 +92,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard attention', { timeout: 90_000 
     queue.enqueue({ session_id: 's1', agent: 'codex', tool: 'shell', summary: 'shell: ls', ttlSeconds: 120 });
     await until(async () => (await page.title()) === '(2) Gatehouse: approval needed', 'the title to count two calls');
     const shown = await page.evaluate(() => (window as unknown as { __shown: { title: string; body: string; tag: string }[] }).__shown);
-    expect(shown[0]).toEqual({ title: 'Approval needed: shell', body: 'codex: shell: rm -rf dist', tag: p.id });
+    expect(shown[0]).toEqual({ title: 'Approval needed: shell', body: 'codex: shell: rm -rf dist …', tag: p.id });
     expect(shown.filter((n) => n.tag === p.id)).toHaveLength(1);
   });
 

@@ -82,6 +82,7 @@ export function serveCommand(): Command {
         const url = checkPublicUrl(flags.publicUrl);
         if (!url.ok) throw new UserError(url.reason, EXIT.usage);
       }
+      const log = (line: string): void => void process.stderr.write(`gatehouse serve: ${line}\n`);
       // Told only when a call waits for a person. A channel that cannot work is refused now, not found out at the first call.
       const notified = startNotifications({
         config: config.value.notify,
@@ -89,7 +90,7 @@ export function serveCommand(): Command {
         projectState: state,
         projectRoot: worktree,
         env: process.env,
-        log: (line) => void process.stderr.write(`gatehouse serve: ${line}\n`),
+        log,
         publicUrl: flags.publicUrl ?? null,
       });
       if (!notified.ok) throw new UserError(`${notified.reason}`);
@@ -98,7 +99,6 @@ export function serveCommand(): Command {
       const accessToken = randomBytes(ACCESS_TOKEN_BYTES).toString('hex');
       mkdirSync(join(state, 'gateway'), { recursive: true, mode: 0o700 });
       writeFileAtomic(join(state, 'gateway', 'access-token'), `${accessToken}\n`, { mode: 0o600 });
-      const log = (line: string): void => void process.stderr.write(`gatehouse serve: ${line}\n`);
       const manager = new PtyManager({ projectRoot: worktree });
       // Hook calls run in a worker thread: a lock one of them waits on never stalls a terminal or a client.
       const gate = hostedGate(gateWorkerPath());

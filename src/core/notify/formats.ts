@@ -75,9 +75,14 @@ function slackEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** A Slack-compatible incoming webhook (also Mattermost, Discord's /slack endpoint): `{text}` with a link. */
+/**
+ * A Slack-compatible incoming webhook (also Mattermost, Discord's /slack endpoint): `{text}` with
+ * a link. The calls go in a code block, where neither Slack nor Mattermost nor Discord forms a
+ * mention (`@channel`, `@everyone`) or a Markdown link from the agent's text; a backtick in it
+ * becomes `'`, so the block cannot be closed early.
+ */
 export function slackRequest(url: string, message: NotifyMessage): OutboundRequest {
   const link = message.click === null ? '' : `\n<${message.click}|Open>`;
-  const text = `*${slackEscape(message.title)}*\n${slackEscape(message.body)}${link}`;
+  const text = `*${slackEscape(message.title)}*\n\`\`\`\n${slackEscape(message.body.replaceAll('`', "'"))}\n\`\`\`${link}`;
   return { url, headers: { 'content-type': 'application/json', 'user-agent': 'gatehouse' }, body: JSON.stringify({ text }) };
 }

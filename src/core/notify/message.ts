@@ -1,5 +1,6 @@
 // What a notification says: the project, the agent, the tool and one line of what it wants,
 // for one waiting call or a batch of them. Never more than a line per call, never a secret.
+import { redactText } from '../redact-argv.js';
 import { maskTokens } from './mask-tokens.js';
 
 /** One waiting call, as a notification names it. */
@@ -34,12 +35,17 @@ const MAX_LINE_CHARS = 140;
 /** Calls listed in one message; the rest are counted, so a burst is one readable message. */
 const MAX_LINES = 5;
 
-/** The first line of `text`, masked and cut to `max` with a mark. */
+/**
+ * The first line of `text` as it may leave the machine: every secret Gatehouse can recognise
+ * masked (named values, headers and URL credentials as in logs, then token shapes), white space
+ * folded, and cut to `max` code points with a mark (never inside a surrogate pair).
+ */
 export function oneLine(text: string, max: number = MAX_LINE_CHARS): string {
-  const first = maskTokens(text).split(/\r?\n/, 1)[0] ?? '';
+  const first = maskTokens(redactText(text)).split(/\r?\n/, 1)[0] ?? '';
   const more = text.includes('\n');
-  const line = first.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : more ? `${line} …` : line;
+  const points = [...first.replace(/\s+/g, ' ').trim()];
+  if (points.length > max) return `${points.slice(0, max - 1).join('')}…`;
+  return more ? `${points.join('')} …` : points.join('');
 }
 
 /**

@@ -2,6 +2,7 @@
 // at start: a missing variable is a clear error then, never a silently unsigned message later.
 import { fail, ok, type Result } from '../../core/result.js';
 import type { NotifyConfig } from '../config.js';
+import { channelUrlProblem } from '../config-schema.js';
 import { findOnPath } from '../find-on-path.js';
 
 /** One place to tell: its kind, a name for logs and link principals, and what sending needs. */
@@ -21,7 +22,8 @@ function urlOf(entry: { url?: string | undefined; url_env?: string | undefined }
   if (entry.url !== undefined) return ok(entry.url);
   const v = fromEnv(env, entry.url_env as string, `${what}'s url_env`);
   if (!v.ok) return v;
-  return /^https?:\/\//i.test(v.value) && URL.canParse(v.value) ? v : fail(`notify: ${what}'s url_env (${entry.url_env}) does not hold an http:// or https:// URL`);
+  const problem = channelUrlProblem(v.value);
+  return problem === null ? v : fail(`notify: ${what}'s url_env (${entry.url_env}): ${problem}`);
 }
 
 /**

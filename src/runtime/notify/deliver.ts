@@ -22,6 +22,8 @@ export interface DeliverOptions {
   timeoutMs?: number;
   /** Unix seconds for webhook signatures. */
   nowS?: () => number;
+  /** Aborted: no more attempts (the one in flight is cut too). */
+  signal?: AbortSignal;
 }
 
 function requestFor(channel: Exclude<Channel, { kind: 'desktop' }>, message: NotifyMessage, nowS: number): OutboundRequest {
@@ -41,28 +43,46 @@ function retryable(status: number): boolean {
 }
 
 /** One POST; a value either way. */
-async function post(req: OutboundRequest, timeoutMs: number): Promise<{ ok: boolean; retry: boolean; reason: string }> {
+async function post(req: OutboundRequest, timeoutMs: number, stop?: AbortSignal): Promise<{ ok: boolean; retry: boolean; reason: string }> {
   try {
-    const res = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
+    const signal = stop === undefined ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]);
+    const res = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, redirect: 'error', signal });
     // The body is not read: drain it so the connection can be reused or closed.
     await res.body?.cancel();
     if (res.ok) return { ok: true, retry: false, reason: '' };
     return { ok: false, retry: retryable(res.status), reason: `HTTP ${res.status}` };
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    const why = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e.cause?.code ?? e.message);
-    return { ok: false, retry: true, reason: why };
+    // Only a code or a name: fetch's messages can quote the URL or a header value, secrets included.
+    const e = err as Error & { cause?: { code?: unknown } };
+    if (e.name === 'TimeoutError') return { ok: false, retry: true, reason: `no answer within ${timeoutMs} ms` };
+    const code = typeof e.cause?.code === 'string' ? e.cause.code : null;
+    // A request that cannot even be built (a bad header value) fails the same way every time.
+    return { ok: false, retry: code !== null, reason: code ?? `${e.name} (the request could not be sent)` };
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** Waits `ms`, or less once `stop` aborts. */
+function sleep(ms: number, stop?: AbortSignal): Promise<void> {
+  return new Promise((r) => {
+    const timer = setTimeout(done, ms);
+    stop?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', done);
+      r();
+    }
+  });
+}
+
+function escapeMarkup(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** Runs `notify-send TITLE BODY` (no shell); a value either way. */
 function desktop(program: string, message: NotifyMessage, timeoutMs: number): Promise<DeliveryOutcome> {
   return new Promise((resolve) => {
-    const child = spawn(program, ['--app-name=Gatehouse', '--urgency=critical', '--', message.title, message.body], { stdio: 'ignore' });
+    // notify-send reads markup in the body (`<a href>`, `<img>`): the agent's text is escaped, shown as typed.
+    const child = spawn(program, ['--app-name=Gatehouse', '--urgency=critical', '--', message.title, escapeMarkup(message.body)], { stdio: 'ignore' });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', (err) => {
       clearTimeout(timer);
@@ -87,11 +107,12 @@ export async function deliver(channel: Channel, message: NotifyMessage, opts: De
   const nowS = opts.nowS ?? (() => Math.floor(Date.now() / 1000));
   let last = '';
   for (let attempt = 1; ; attempt++) {
-    const r = await post(requestFor(channel, message, nowS()), timeoutMs);
+    const r = await post(requestFor(channel, message, nowS()), timeoutMs, opts.signal);
     if (r.ok) return { ok: true, attempts: attempt };
     last = r.reason;
     const wait = delays[attempt - 1];
-    if (!r.retry || wait === undefined) return { ok: false, attempts: attempt, reason: last };
-    await sleep(wait);
+    if (!r.retry || wait === undefined || opts.signal?.aborted === true)
+      return { ok: false, attempts: attempt, reason: opts.signal?.aborted === true ? `${last}; stopped before it could be retried` : last };
+    await sleep(wait, opts.signal);
   }
 }

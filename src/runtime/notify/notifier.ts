@@ -53,6 +53,8 @@ export class Notifier {
   private closed = false;
   /** When the last message went out (monotonic ms): the next one waits out the batch window. */
   private lastSentAt = -Infinity;
+  /** Aborted at close: retries in flight stop. */
+  private readonly stopping = new AbortController();
   /** Every delivery made, oldest first (bounded). */
   readonly deliveries: DeliveryRecord[] = [];
 
@@ -63,17 +65,31 @@ export class Notifier {
   /** Starts watching; requests already waiting and never told about are told now. */
   start(): void {
     if (this.opts.channels.length === 0 || this.watcher !== null) return;
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      // The state folder is the agent's to break outside a sandbox: nobody is told, the queue still works.
+      this.opts.log(`notify: notifications are off, ${this.dir} cannot be made: ${(err as Error).message}`);
+      return;
+    }
     this.watcher = this.opts.queue.watch(() => this.scan());
     this.scan();
   }
 
-  /** Stops watching and waits for deliveries in flight; a batch still gathering is sent first. */
+  /**
+   * Stops watching; a batch still gathering is sent first. Deliveries in flight get
+   * {@link CLOSE_GRACE_MS} to finish, then their retries are cut, so stopping never waits on a
+   * receiver that is down.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.watcher?.close();
     this.watcher = null;
     this.flush();
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all([...this.sending]), new Promise((r) => (grace = setTimeout(r, CLOSE_GRACE_MS)))]);
+    clearTimeout(grace);
+    this.stopping.abort();
     await Promise.all([...this.sending]);
   }
 
@@ -95,7 +111,7 @@ export class Notifier {
     }
     const live = new Set(open.map((p) => p.id));
     for (const id of this.tried) if (!live.has(id)) this.tried.delete(id);
-    this.forgetGone(open);
+    this.forgetGone(live);
     if (this.batch.length > 0 && this.timer === null) {
       // The first call after a quiet spell is told at once; calls after it are gathered until the window ends.
       const wait = Math.max(LEAD_GATHER_MS, this.lastSentAt + this.opts.batchMs - performance.now());
@@ -113,9 +129,8 @@ export class Notifier {
     }
   }
 
-  /** Claims of requests that are no longer open are removed: the queue keeps the history. */
-  private forgetGone(open: readonly PendingApproval[]): void {
-    const live = new Set(open.map((p) => p.id));
+  /** Claims of requests that are answered, or gone altogether (pruned), are removed: the queue keeps the history. */
+  private forgetGone(live: ReadonlySet<string>): void {
     let names: string[];
     try {
       names = readdirSync(this.dir);
@@ -123,7 +138,9 @@ export class Notifier {
       return;
     }
     for (const name of names) {
-      if (isApprovalId(name) && !live.has(name) && this.opts.queue.get(name).resolution !== null) unlinkQuiet(join(this.dir, name));
+      if (!isApprovalId(name) || live.has(name)) continue;
+      const state = this.opts.queue.get(name);
+      if (state.resolution !== null || state.pending === null) unlinkQuiet(join(this.dir, name));
     }
   }
 
@@ -131,8 +148,7 @@ export class Notifier {
   private flush(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    const still = new Set(this.safeList().map((p) => p.id));
-    const batch = this.batch.filter((p) => still.has(p.id));
+    const batch = this.batch.filter((p) => this.stillOpen(p.id));
     this.batch = [];
     if (batch.length === 0) return;
     this.lastSentAt = performance.now();
@@ -142,7 +158,7 @@ export class Notifier {
         return { id: p.id, session_id: p.session_id, agent: p.agent, tool: p.tool, summary: p.summary, expires_at: p.expires_at, ...(link === null ? {} : { link }) };
       });
       const message = notifyMessage(this.opts.project, items, this.opts.dashboardUrl ?? null);
-      const sent = deliver(channel, message, this.opts.deliverOptions).then((outcome) => {
+      const sent = deliver(channel, message, { ...this.opts.deliverOptions, signal: this.stopping.signal }).then((outcome) => {
         this.record({ channel: channel.name, ids: items.map((i) => i.id), outcome });
         if (!outcome.ok) this.opts.log(`notify: ${channel.name} was not told about ${items.map((i) => i.id).join(', ')} after ${outcome.attempts} attempt(s): ${outcome.reason}`);
       });
@@ -151,11 +167,11 @@ export class Notifier {
     }
   }
 
-  private safeList(): PendingApproval[] {
+  private stillOpen(id: string): boolean {
     try {
-      return this.opts.queue.list();
+      return this.opts.queue.get(id).resolution === null;
     } catch {
-      return [];
+      return false;
     }
   }
 
@@ -171,6 +187,9 @@ export class Notifier {
  * turn's burst) land within a few milliseconds of each other and become one message.
  */
 const LEAD_GATHER_MS = 20;
+
+/** How long close waits for deliveries in flight before it cuts their retries. */
+const CLOSE_GRACE_MS = 2_000;
 
 /** Deliveries kept in memory for status. */
 const MAX_KEPT_DELIVERIES = 200;

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -65,9 +65,7 @@ describe('the webhook channel', () => {
     expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(30);
     const body = JSON.parse(got?.body ?? '');
     expect(body).toMatchObject({ version: 1, event: 'approvals.waiting', project: 'shop-api', title: 'Gatehouse: approval needed in shop-api' });
-    expect(body.approvals).toEqual([
-      { id: p.id, session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: curl -H "Authorization: x ghp_***" https://api.example.com …', expires_at: p.expires_at },
-    ]);
+    expect(body.approvals).toEqual([{ id: p.id, session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: curl -H "Authorization: ***" https://api.example.com …', expires_at: p.expires_at }]);
     expect(got?.body).not.toContain('0123456789abcdefghij');
     expect(got?.body).not.toContain('second line');
   });
@@ -159,13 +157,75 @@ describe('ntfy and Slack-compatible channels', () => {
     expect(got?.body).toBe('codex · shell: shell: npm publish');
   });
 
-  it('posts Slack text with agent text escaped, so it cannot form links or mentions', async () => {
+  it('posts Slack text with agent text escaped and in a code block, so it cannot form links or mentions', async () => {
     const r = await receiver();
     notifier([{ kind: 'slack', name: 'slack', url: r.url }], 20);
     queue.enqueue(request({ summary: 'Bash: echo "<https://evil.example|click me>" <!channel> & more' }));
     const [got] = await r.waitFor(1);
     const { text } = JSON.parse(got?.body ?? '') as { text: string };
-    expect(text).toBe('*Gatehouse: approval needed in shop-api*\nclaude · Bash: Bash: echo "&lt;https://evil.example|click me&gt;" &lt;!channel&gt; &amp; more');
+    expect(text).toBe('*Gatehouse: approval needed in shop-api*\n```\nclaude · Bash: Bash: echo "&lt;https://evil.example|click me&gt;" &lt;!channel&gt; &amp; more\n```');
+  });
+});
+
+describe('stopping and a broken state folder', () => {
+  it('stops within its grace when a receiver keeps failing, instead of waiting out every retry', async () => {
+    const r = await receiver(Array(20).fill(503));
+    const n = new Notifier({
+      queue,
+      projectState: state,
+      project: 'shop-api',
+      channels: [{ kind: 'webhook', name: 'webhook', url: r.url, secret: null }],
+      batchMs: 10,
+      log: (l) => logs.push(l),
+      deliverOptions: { retryDelaysMs: [60_000, 60_000], timeoutMs: 2_000 },
+    });
+    n.start();
+    queue.enqueue(request());
+    await r.waitFor(1);
+    const t0 = performance.now();
+    await n.close();
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(n.deliveries[0]?.outcome).toMatchObject({ ok: false, reason: expect.stringContaining('stopped before it could be retried') });
+  });
+
+  it('tells nobody, and says so, when its claim folder cannot be made; the queue works on', () => {
+    mkdirSync(join(state, 'approvals'), { recursive: true });
+    writeFileSync(join(state, 'approvals', 'notified'), 'not a folder');
+    expect(() => notifier([{ kind: 'webhook', name: 'webhook', url: 'http://127.0.0.1:9/x', secret: null }])).not.toThrow();
+    expect(logs.join('\n')).toMatch(/notifications are off/);
+    expect(queue.enqueue(request()).id).toBeTruthy();
+  });
+});
+
+describe('what leaves the machine', () => {
+  it('keeps agent text inside the code block, and masks URL credentials, credential headers and mysql -p passwords', async () => {
+    const r = await receiver();
+    notifier([{ kind: 'slack', name: 'slack', url: r.url }], 20);
+    queue.enqueue(request({ summary: 'Bash: curl https://alice:hunter2@host/x -H "X-Api-Key: abc123def" ``` @everyone [Approve](https://evil) && mysql -pS3cret db' }));
+    const [got] = await r.waitFor(1);
+    const { text } = JSON.parse(got?.body ?? '') as { text: string };
+    const block = text.split('```');
+    expect(block).toHaveLength(3);
+    expect(block[1]).toContain("''' @everyone [Approve](https://evil)");
+    for (const secret of ['hunter2', 'abc123def', 'S3cret']) expect(text).not.toContain(secret);
+  });
+
+  it('refuses a channel URL with a user name or password in it, at start', () => {
+    expect(
+      resolveChannels({ batch_ms: 10, webhooks: [{ url_env: 'GATEHOUSE_HOOK_URL' }], ntfy: [], slack: [], desktop: false }, { GATEHOUSE_HOOK_URL: 'https://user:pw@hooks.example.com/x' }),
+    ).toEqual({
+      ok: false,
+      reason: expect.stringContaining('without a user name or password'),
+    });
+  });
+
+  it('never logs what a request that cannot be sent quotes of its header values', async () => {
+    const out = await deliver({ kind: 'ntfy', name: 'ntfy', url: 'http://127.0.0.1:9/t', token: 'tk_secret\nInjected: 1' }, { title: 't', body: 'b', click: null, project: 'p', items: [] }, FAST);
+    expect(out.ok).toBe(false);
+    if (!out.ok) {
+      expect(out.attempts).toBe(1);
+      expect(out.reason).not.toContain('tk_secret');
+    }
   });
 });
 
@@ -209,11 +269,11 @@ describe('channels from gatehouse.yaml', () => {
 
   it('reads secrets from the variables named, and names channels for logs and links', () => {
     const loaded = config(
-      'notify:\n  webhooks:\n    - url: https://hooks.example.com/a\n      secret_env: HOOK_SECRET\n    - url_env: HOOK_URL\n  ntfy:\n    - url: https://ntfy.sh/topic\n  slack:\n    - url_env: SLACK_URL\n',
+      'notify:\n  webhooks:\n    - url: https://hooks.example.com/a\n      secret_env: GATEHOUSE_HOOK_SECRET\n    - url_env: GATEHOUSE_HOOK_URL\n  ntfy:\n    - url: https://ntfy.sh/topic\n  slack:\n    - url_env: GATEHOUSE_SLACK_URL\n',
     );
     expect(loaded.ok).toBe(true);
     if (!loaded.ok) return;
-    const channels = resolveChannels(loaded.value.notify, { HOOK_SECRET: 'abc', HOOK_URL: 'http://127.0.0.1:9/x', SLACK_URL: 'https://hooks.slack.com/services/T/B/C' });
+    const channels = resolveChannels(loaded.value.notify, { GATEHOUSE_HOOK_SECRET: 'abc', GATEHOUSE_HOOK_URL: 'http://127.0.0.1:9/x', GATEHOUSE_SLACK_URL: 'https://hooks.slack.com/services/T/B/C' });
     expect(channels).toEqual({
       ok: true,
       value: [
@@ -226,16 +286,21 @@ describe('channels from gatehouse.yaml', () => {
   });
 
   it('refuses a missing secret variable at start, rather than sending unsigned later', () => {
-    const loaded = config('notify:\n  webhooks:\n    - url: https://hooks.example.com/a\n      secret_env: HOOK_SECRET\n');
+    const loaded = config('notify:\n  webhooks:\n    - url: https://hooks.example.com/a\n      secret_env: GATEHOUSE_HOOK_SECRET\n');
     if (!loaded.ok) throw new Error(loaded.reason);
-    expect(resolveChannels(loaded.value.notify, {})).toEqual({ ok: false, reason: expect.stringContaining("webhooks[0]'s secret_env names the environment variable HOOK_SECRET, which is not set") });
+    expect(resolveChannels(loaded.value.notify, {})).toEqual({
+      ok: false,
+      reason: expect.stringContaining("webhooks[0]'s secret_env names the environment variable GATEHOUSE_HOOK_SECRET, which is not set"),
+    });
   });
 
   it('says what is wrong with a bad entry, with the line', () => {
-    const both = config('notify:\n  ntfy:\n    - url: https://ntfy.sh/t\n      url_env: X\n');
+    const both = config('notify:\n  ntfy:\n    - url: https://ntfy.sh/t\n      url_env: GATEHOUSE_X\n');
     expect(both).toEqual({ ok: false, reason: expect.stringContaining('expected exactly one of `url` or `url_env`') });
     const scheme = config('notify:\n  slack:\n    - url: file:///etc/passwd\n');
     expect(scheme).toEqual({ ok: false, reason: expect.stringMatching(/gatehouse\.yaml:3: notify\.slack\[0\]\.url: expected an http:\/\/ or https:\/\/ URL/) });
+    const foreign = config('notify:\n  ntfy:\n    - url: https://ntfy.example/t\n      token_env: GITHUB_TOKEN\n');
+    expect(foreign).toEqual({ ok: false, reason: expect.stringContaining('notify.ntfy[0].token_env: expected a variable named for Gatehouse, GATEHOUSE_…') });
     const typo = config('notify:\n  webhook:\n    - url: https://x.example\n');
     expect(typo).toEqual({ ok: false, reason: expect.stringContaining('unknown key `webhook`; did you mean `webhooks`?') });
   });
