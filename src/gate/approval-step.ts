@@ -56,7 +56,7 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
   // Whoever wrote the answer (a person on any surface, or the queue at expiry) recorded it.
   let resolution;
   try {
-    resolution = await queue.waitFor(pending.id, signal ? { signal } : {});
+    resolution = await queue.waitFor(pending, signal ? { signal } : {});
   } catch (err) {
     if (signal?.aborted !== true) throw err;
     // Whoever asked is gone: the request is withdrawn, so no one answers a call that will not run.

@@ -161,7 +161,8 @@ export function ApprovalsPanel({ queue, principal, now = systemClock }: Approval
     if (input === 'A' || input === 'P') {
       // A rule is made for the whole call: it is offered only once all of it has been on screen.
       const d = latestDetail.current;
-      const seen = d.id !== item.id || d.maxOffset === 0 || (state.scroll.id === item.id && state.scroll.offset >= d.maxOffset);
+      // The layout must be this call's: one still of the row before (a key typed ahead of the render) proves nothing.
+      const seen = d.id === item.id && (d.maxOffset === 0 || (state.scroll.id === item.id && state.scroll.offset >= d.maxOffset));
       if (!seen) {
         const message = `${input} makes a rule for the whole call, and its end has not been on screen: scroll to it with ] (or PgDn) first`;
         setUi({ ...state, status: { ok: false, message, atMs: now().getTime() } });

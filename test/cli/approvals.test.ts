@@ -128,6 +128,23 @@ describe('the sweeper', () => {
   });
 });
 
+describe('gatehouse approve --show of a request no longer open', () => {
+  it('says it is answered, or expired, and offers nothing to answer', () => {
+    const queue = new ApprovalQueue(state);
+    const answered = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: npm publish', ttlSeconds: 60 });
+    expect(queue.resolve(answered.id, { decision: 'reject', principal: { id: 'os-user:ana', auth: 'local-shell' } }).ok).toBe(true);
+    const shown = gatehouse(['approve', '--show', answered.id, ...at()]);
+    expect(shown.status).not.toBe(0);
+    expect(shown.stderr).toMatch(/already resolved \(answered .* by os-user:ana at /);
+    expect(shown.stdout).not.toContain('answer it:');
+    const late = new ApprovalQueue(state, () => new Date(Date.now() - 120_000)).enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: ls', ttlSeconds: 60 });
+    const expired = gatehouse(['approve', '--show', late.id, ...at()]);
+    expect(expired.status).not.toBe(0);
+    // `approve` sweeps first, so the queue has recorded the expiry by then.
+    expect(expired.stderr).toMatch(/already resolved \(it timed out\)/);
+  });
+});
+
 describe('gatehouse approve binds an answer to the request that was shown', () => {
   it('lists and shows each request with why the person is asked and the nonce to answer it by', () => {
     const queue = new ApprovalQueue(state);

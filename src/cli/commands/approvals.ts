@@ -76,8 +76,14 @@ export function approveCommand(): Command {
           const shown = queue.get(flags.show);
           if (shown.problem?.code === 'bad_id') throw new UserError(shown.problem.message, EXIT.usage);
           if (shown.problem !== null) throw new UserError(shown.problem.message);
-          if (shown.pending === null)
-            throw new UserError(shown.resolution !== null ? `approval ${flags.show} is already resolved` : `no pending approval ${flags.show}: run \`gatehouse approve --list\` to see open requests`);
+          // An answered request keeps its file for a while: it is shown as answered, never as open.
+          const r = shown.resolution;
+          if (r !== null)
+            throw new UserError(
+              `approval ${flags.show} is already resolved (${r.expired ? 'it timed out' : `answered ${describeDecision(r.decision)} by ${safeForDisplay(r.principal.id)} at ${r.resolved_at}`}); nothing to answer`,
+            );
+          if (shown.pending === null) throw new UserError(`no pending approval ${flags.show}: run \`gatehouse approve --list\` to see open requests`);
+          if (Date.parse(shown.pending.expires_at) <= Date.now()) throw new UserError(`approval ${flags.show} expired at ${shown.pending.expires_at}; nothing to answer`);
           if (flags.json) return printJson(shown.pending);
           return void process.stdout.write(describeRequest(shown.pending));
         }

@@ -198,15 +198,23 @@ export class ApprovalQueue {
   }
 
   /**
-   * Resolves with the answer to `id` once any process gives one, or with the queue's own
-   * denial at its expiry (which it records, unless an answer got there first). Rejects
-   * only if `id` is not a readable request, on I/O errors, or when `signal` aborts.
+   * Resolves with the answer to a request once any process gives one, or with the queue's own
+   * denial at its expiry (which it records, unless an answer got there first). The filer passes
+   * the record `enqueue` returned: its expiry and waiter are then its own, not what the file says
+   * now (outside a sandbox the agent can rewrite it). Given an id, the record is read back.
+   * Rejects only if an id is not a readable request, on I/O errors, or when `signal` aborts.
    */
-  async waitFor(id: string, opts: { signal?: AbortSignal } = {}): Promise<Resolution> {
-    if (!isApprovalId(id)) throw new Error(badIdMessage(id));
-    const pending = this.readPending(id);
-    if (pending.value === null) throw new Error(`cannot wait for approval ${id}: ${pending.problem ?? 'no such request'}`);
-    const request = pending.value;
+  async waitFor(filed: PendingApproval | string, opts: { signal?: AbortSignal } = {}): Promise<Resolution> {
+    let request: PendingApproval;
+    if (typeof filed === 'string') {
+      if (!isApprovalId(filed)) throw new Error(badIdMessage(filed));
+      const pending = this.readPending(filed);
+      if (pending.value === null) throw new Error(`cannot wait for approval ${filed}: ${pending.problem ?? 'no such request'}`);
+      request = pending.value;
+    } else {
+      request = filed;
+    }
+    const id = request.id;
     const stopBeating = request.waiter === undefined ? () => {} : keepBeating(this.paths, request.waiter);
     try {
       return await waitUntil(() => this.answerOrExpiry(request), {

@@ -176,6 +176,14 @@ describe('waitFor in one process', () => {
     await expect(late.waitFor(p.id, {})).resolves.toMatchObject({ decision: 'allow', principal: alice });
   });
 
+  it('waits by the record it filed, not by an expiry rewritten on disk since', async () => {
+    const p = q.enqueue(request({ ttlSeconds: 1 }));
+    writeFileSync(pendingFile(p.id), JSON.stringify({ ...p, expires_at: new Date(Date.now() + 86_400_000).toISOString() }));
+    const t0 = Date.now();
+    await expect(q.waitFor(p, {})).resolves.toMatchObject({ decision: 'reject', expired: true });
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
   it('stops waiting when its signal aborts', async () => {
     const p = q.enqueue(request());
     const ctl = new AbortController();
