@@ -33,13 +33,17 @@ export interface TrustStep<R extends TrustRecordBase> {
 /** `hooks` with `step` taken after its render and undone before its unrender. */
 export function withTrustStep<R extends TrustRecordBase>(hooks: SyncRenderAdapter, step: TrustStep<R>): AgentAdapter {
   const isTrust = (r: unknown): r is R => typeof r === 'object' && r !== null && (r as { kind?: unknown }).kind === step.kind;
-  const checkRecords = (files: RenderedFile[]): Result<void> => {
+  /** The trust records checked, and the hooks' own records checked by their adapter: all or none. */
+  const checked = (files: RenderedFile[]): Result<{ trust: R[]; hooks: RenderedFile[] }> => {
     const trust = recordsOf(
       step.shape,
       files.filter((f) => isTrust(f.record)),
       `the ${step.kind} step`,
     );
-    return trust.ok ? hooks.checkRecords(files.filter((f) => !isTrust(f.record))) : trust;
+    if (!trust.ok) return trust;
+    const rest = files.filter((f) => !isTrust(f.record));
+    const own = hooks.checkRecords(rest);
+    return own.ok ? ok({ trust: trust.value, hooks: rest }) : own;
   };
   return {
     ...hooks,
@@ -55,20 +59,17 @@ export function withTrustStep<R extends TrustRecordBase>(hooks: SyncRenderAdapte
     },
     unrender(files) {
       // Every record is checked before anything is undone: a bad one changes no file.
-      const checked = checkRecords(files);
-      if (!checked.ok) return checked;
-      const trust = recordsOf(
-        step.shape,
-        files.filter((f) => isTrust(f.record)),
-        `the ${step.kind} step`,
-      );
-      if (!trust.ok) return trust;
-      for (const record of trust.value) {
+      const records = checked(files);
+      if (!records.ok) return records;
+      for (const record of records.value.trust) {
         const undone = step.undo(record);
         if (!undone.ok) return undone;
       }
-      return hooks.unrender(files.filter((f) => !isTrust(f.record)));
+      return hooks.unrender(records.value.hooks);
     },
-    checkRecords,
+    checkRecords: (files) => {
+      const records = checked(files);
+      return records.ok ? ok(undefined) : records;
+    },
   };
 }

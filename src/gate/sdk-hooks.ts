@@ -11,6 +11,7 @@ import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';
 import { hookBudgets } from './hook-budget.js';
 import { runHookGate } from './hook-gate.js';
 import { resolveProjectState } from '../runtime/state-base.js';
+import { startDigests } from '../runtime/session-trust.js';
 import type { SdkHookOutput } from '../adapters/claude-sdk/output.js';
 
 /** Which session to gate: started with `gatehouse session start --agent claude-sdk`. */
@@ -65,6 +66,17 @@ export function gatehouseHooks(opts: GatehouseHooksOptions): GatehouseSdkHooks {
   } catch {
     throw new Error(`gatehouseHooks: no session ${opts.session} in ${stateDir}: start one with \`gatehouse session start --agent claude-sdk\` (and pass stateDir if you gave --state-dir)`);
   }
+  // Trusted by the digest `session start` recorded in the audit log, not by the file's bytes now:
+  // an agent of an earlier query() may have rewritten it (`allow: ['**']`) before this call.
+  const recorded = startDigests(stateDir, opts.session)?.policy ?? null;
+  if (recorded === null)
+    throw new Error(
+      `gatehouseHooks: the audit log in ${stateDir} holds no start of session ${opts.session}, so its policy cannot be trusted: start a new one with \`gatehouse session start --agent claude-sdk\``,
+    );
+  if (recorded !== policyDigest)
+    throw new Error(
+      `gatehouseHooks: the policy of session ${opts.session} changed since it started (it no longer matches the digest its start recorded): end it (\`gatehouse session end ${opts.session}\`) and start a new one`,
+    );
   const checked = checkPolicy(raw);
   if (!checked.ok)
     throw new Error(

@@ -61,8 +61,9 @@ export function hostedGate(workerFile: string | null): HostedGate {
         pending.set(id, { resolve, reject });
         w.ref();
         w.postMessage({ id, req: call });
-        // A signal cannot cross to the worker: a message cancels the call there.
-        signal?.addEventListener('abort', () => w.postMessage({ cancel: id }), { once: true });
+        // A signal cannot cross to the worker: a message cancels the call there (at once if it is aborted already).
+        if (signal?.aborted === true) w.postMessage({ cancel: id });
+        else signal?.addEventListener('abort', () => w.postMessage({ cancel: id }), { once: true });
       });
     },
     async close() {

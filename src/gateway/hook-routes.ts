@@ -14,9 +14,10 @@ import { bearerToken } from './bearer.js';
 import { errorReply, readBody, type Reply } from './http-io.js';
 import { isLoopbackHost } from './options.js';
 import type { RouteContext, Router } from './router.js';
+import { MAX_INPUT_BYTES } from '../core/hook-input.js';
 
 /** The hook's stdin cap (the cold path's) plus room for the cwd line. */
-const MAX_BODY_BYTES = 64 * 1024 * 1024 + 64 * 1024;
+const MAX_BODY_BYTES = MAX_INPUT_BYTES + 64 * 1024;
 /** Server-side evaluation times kept for `GET /api/hooks/stats`. */
 const TIMINGS_KEPT = 1000;
 const EVENT_RE = /^[A-Za-z][A-Za-z.]{0,31}$/;

@@ -15,9 +15,10 @@ import { SANDBOX_SOCKET_NAME } from '../core/sandbox.js';
 import { block, type Verdict } from '../core/verdict.js';
 import { writeFileAtomic } from '../runtime/fs-atomic.js';
 import { SHA256_HEX_RE } from '../runtime/session-files.js';
+import { MAX_INPUT_BYTES } from '../core/hook-input.js';
 
 /** The hook's stdin cap (the cold path's) plus room for the cwd. */
-const MAX_BODY_BYTES = 64 * 1024 * 1024 + 64 * 1024;
+const MAX_BODY_BYTES = MAX_INPUT_BYTES + 64 * 1024;
 /** Calls answered at once: an agent's hooks come a few at a time; a flood of connections (each may buffer a large input) is cut off. */
 const MAX_CONNECTIONS = 64;
 /** A header line is short; anything longer is not a hook client. */
