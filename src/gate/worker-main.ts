@@ -3,8 +3,12 @@
 // worker such a wait stalls only other hook calls, never the host's terminals and clients.
 // Built as dist/hook/gate-worker.js; messages are `{id, req}` (a call) and `{cancel: id}` (its
 // caller is gone) in, `{id, out}` out.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, threadId } from 'node:worker_threads';
+import { setLockThread } from '../runtime/audit/lock.js';
 import { runHookGate, type HookRequest } from './hook-gate.js';
+
+// Locks this thread takes name it, so a lock it left when it died is told from a live one's.
+setLockThread(threadId);
 
 /** The calls running now, each with what cancels it. */
 const running = new Map<number, AbortController>();

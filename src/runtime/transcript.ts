@@ -1,6 +1,6 @@
 // Reads what the turn-level verifiers need from an agent's transcript file, touching as
 // little of it as possible: transcripts run to megabytes, and a Stop pays for every one.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { TASK_TOOL_NAMES, taskFactsOfLine, taskListFromCalls, type ExecItem, type TaskToolCall, type ToolOutcome } from '../core/turn/index.js';
 
 /** The newest bytes of a transcript read at most: more than any turn's worth of lines. */
@@ -142,11 +142,29 @@ export interface SettledTodos {
 export async function settledTranscriptTodos(path: string | null, awaitedCallId: string | null, budgetMs = TRANSCRIPT_SETTLE_MS): Promise<SettledTodos> {
   if (!path) return { items: null, settled: true };
   const deadline = Date.now() + budgetMs;
+  let read = readTaskCalls(path);
+  let seen = sizeAndTime(path);
   for (;;) {
-    const read = readTaskCalls(path);
     if (read === null) return { items: null, settled: true };
-    const settled = read.calls.every((c) => read.outcomes.has(c.id)) && (awaitedCallId === null || read.outcomes.has(awaitedCallId));
-    if (settled || Date.now() >= deadline) return { items: taskListFromCalls(read.calls, read.outcomes), settled };
+    const { calls, outcomes } = read;
+    const settled = calls.every((c) => outcomes.has(c.id)) && (awaitedCallId === null || outcomes.has(awaitedCallId));
+    if (settled || Date.now() >= deadline) return { items: taskListFromCalls(calls, outcomes), settled };
     await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+    // Read again only once the file changed: a poll of an unchanged 32 MB tail costs a full read for nothing.
+    const now = sizeAndTime(path);
+    if (now !== seen) {
+      seen = now;
+      read = readTaskCalls(path);
+    }
+  }
+}
+
+/** The file's size and change time, to tell whether it changed since the last look (null when it cannot be seen). */
+function sizeAndTime(path: string): string | null {
+  try {
+    const st = statSync(path, { bigint: true });
+    return `${st.size}:${st.mtimeNs}:${st.ino}`;
+  } catch {
+    return null;
   }
 }

@@ -2,7 +2,7 @@
 // a call stuck on a lock another process holds stalls no terminal or client of the host, and it
 // gives the very verdict the hook process gives.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/gate/session-lifecycle.js';
@@ -112,5 +112,14 @@ describe('file locks between threads of one process', () => {
     const old = join(dir, 'old.lock');
     writeFileSync(old, `${process.pid} 0123456789abcdef\n`);
     expect(withLock(old, () => 'ran', 200)).toBe('ran');
+  });
+
+  it("takes another thread's lock once it has been held far longer than any section (a worker that died in it)", () => {
+    const dir = tempDir();
+    const dead = join(dir, 'dead-worker.lock');
+    writeFileSync(dead, `${process.pid} 7 0123456789abcdef\n`);
+    const past = new Date(Date.now() - 10_000);
+    utimesSync(dead, past, past);
+    expect(withLock(dead, () => 'ran', 200)).toBe('ran');
   });
 });

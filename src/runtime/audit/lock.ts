@@ -10,7 +10,6 @@
 // only availability suffers.
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { threadId } from 'node:worker_threads';
 import { isProcessAlive } from '../process-alive.js';
 
 /** How long an append waits for the lock before giving up with an Error the caller logs. */
@@ -25,6 +24,24 @@ const UNREADABLE_LOCK_GRACE_MS = 1000;
 // The steal section is one read and one unlink; a steal marker older than this was left
 // by a process that died inside it.
 const STEAL_MARKER_STALE_MS = 2000;
+
+/**
+ * A lock of another thread of this process held longer than this belongs to a thread that died
+ * inside it (a worker ended or restarted): the sections are sub-millisecond, and waiters give up
+ * at 2–5 s, so this frees the lock before they all do.
+ */
+const OTHER_THREAD_STALE_MS = 1500;
+
+/** This thread's id in the locks it takes: 0 for the main thread; a worker that takes locks sets its own ({@link setLockThread}). */
+let threadId = 0;
+
+/**
+ * Names the calling worker thread in the locks it takes. Set once by the gate worker; the hook
+ * process (one thread) never loads `node:worker_threads` for it.
+ */
+export function setLockThread(id: number): void {
+  threadId = id;
+}
 
 /** `pid threadId token`: a host runs hook calls in a worker thread, which shares the pid. Older locks have no thread id (the main thread's, 0). */
 const OWNER = /^(\d+)(?: (\d+))? ([0-9a-f]{16})\n$/;
@@ -79,8 +96,9 @@ function isStale(file: string, content: string): boolean {
   if (!m) return ageMs(file) > UNREADABLE_LOCK_GRACE_MS;
   const pid = Number(m[1]);
   if (pid !== process.pid) return !isProcessAlive(pid);
-  // Ours: this thread's lock is stale unless it holds it now; another thread's is alive while we are.
-  return Number(m[2] ?? 0) === threadId && !held.has(file);
+  // Ours: this thread's lock is stale unless it holds it now; another thread's unless it has held it too long.
+  if (Number(m[2] ?? 0) === threadId) return !held.has(file);
+  return ageMs(file) > OTHER_THREAD_STALE_MS;
 }
 
 /**
