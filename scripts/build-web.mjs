@@ -1,5 +1,6 @@
-// Builds the browser dashboard into dist/web: one minified bundle of src/web/app.ts plus
-// the page, its styles and xterm's stylesheet, so `serve` needs no build step at run time.
+// Builds the browser dashboard into dist/web: minified bundles of src/web/app.ts and of the
+// approval page's src/web/approve.ts, plus the pages, their styles and xterm's stylesheet, so
+// `serve` needs no build step at run time.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +12,9 @@ const started = Date.now();
 
 mkdirSync(out, { recursive: true });
 await build({
-  entryPoints: [join(root, 'src', 'web', 'app.ts')],
-  outfile: join(out, 'app.js'),
+  // The dashboard, and the single-use approval page a notification links to.
+  entryPoints: { app: join(root, 'src', 'web', 'app.ts'), approve: join(root, 'src', 'web', 'approve.ts') },
+  outdir: out,
   bundle: true,
   platform: 'browser',
   format: 'esm',
@@ -25,6 +27,7 @@ await build({
 });
 for (const [from, to] of [
   [join(root, 'src', 'web', 'index.html'), 'index.html'],
+  [join(root, 'src', 'web', 'approve.html'), 'approve.html'],
   [join(root, 'src', 'web', 'styles.css'), 'styles.css'],
   [join(root, 'src', 'web', 'favicon.svg'), 'favicon.svg'],
   [join(root, 'node_modules', '@xterm', 'xterm', 'css', 'xterm.css'), 'xterm.css'],

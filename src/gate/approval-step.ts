@@ -13,6 +13,10 @@ import { addStoredRules, isRuleRecorded, readStoredRules, rulesInForce, type Sto
 import { AuditLog } from '../runtime/audit/log.js';
 import { ApprovalQueue, WITHDRAWN_PRINCIPAL } from '../runtime/approvals/index.js';
 import { sentence } from '../core/sentence.js';
+import { callDetail, type ApprovalDetail } from '../core/approvals/detail.js';
+import { resolveView } from '../core/tool-view.js';
+import { canonicalJson } from '../core/crypto/canonical-json.js';
+import { readForReview } from '../runtime/review-file.js';
 
 /** What the approval step knows about the call beyond the event. */
 export interface CallFacts {
@@ -52,7 +56,17 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
   const queue = new ApprovalQueue(policy.state_dir);
   // What "always" would add is filed with the request, so every surface shows it before anyone answers.
   const always = alwaysTargetFor(call);
-  const pending = queue.enqueue({ session_id: policy.session_id, agent: policy.agent, tool: event.tool, summary: decision.summary, why: decision.why, always, ttlSeconds: policy.approvals.timeout_s });
+  const detail = detailOf(policy, event, facts, decision);
+  const pending = queue.enqueue({
+    session_id: policy.session_id,
+    agent: policy.agent,
+    tool: event.tool,
+    summary: decision.summary,
+    why: decision.why,
+    always,
+    detail,
+    ttlSeconds: policy.approvals.timeout_s,
+  });
   // Whoever wrote the answer (a person on any surface, or the queue at expiry) recorded it.
   let resolution;
   try {
@@ -81,6 +95,7 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
     shown.summary !== pending.summary ||
     shown.tool !== pending.tool ||
     shown.why !== pending.why ||
+    canonicalJson(shown.detail ?? null) !== canonicalJson(pending.detail ?? null) ||
     JSON.stringify(shown.always ?? null) !== JSON.stringify(pending.always ?? null)
   ) {
     return block(
@@ -98,4 +113,15 @@ export async function approvalStep(policy: Policy, event: PreToolEvent, facts: C
     }
   }
   return allow(`approvals.${resolution.decision}:${resolution.principal.id}`);
+}
+
+/** What the card shows: the diff against the file as it is now, the command's context, or the input. */
+function detailOf(policy: Policy, event: PreToolEvent, facts: CallFacts, decision: { why: string; rule: string }): ApprovalDetail {
+  const raw = event.view ?? resolveView(undefined, event.input);
+  const target = facts.paths[0];
+  const writes = raw.kind === 'write' || raw.kind === 'edit';
+  // The file as the gate resolved it (worktree-relative), not as the agent spelled it.
+  const view = writes && target !== undefined ? { ...raw, path: target } : raw;
+  const current = writes ? (target === undefined ? { kind: 'unreadable' as const, why: 'the call names no file' } : readForReview(policy.worktree, target)) : null;
+  return callDetail({ tool: event.tool, input: event.input, view, current, cwd: event.cwd, why: decision.why, rule: decision.rule });
 }

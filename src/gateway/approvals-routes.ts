@@ -23,7 +23,7 @@ const ResolveBody = z.object({
 });
 
 /** HTTP status for each way the queue can refuse a resolution. */
-const RESOLVE_STATUS: Record<ResolveError['code'], number> = {
+export const RESOLVE_STATUS: Record<ResolveError['code'], number> = {
   bad_id: 400,
   bad_decision: 400,
   bad_principal: 403,

@@ -11,6 +11,23 @@ export interface HostPolicy {
   bindHost: string;
   /** Extra accepted `Host` values (`name` or `name:port`), lower-case. */
   extra: string[];
+  /**
+   * Where people reach the server through a reverse proxy or tunnel (`--public-url`): its
+   * `Host` value (as the URL writes it, lower-case) and its origin are accepted too.
+   */
+  public?: { host: string; origin: string } | null;
+}
+
+/** The `Host` and origin a public URL stands for. */
+export function publicAuthority(url: string): { host: string; origin: string } {
+  const u = new URL(url);
+  return { host: u.host.toLowerCase(), origin: u.origin.toLowerCase() };
+}
+
+/** True if a browser request comes from the public URL's own page, through that URL. */
+export function isPublicOrigin(origin: string | undefined, hostHeader: string | undefined, policy: HostPolicy): boolean {
+  const pub = policy.public;
+  return pub != null && origin !== undefined && origin.toLowerCase() === pub.origin && hostHeader?.toLowerCase() === pub.host;
 }
 
 /** A parsed `Host` header or origin authority. */
@@ -46,6 +63,7 @@ export function parseAuthority(value: string): Authority | null {
  */
 export function isAllowedHost(value: string | undefined, policy: HostPolicy): boolean {
   if (value === undefined) return false;
+  if (policy.public != null && value.toLowerCase() === policy.public.host) return true;
   const a = parseAuthority(value);
   if (a === null) return false;
   if (policy.extra.includes(`${a.host}:${a.port}`)) return true;

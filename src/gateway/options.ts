@@ -51,6 +51,11 @@ export interface GatewayOptions {
    * e.g. the machine's DNS name; IP literals and loopback names are always accepted.
    */
   allowedHosts?: string[];
+  /**
+   * Where people reach the server through a reverse proxy or tunnel (`--public-url`, already
+   * checked): its host and origin are accepted as this server's own.
+   */
+  publicUrl?: string | null;
   /** Where unexpected server errors are reported; default stderr. Never receives secrets. */
   log?: (line: string) => void;
   /** Serve JSON-RPC over WebSocket at `/ws` (PTYs, events, approvals); absent, upgrades are refused. */

@@ -10,7 +10,7 @@ import { addApprovalRoutes } from './approvals-routes.js';
 import { authenticate } from './auth.js';
 import { compileTokens, Credentials } from './credentials.js';
 import type { HostPolicy } from './host-origin.js';
-import { isAllowedHost, isAllowedOrigin } from './host-origin.js';
+import { isAllowedHost, isAllowedOrigin, isPublicOrigin, publicAuthority } from './host-origin.js';
 import type { Reply } from './http-io.js';
 import { errorReply, sendReply } from './http-io.js';
 import type { GatewayOptions } from './options.js';
@@ -54,7 +54,7 @@ async function route(req: IncomingMessage, res: ServerResponse, s: Served): Prom
   if (!isAllowedHost(host, s.hosts)) {
     return errorReply(403, 'bad_host', `this server does not answer to that Host: use http://127.0.0.1:${s.hosts.port}`);
   }
-  if (!isAllowedOrigin(origin, host, s.hosts.port) || req.headers['sec-fetch-site'] === 'cross-site') {
+  if ((!isAllowedOrigin(origin, host, s.hosts.port) && !isPublicOrigin(origin, host, s.hosts)) || req.headers['sec-fetch-site'] === 'cross-site') {
     return errorReply(403, 'bad_origin', 'requests from other sites are refused: open the page served by this gateway');
   }
   const target = splitTarget(req.url ?? '');
@@ -160,7 +160,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   server.maxConnections = MAX_CONNECTIONS;
   const served: Served = {
     router,
-    hosts: { port: 0, bindHost: host, extra: (opts.allowedHosts ?? []).map((h) => h.toLowerCase()) },
+    hosts: { port: 0, bindHost: host, extra: (opts.allowedHosts ?? []).map((h) => h.toLowerCase()), public: opts.publicUrl == null ? null : publicAuthority(opts.publicUrl) },
     credentials,
     log: opts.log ?? ((line) => process.stderr.write(`${line}\n`)),
   };

@@ -44,6 +44,9 @@ const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
   '/styles.css': { file: 'styles.css', type: 'text/css; charset=utf-8' },
   '/xterm.css': { file: 'xterm.css', type: 'text/css; charset=utf-8' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+  // The single-use approval page a notification links to: it holds no data, its token stays in the fragment.
+  '/approve': { file: 'approve.html', type: 'text/html; charset=utf-8' },
+  '/approve.js': { file: 'approve.js', type: 'text/javascript; charset=utf-8' },
 };
 
 /** A token must be a plain cookie value (RFC 6265 cookie-octets) so it is sent back unchanged. */

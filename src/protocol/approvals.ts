@@ -10,6 +10,18 @@ export const AlwaysTarget = z.strictObject({
 });
 export type AlwaysTarget = z.infer<typeof AlwaysTarget>;
 
+/** What a card shows beyond the summary (core/approvals/detail.ts `ApprovalDetail`). */
+export const ApprovalDetail = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('diff'),
+    files: z.array(z.strictObject({ path: z.string(), diff: z.string(), added: z.number().int(), removed: z.number().int(), note: z.string().nullable() })),
+    truncated: z.boolean(),
+  }),
+  z.strictObject({ kind: z.literal('shell'), command: z.string(), description: z.string().nullable(), cwd: z.string(), why: z.string(), rule: z.string() }),
+  z.strictObject({ kind: z.literal('input'), json: z.string(), truncated: z.boolean() }),
+]);
+export type ApprovalDetail = z.infer<typeof ApprovalDetail>;
+
 /** A pending approval as the queue lists it (the nonce is included: a resolver echoes it). */
 export const PendingApproval = z.strictObject({
   id: z.string(),
@@ -30,6 +42,8 @@ export const PendingApproval = z.strictObject({
   waiter: z.string().optional(),
   /** What "always" would add a rule for: null, no rule; absent, filed by an older Gatehouse. */
   always: AlwaysTarget.nullable().optional(),
+  /** The card's detail: over HTTP in the list; over the WebSocket fetched alone (`approvals.detail`), so the list stays small. */
+  detail: ApprovalDetail.optional(),
 });
 export type PendingApproval = z.infer<typeof PendingApproval>;
 

@@ -24,6 +24,7 @@ export const RPC_ERRORS = {
   unavailable: { code: -32010, meaning: 'the feature is not configured on this gateway' },
   rules_unreadable: { code: -32011, meaning: 'the always-allow rules file cannot be read; the message says how to recover' },
   revoke_refused: { code: -32012, meaning: 'the rule cannot be revoked: unknown id, or a config rule (edit the config)' },
+  no_such_approval: { code: -32013, meaning: 'no such approval is waiting (answered and pruned, or never filed), or its record is unreadable' },
 } as const;
 
 /** The stable name of an error, e.g. `no_such_session`. */

@@ -2,6 +2,8 @@
 // or the project), what "always" would allow, and a reason; answers echo the request's nonce.
 import { describeAlways, describeLifetime } from '../core/approvals/always-scope.js';
 import { safeForDisplay } from '../core/display.js';
+import type { ApprovalDetail } from '../protocol/approvals.js';
+import { renderDetail } from './call-detail.js';
 import { h } from './dom.js';
 import { formatAge, timeMs } from './format.js';
 import type { RpcClient } from './rpc-client.js';
@@ -101,6 +103,8 @@ export class ApprovalsView {
     const reason = h('input', { class: 'reason', type: 'text', maxlength: '2000', placeholder: 'Reason (optional, the agent sees it)', 'aria-label': `Reason for ${p.tool}` });
     const error = h('p', { class: 'error', role: 'alert' });
     const buttons = DECISIONS.map((d) => h('button', { type: 'button', class: `decide ${d.decision}`, 'data-decision': d.decision, title: d.title }, d.label));
+    // The diff, the command's context or the input: fetched on its own, so the list stays one small frame.
+    const detail = h('div', { class: 'detail-slot' }, h('p', { class: 'note' }, 'Loading the call\u2019s detail\u2026'));
     const card = h(
       'li',
       { class: 'approval', 'data-id': p.id, 'data-expires': p.expires_at },
@@ -109,6 +113,7 @@ export class ApprovalsView {
       h('pre', { class: 'summary', tabindex: '0', 'aria-label': `The whole ${p.tool} call` }, p.summary),
       // Why this call is the person's to answer (the classifier's reason), when the request says.
       p.why !== undefined ? h('p', { class: 'why' }, `Why you are asked: ${p.why}`) : '',
+      detail,
       // What each "Always" would allow, before either is pressed.
       h('p', { class: 'always-scope' }, safeForDisplay(describeAlways(record.always, 'session', record.session_id)), p.always ? `. Always (project): the same, ${describeLifetime('project')}.` : ''),
       reason,
@@ -122,7 +127,17 @@ export class ApprovalsView {
     }
     card.querySelector('.summary')?.addEventListener('scroll', () => offerAlwaysOnceSeen(card));
     this.#cards.set(p.id, card);
+    void this.#loadDetail(p.id, detail);
     return card;
+  }
+
+  async #loadDetail(id: string, slot: HTMLElement): Promise<void> {
+    try {
+      const res = await this.#rpc.call<{ detail: ApprovalDetail | null }>('approvals.detail', { id });
+      slot.replaceChildren(res.detail === null ? '' : renderDetail(res.detail));
+    } catch (err) {
+      slot.replaceChildren(h('p', { class: 'error' }, `The call's detail could not be loaded: ${(err as Error).message}. The summary above is the whole call.`));
+    }
   }
 
   async #resolve(p: PendingApproval, decision: Decision, reason: string, card: HTMLElement, error: HTMLElement): Promise<void> {

@@ -2,7 +2,7 @@
 // WebSocket (PTY sessions, events), the dashboard, and audit status — behind an access token.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { addAuditRoutes } from '../../gateway/audit-routes.js';
@@ -12,10 +12,11 @@ import { DEFAULT_PORT, startGateway } from '../../gateway/index.js';
 import { PtyManager } from '../../gateway/pty/index.js';
 import { sessionLauncher } from '../../gateway/session-launcher.js';
 import { addWebRoutes } from '../../gateway/web-routes.js';
+import { addLinkRoutes } from '../../gateway/link-routes.js';
 import { configAlwaysRules } from '../../runtime/approvals/always-rules.js';
 import { loadConfig } from '../../runtime/config.js';
 import { ApprovalQueue } from '../../runtime/approvals/index.js';
-import { checkPublicUrl, startNotifications } from '../../runtime/notify/index.js';
+import { checkPublicUrl, LinkBook, startNotifications } from '../../runtime/notify/index.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { describePortHolder, portHolder } from '../../runtime/port-holder.js';
 import { liveSupervisor, readSupervisorRecord, removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
@@ -78,11 +79,16 @@ export function serveCommand(): Command {
           `this project is already supervised by pid ${running.pid} on port ${running.port} (started ${running.started_at}): use that one (its dashboard URL was printed when it started; \`gatehouse approve\` and \`gatehouse tui\` work beside it), or stop it first`,
         );
       }
-      if (flags.publicUrl !== undefined) {
-        const url = checkPublicUrl(flags.publicUrl);
-        if (!url.ok) throw new UserError(url.reason, EXIT.usage);
+      // Where people reach this server from elsewhere (a tunnel, a proxy): the links' base, and a Host and origin to accept.
+      let publicUrl: string | null = null;
+      const givenPublic = flags.publicUrl ?? config.value.notify.public_url ?? null;
+      if (givenPublic !== null) {
+        const url = checkPublicUrl(givenPublic);
+        if (!url.ok) throw new UserError(flags.publicUrl === undefined ? `gatehouse.yaml notify.public_url: ${url.reason}` : url.reason, EXIT.usage);
+        publicUrl = url.value;
       }
       const log = (line: string): void => void process.stderr.write(`gatehouse serve: ${line}\n`);
+      const links = new LinkBook();
       // Told only when a call waits for a person. A channel that cannot work is refused now, not found out at the first call.
       const notified = startNotifications({
         config: config.value.notify,
@@ -91,7 +97,8 @@ export function serveCommand(): Command {
         projectRoot: worktree,
         env: process.env,
         log,
-        publicUrl: flags.publicUrl ?? null,
+        publicUrl,
+        links,
       });
       if (!notified.ok) throw new UserError(`${notified.reason}`);
       const notifier = notified.value;
@@ -112,6 +119,7 @@ export function serveCommand(): Command {
           tokens: config.value.approvals.tokens,
           env: process.env,
           log,
+          publicUrl,
           websocket: {
             manager,
             configRules: configAlwaysRules(config.value.approvals.always_allow),
@@ -121,6 +129,7 @@ export function serveCommand(): Command {
             addAuditRoutes(router, state);
             addHookRoutes(router, state, gate.run);
             addWebRoutes(router, { webDir: webDir(), accessToken });
+            addLinkRoutes(router, { queue: new ApprovalQueue(state), links, project: basename(worktree) });
           },
         });
       } catch (err) {

@@ -29,7 +29,7 @@ export const DEFAULT_APPROVALS: ApprovalSettings = { interactive: false, timeout
  * What to do with the call; `by` names the step that settled it (`profile:<name>`, `classifier`, …).
  * An `ask` carries the whole summary the person is shown (see {@link summarizeCall}).
  */
-export type ToolDecision = { kind: 'allow'; by: string } | { kind: 'deny'; by: string; reason: string } | { kind: 'ask'; by: string; reason: string; summary: string; why: string };
+export type ToolDecision = { kind: 'allow'; by: string } | { kind: 'deny'; by: string; reason: string } | { kind: 'ask'; by: string; reason: string; summary: string; why: string; rule: string };
 
 /** One tool call. `paths` are worktree-relative; `shell` is the analysis of a shell call's command. */
 export interface DecideCall {
@@ -53,6 +53,13 @@ export interface DecideInput {
 /** `a Write`, `an edit`: the call's tool named for the reason a person reads. */
 function aTool(call: DecideCall): string {
   return `${/^[aeiou]/i.test(call.tool) ? 'an' : 'a'} ${call.tool}`;
+}
+
+/** The step of the decision order that left the call to a person, as an approval card names it. */
+function askingRule(sh: ShellAnalysis | undefined): string {
+  if (sh?.class === 'ask') return 'the shell classifier asks about this command, and no always-allow rule matches it';
+  if (sh?.class === 'approve') return 'the shell classifier rates it read-only, but smart_auto_approve is off, and no always-allow rule matches it';
+  return 'approvals.interactive is on, and no permission profile or always-allow rule settles this call';
 }
 
 /**
@@ -101,5 +108,6 @@ export function decideToolCall(input: DecideInput): ToolDecision {
     // What the person is told: why this call, of all calls, is theirs to answer. The classifier's
     // reason quotes the command's words, so it is masked and made inert as the summary is.
     why: safeForDisplay(redactText(sh !== undefined ? sentence(sh.reason) : `Approvals are interactive, and no permission profile or always-allow rule settles ${aTool(call)} call.`)),
+    rule: askingRule(sh),
   };
 }

@@ -4,14 +4,16 @@ import { fail, ok, type Result } from '../result.js';
 
 /**
  * How the caller proved who it is: a scoped token from config, the access token of
- * `gatehouse serve` (its dashboard), a shell of the user, or Gatehouse's own code.
+ * `gatehouse serve` (its dashboard), a single-use approval link a notification carried, a
+ * shell of the user, or Gatehouse's own code.
  */
-type PrincipalAuth = 'scoped-token' | 'access-token' | 'local-shell' | 'server-internal';
+type PrincipalAuth = 'scoped-token' | 'access-token' | 'link' | 'local-shell' | 'server-internal';
 
 /**
  * Who decided. `id` is `os-user:<name>` (local shell), `token:<name>` (scoped token),
  * `dashboard-operator:<name>` (the holder of `serve`'s access token: the user who started
- * it) or `system:<component>` (Gatehouse itself). `grant` is the scope a token was issued
+ * it), `link:<channel>` (whoever opened a single-use link sent on that notification channel)
+ * or `system:<component>` (Gatehouse itself). `grant` is the scope a token was issued
  * for; `session` pins the principal to one session.
  */
 export interface Principal {
@@ -48,6 +50,7 @@ const NAMESPACE_FOR: Readonly<Record<PrincipalAuth, string>> = {
   'scoped-token': 'token:',
   'local-shell': 'os-user:',
   'access-token': DASHBOARD_OPERATOR_PREFIX,
+  link: 'link:',
   'server-internal': SYSTEM_PREFIX,
 };
 
@@ -55,7 +58,7 @@ const NAMESPACE_FOR: Readonly<Record<PrincipalAuth, string>> = {
 export function checkPrincipal(p: Principal): Result<Principal> {
   if (typeof p !== 'object' || p === null || typeof p.id !== 'string') return fail('A principal needs an id; name who is deciding, e.g. os-user:alice.');
   const ns = Object.hasOwn(NAMESPACE_FOR, p.auth) ? NAMESPACE_FOR[p.auth] : undefined;
-  if (ns === undefined) return fail(`Principal ${JSON.stringify(p.id)} has unknown auth ${JSON.stringify(p.auth)}; use scoped-token, access-token, local-shell or server-internal.`);
+  if (ns === undefined) return fail(`Principal ${JSON.stringify(p.id)} has unknown auth ${JSON.stringify(p.auth)}; use scoped-token, access-token, link, local-shell or server-internal.`);
   if (p.id.startsWith(SYSTEM_PREFIX) && p.auth !== 'server-internal') {
     return fail(`Principal ${JSON.stringify(p.id)} uses the reserved system: namespace, which is only for Gatehouse's own components; a person resolves as os-user:, token: or dashboard-operator:.`);
   }
@@ -90,6 +93,11 @@ export function tokenPrincipal(name: string, grant: string): Result<Principal> {
 /** The holder of `gatehouse serve`'s access token, named after the OS user who started the server. */
 export function dashboardOperator(name: string): Result<Principal> {
   return checkPrincipal({ id: `${DASHBOARD_OPERATOR_PREFIX}${name}`, auth: 'access-token' });
+}
+
+/** Whoever used a single-use approval link sent on notification channel `channel` (`ntfy`, `webhook-2`). */
+export function linkPrincipal(channel: string): Result<Principal> {
+  return checkPrincipal({ id: `link:${channel}`, auth: 'link' });
 }
 
 /**

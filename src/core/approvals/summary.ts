@@ -37,12 +37,12 @@ const SECRET_PATTERNS: readonly RegExp[] = [
 const EXPANDS = /[$`]|[<>]\(/;
 
 /** A command line with its secret-looking literal values masked; anything that expands stays visible. */
-function maskSecrets(command: string): string {
+export function maskSecrets(command: string): string {
   return SECRET_PATTERNS.reduce((s, re) => s.replace(re, (whole: string, lead: string, value: string) => (EXPANDS.test(value) ? whole : `${lead}***`)), command);
 }
 
 /** Argument names whose values are secrets in any tool (an MCP server's `api_key`, a `token`). */
-const SECRET_KEY = /token|secret|passw|api_?key|private_?key|authorization|cookie|credential/i;
+export const SECRET_KEY = /token|secret|passw|api_?key|private_?key|authorization|cookie|credential/i;
 
 /**
  * The whole, redacted summary of a call for the pending record and the person asked, by the

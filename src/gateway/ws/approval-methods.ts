@@ -23,6 +23,7 @@ const ResolveParams = z.strictObject({
 });
 
 const RevokeParams = z.strictObject({ id: z.string().min(1) });
+const DetailParams = z.strictObject({ id: z.string().min(1) });
 
 /** Room for the pending list in one frame: the frame minus the envelope of a response or event. */
 const PENDING_BUDGET_BYTES = MAX_FRAME_BYTES - 1024;
@@ -32,7 +33,9 @@ const PENDING_BUDGET_BYTES = MAX_FRAME_BYTES - 1024;
  * budget is used; `omitted` counts the newer ones left out, which show up as the first are
  * answered. Summaries run to 4,000 characters, so a full queue can outgrow a frame.
  */
-export function fitPending(pending: readonly PendingApproval[]): { pending: PendingApproval[]; omitted: number } {
+export function fitPending(all: readonly PendingApproval[]): { pending: PendingApproval[]; omitted: number } {
+  // Details (a diff of up to 40 KiB each) are fetched one at a time with approvals.detail.
+  const pending = all.map(({ detail: _detail, ...rest }) => rest);
   let used = 0;
   let kept = 0;
   for (const p of pending) {
@@ -52,6 +55,12 @@ export const APPROVAL_METHODS: Readonly<Record<string, Method>> = {
     const result = ctx.queue.resolve(p.id, { decision: p.decision, nonce: p.nonce, reason: p.reason ?? null, principal });
     if (!result.ok) return new RpcError('approval_refused', result.error.message, result.error.code);
     return { resolution: result.value };
+  }),
+  'approvals.detail': defineMethod('approvals:read', DetailParams, (ctx, p) => {
+    const state = ctx.queue.get(p.id);
+    if (state.problem !== null) return new RpcError('no_such_approval', state.problem.message, state.problem.code);
+    if (state.pending === null) return new RpcError('no_such_approval', `no approval ${p.id} in this project: it was answered and pruned, or never filed`);
+    return { id: p.id, detail: state.pending.detail ?? null, answered: state.resolution !== null };
   }),
   'approvals.rules': defineMethod('approvals:read', z.strictObject({}), (ctx) => {
     const rules = listRules(ctx.rules.projectState, ctx.rules.config);

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { HostPolicy } from '../host-origin.js';
-import { isAllowedHost, isLoopbackOrigin } from '../host-origin.js';
+import { isAllowedHost, isLoopbackOrigin, isPublicOrigin } from '../host-origin.js';
 import type { Credentials, Grant } from '../credentials.js';
 
 /** The one path that upgrades. */
@@ -26,7 +26,7 @@ function refuse(status: UpgradeRefusal['status'], code: string, message: string)
 /**
  * Checks an upgrade request. A PTY is remote code execution, so the Origin rule is
  * stricter than for HTTP: no browser page but one served from loopback on our own port
- * may open the socket (a missing Origin means a non-browser client, which needs a token).
+ * (or from the public URL `--public-url` names, through it) may open the socket (a missing Origin means a non-browser client, which needs a token).
  */
 export function checkUpgrade(req: IncomingMessage, hosts: HostPolicy, credentials: Credentials): UpgradeCheck {
   const path = (req.url ?? '').split('?')[0];
@@ -35,7 +35,7 @@ export function checkUpgrade(req: IncomingMessage, hosts: HostPolicy, credential
   if (!isAllowedHost(host, hosts)) {
     return refuse(403, 'bad_host', `this server does not answer to that Host: use ws://127.0.0.1:${hosts.port}${WS_PATH}`);
   }
-  if ((origin !== undefined && !isLoopbackOrigin(origin, hosts.port)) || req.headers['sec-fetch-site'] === 'cross-site') {
+  if ((origin !== undefined && !isLoopbackOrigin(origin, hosts.port) && !isPublicOrigin(origin, host, hosts)) || req.headers['sec-fetch-site'] === 'cross-site') {
     return refuse(403, 'bad_origin', 'WebSocket connections from other sites are refused: open the dashboard this gateway serves');
   }
   const presented = credentials.fromRequest(req);

@@ -53,7 +53,7 @@ const ID_ATTEMPTS = 3;
  * browser tab must not answer a request it never displayed. CLI and TUI callers
  * (`local-shell`) act on what they show and pass no nonce.
  */
-const NONCE_REQUIRED_AUTH: readonly Principal['auth'][] = ['scoped-token', 'access-token'];
+const NONCE_REQUIRED_AUTH: readonly Principal['auth'][] = ['scoped-token', 'access-token', 'link'];
 
 /** Construction options beyond the clock. */
 export interface ApprovalQueueOptions {
@@ -120,6 +120,7 @@ export class ApprovalQueue {
         pid: process.pid,
         waiter,
         ...(input.always === undefined ? {} : { always: boundedTarget(input.always) }),
+        ...(input.detail === undefined ? {} : { detail: input.detail }),
       };
       if (createExclusive(recordFile(this.paths.pending, record.id), `${JSON.stringify(record, null, 2)}\n`)) return record;
     }

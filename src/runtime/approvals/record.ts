@@ -2,6 +2,7 @@
 // the checks that every record read back from disk must pass before anyone trusts it.
 import { randomBytes } from 'node:crypto';
 import type { AlwaysTarget } from '../../core/approvals/always-scope.js';
+import { MAX_DETAIL_BYTES, type ApprovalDetail } from '../../core/approvals/detail.js';
 import type { Principal } from '../../core/approvals/principal.js';
 import { MAX_REVIEW_CHARS } from '../../core/approvals/summary.js';
 import { isRecord } from '../../core/is-record.js';
@@ -38,6 +39,11 @@ export interface PendingApproval {
    * again), shown with the request. Absent on requests filed by an older Gatehouse.
    */
   always?: AlwaysTarget | null;
+  /**
+   * What the card shows beyond the summary (a diff, a command's context, the input as JSON),
+   * built when the call was filed; absent on requests filed by an older Gatehouse.
+   */
+  detail?: ApprovalDetail;
 }
 
 /**
@@ -153,6 +159,31 @@ const AlwaysTargetShape: Shape<AlwaysTarget> = object(
   { problem: 'must be null or {tool, on, paths}' },
 );
 
+/** Longest text in a detail as stored: its byte cap, each character taking at least one byte. */
+const detailText = text({ max: MAX_DETAIL_BYTES, problem: `must be a string of at most ${MAX_DETAIL_BYTES} characters` });
+const count = number({ int: true, min: 0, problem: 'must be a whole number' });
+/** Most files one detail shows: a write or an edit names one. */
+const MAX_DETAIL_FILES = 16;
+
+const DetailShape: Shape<ApprovalDetail> = either(
+  [
+    object(
+      {
+        kind: oneOf(['diff']),
+        files: list(object({ path: text({ max: MAX_SUMMARY_CHARS }), diff: detailText, added: count, removed: count, note: nullable(text({ max: MAX_WHY_CHARS })) }), { max: MAX_DETAIL_FILES }),
+        truncated: boolean(),
+      },
+      { strict: true },
+    ),
+    object(
+      { kind: oneOf(['shell']), command: detailText, description: nullable(detailText), cwd: text({ max: MAX_SUMMARY_CHARS }), why: text({ max: MAX_WHY_CHARS }), rule: text({ max: MAX_WHY_CHARS }) },
+      { strict: true },
+    ),
+    object({ kind: oneOf(['input']), json: detailText, truncated: boolean() }, { strict: true }),
+  ],
+  'must be a diff, shell or input detail',
+);
+
 /**
  * A pending record as the queue writes it; the id is checked against its file name first. A
  * field a later version adds goes here, and into {@link PendingApproval} through the type.
@@ -169,6 +200,7 @@ const PendingShape = object({
   pid: number({ int: true, positive: true, problem: 'must be a positive integer' }),
   waiter: optional(text({ pattern: WAITER_ID_RE, problem: 'must be w- and 16 lowercase hex digits' })),
   always: optional(nullable(either([AlwaysTargetShape], 'must be null or {tool, on, paths}'))),
+  detail: optional(DetailShape),
 });
 
 /** A principal read back from a resolution: only its own fields, each checked. */

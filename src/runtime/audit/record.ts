@@ -10,9 +10,9 @@ export const GENESIS_HASH = '0'.repeat(64);
 /**
  * Who caused an event: a principal kind, a colon, then 1–128 characters of
  * `[A-Za-z0-9._@/:+-]`, e.g. `os-user:alice`, `system:hook-gate`, `token:ci`,
- * `dashboard-operator:bob@example.com`. Names outside that set are the caller's to encode.
+ * `dashboard-operator:bob@example.com`, `link:ntfy`. Names outside that set are the caller's to encode.
  */
-const ACTOR_PATTERN = /^(os-user|system|token|dashboard-operator):[A-Za-z0-9._@/:+-]{1,128}$/;
+const ACTOR_PATTERN = /^(os-user|system|token|dashboard-operator|link):[A-Za-z0-9._@/:+-]{1,128}$/;
 
 /** The session id rule of the hook path (DESIGN: "The flow of one hook call"). */
 const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;

@@ -4,8 +4,10 @@ import { fail, ok, type Result } from '../../core/result.js';
 import type { ApprovalQueue } from '../approvals/queue.js';
 import type { NotifyConfig } from '../config.js';
 import { resolveChannels } from './channels.js';
+import type { LinkBook } from './links.js';
 import { Notifier } from './notifier.js';
 
+export { LinkBook } from './links.js';
 export { Notifier } from './notifier.js';
 
 /** What {@link startNotifications} needs. */
@@ -18,6 +20,8 @@ export interface StartNotificationsOptions {
   log: (line: string) => void;
   /** `--public-url`, which wins over `notify.public_url`: where people reach `gatehouse serve`. */
   publicUrl?: string | null;
+  /** Issues the single-use approval links each message carries, under the public URL (none without one). */
+  links?: LinkBook;
 }
 
 /** Checks a public URL: http(s), no credentials, no query or fragment (links are built under it). */
@@ -27,6 +31,11 @@ export function checkPublicUrl(url: string): Result<string> {
   if (u.username !== '' || u.password !== '') return fail('--public-url must not carry a user name or password: links are sent to phones and chat rooms');
   if (u.search !== '' || u.hash !== '') return fail('--public-url must not have a query or fragment; give the base URL, e.g. https://gatehouse.example.com');
   return ok(u.href.endsWith('/') ? u.href : `${u.href}/`);
+}
+
+/** A link per call and channel: `<base>approve#t=<token>`, the token in the fragment no server or log sees. */
+function linkIssuer(base: string, links: LinkBook): NonNullable<ConstructorParameters<typeof Notifier>[0]['linkFor']> {
+  return (approval, channel) => `${base}approve#t=${links.issue({ approvalId: approval.id, channel: channel.name, expiresAt: Date.parse(approval.expires_at) })}`;
 }
 
 /**
@@ -47,6 +56,7 @@ export function startNotifications(opts: StartNotificationsOptions): Result<Noti
     channels: channels.value,
     batchMs: opts.config.batch_ms,
     dashboardUrl: checked.value,
+    ...(base === null || opts.links === undefined ? {} : { linkFor: linkIssuer(checked.value as string, opts.links) }),
     log: opts.log,
   });
   notifier.start();

@@ -54,6 +54,15 @@ describe('upgrade checks', () => {
     }
   });
 
+  it('behind --public-url, accepts a page of that URL through it, and no other', async () => {
+    h = await startWsHarness({ publicUrl: 'https://gatehouse.example.com/' });
+    const through = await connect({ bearer: ACCESS_TOKEN, headers: { host: 'gatehouse.example.com', origin: 'https://gatehouse.example.com' } });
+    expect((await through.call('pty.list')).result).toEqual({ sessions: [] });
+    expect(await refusedWith({ bearer: ACCESS_TOKEN, headers: { host: 'gatehouse.example.com', origin: 'https://evil.example.com' } })).toBe(403);
+    expect(await refusedWith({ bearer: ACCESS_TOKEN, headers: { host: 'evil.example.com', origin: 'https://gatehouse.example.com' } })).toBe(403);
+    expect(await refusedWith({ bearer: ACCESS_TOKEN, headers: { host: `127.0.0.1:${h.gw.port}`, origin: 'https://gatehouse.example.com' } })).toBe(403);
+  });
+
   it('refuses a foreign Host (DNS rebinding) with 403', async () => {
     h = await startWsHarness();
     expect(await refusedWith({ bearer: ACCESS_TOKEN, headers: { host: `evil.example:${h.gw.port}` } })).toBe(403);
