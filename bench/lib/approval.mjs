@@ -16,7 +16,7 @@ const APPROVAL_METRICS = { command: 'approval.round_trip', warm: 'approval.round
 const TARGETS = [{ on: 'median', op: '<', value: 50 }];
 
 /** Starts the hook as Claude Code does; resolves `{ exited }` with a promise of its exit. */
-function startHook(command, input, cwd) {
+export function startHook(command, input, cwd) {
   const child = track(spawn('/bin/sh', ['-c', command], { cwd, stdio: ['pipe', 'pipe', 'pipe'] }));
   let stdout = '';
   let stderr = '';
@@ -30,7 +30,7 @@ function startHook(command, input, cwd) {
 /** The person's credential: the access token `serve` printed in the dashboard URL. */
 const operator = (supervisor) => ({ authorization: `Bearer ${supervisor.token}` });
 
-async function waitPending(supervisor, session, hook, timeoutMs = 20_000) {
+export async function waitPending(supervisor, session, hook, timeoutMs = 20_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const r = await http('GET', `${supervisor.origin}/approvals/queue?session=${session}`, { headers: operator(supervisor) });

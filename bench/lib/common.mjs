@@ -153,10 +153,11 @@ export function runHookCommand(command, input, { cwd, env = process.env, timeout
 
 /**
  * Starts `gatehouse serve` for a worktree on a free port; resolves once it printed its
- * dashboard URL. `stop()` sends SIGTERM and waits (SIGKILL after 5 s).
+ * dashboard URL. `stop()` sends SIGTERM and waits (SIGKILL after 5 s). `args` are more flags
+ * for `serve`, `env` its environment.
  */
-export async function startSupervisor(worktree, stateDir) {
-  const child = track(spawn(NODE, [CLI, 'serve', '--worktree', worktree, '--state-dir', stateDir, '--port', '0'], { cwd: worktree, stdio: ['ignore', 'pipe', 'pipe'] }));
+export async function startSupervisor(worktree, stateDir, { args = [], env = process.env } = {}) {
+  const child = track(spawn(NODE, [CLI, 'serve', '--worktree', worktree, '--state-dir', stateDir, '--port', '0', ...args], { cwd: worktree, env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));

@@ -9,6 +9,7 @@ import { approvalBench } from './approval.mjs';
 import { auditBench } from './audit.mjs';
 import { CLI, cleanup, ROOT } from './common.mjs';
 import { hookBench } from './hooks.mjs';
+import { notifyBench, NOTIFY_METRICS } from './notify.mjs';
 import { ptyBench } from './pty.mjs';
 import { sandboxBench, SANDBOX_METRICS } from './sandbox.mjs';
 import { sdkBench } from './sdk.mjs';
@@ -23,6 +24,7 @@ const MODES = {
     verifier: { runs: 200, warmup: 30 },
     sdk: { runs: 200, warmup: 30 },
     approval: { runs: 30, warmup: 3 },
+    notify: { runs: 30, warmup: 3 },
     audit: { events: 100_000, repeats: 3, perWriter: 500 },
     pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 },
     sandbox: { runs: 100, warmup: 10 },
@@ -33,6 +35,7 @@ const MODES = {
     verifier: { runs: 50, warmup: 10 },
     sdk: { runs: 50, warmup: 10 },
     approval: { runs: 8, warmup: 2 },
+    notify: { runs: 8, warmup: 2 },
     audit: { events: 20_000, repeats: 2, perWriter: 100 },
     pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 },
     sandbox: { runs: 20, warmup: 3 },
@@ -45,6 +48,7 @@ const GROUPS = {
   verifier: (o, log) => verifierBench({ ...o.verifier, log }),
   sdk: (o, log) => sdkBench({ ...o.sdk, log }),
   approval: (o, log) => approvalBench({ ...o.approval, log }),
+  notify: (o, log) => notifyBench({ ...o.notify, log }),
   audit: (o, log) => auditBench({ ...o.audit, log }),
   pty: (o, log) => ptyBench({ ...o.pty, log }),
   sandbox: (o, log) => sandboxBench({ ...o.sandbox, log }),
@@ -67,6 +71,7 @@ const METRIC_NAMES = {
   verifier: ['verifier.baseline.read_parse_transcript', 'verifier.chain.stop'],
   sdk: ['sdk.pretooluse_allow', 'sdk.pretooluse_block'],
   approval: ['approval.round_trip', 'approval.round_trip_warm'],
+  notify: Object.values(NOTIFY_METRICS),
   audit: ['audit.append.1_writer', 'audit.append.8_writers', 'audit.append.in_process', 'audit.verify'],
   pty: ['pty.direct_read', 'pty.ws_throughput', 'pty.keystroke_echo', 'pty.stalled_viewer_retained', 'pty.stalled_viewer_dropped'],
   sandbox: Object.values(SANDBOX_METRICS),
@@ -76,7 +81,7 @@ const USAGE = `usage: node bench/run.mjs [--quick] [--out FILE] [--only GROUP[,G
 groups: ${Object.keys(GROUPS).join(', ')}
   --quick     fewer runs and smaller sizes (same metrics)
   --out FILE  where to write the JSON (default bench/results.json; with --only, none unless given)
-  --runs N    hook rounds, approval round trips and sandbox rounds; --events N audit verify log size; --mb N PTY flood size; --keys N keystrokes`;
+  --runs N    hook rounds, approval and notification round trips and sandbox rounds; --events N audit verify log size; --mb N PTY flood size; --keys N keystrokes`;
 
 /** Parses the command line; throws a usage error. */
 function parseArgs(argv) {
@@ -137,7 +142,7 @@ async function runSuite(argv) {
   if (!existsSync(CLI)) throw new Error('dist/ is not built: run `npm run build` first (or use `npm run bench`)');
   const mode = opts.quick ? 'quick' : 'full';
   const o = JSON.parse(JSON.stringify(MODES[mode]));
-  if (opts.overrides.runs) o.hook.runs = o.approval.runs = o.sandbox.runs = opts.overrides.runs;
+  if (opts.overrides.runs) o.hook.runs = o.approval.runs = o.notify.runs = o.sandbox.runs = opts.overrides.runs;
   if (opts.overrides.events) o.audit.events = opts.overrides.events;
   if (opts.overrides.mb) o.pty.mb = opts.overrides.mb;
   if (opts.overrides.keys) o.pty.keys = opts.overrides.keys;

@@ -26,6 +26,8 @@ const METRICS = [
   'sdk.pretooluse_block',
   'approval.round_trip',
   'approval.round_trip_warm',
+  'notify.enqueue_to_webhook',
+  'notify.link_answer_to_hook_released',
   'audit.append.1_writer',
   'audit.append.8_writers',
   'audit.append.in_process',

@@ -207,6 +207,52 @@ describe('interactive approvals in the PreToolUse hook', () => {
     expect(r.stderr).toMatch(/changed on disk after it was filed/);
   });
 
+  it('files an Edit with its diff against the file as it is now, and refuses the call when that diff was rewritten on disk', async () => {
+    const id = await start('approvals:\n  interactive: true\n');
+    writeFileSync(join(root, 'src', 'app.ts'), 'const a = 1;\nconst b = 2;\n');
+    const waiting = hookAsync(id, {
+      hook_event_name: 'PreToolUse',
+      cwd: root,
+      tool_name: 'Edit',
+      tool_input: { file_path: join(root, 'src/app.ts'), old_string: 'const b = 2;', new_string: 'const b = 3;' },
+    });
+    const queue = new ApprovalQueue(state);
+    const approval = await waitForPending(queue);
+    expect(queue.get(approval).pending?.detail).toEqual({
+      kind: 'diff',
+      files: [{ path: 'src/app.ts', diff: '@@ -1,2 +1,2 @@\n const a = 1;\n-const b = 2;\n+const b = 3;\n', added: 1, removed: 1, note: null }],
+      truncated: false,
+    });
+    const file = join(state, 'approvals', 'pending', `${approval}.json`);
+    const record = JSON.parse(readFileSync(file, 'utf8')) as { detail: { files: { diff: string }[] } };
+    record.detail.files[0]!.diff = '@@ -1,1 +1,1 @@\n-x\n+y\n';
+    writeFileSync(file, JSON.stringify(record));
+    expect(gatehouse(['approve', approval, '--worktree', root, '--state-dir', state]).status).toBe(0);
+    const r = await waiting;
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/changed on disk after it was filed/);
+  });
+
+  it('files a Bash call with its command, the agent description, the folder and the rule that asked', async () => {
+    const id = await start('approvals:\n  interactive: true\n  timeout_s: 1\n');
+    const waiting = hookAsync(id, {
+      hook_event_name: 'PreToolUse',
+      cwd: join(root, 'src'),
+      tool_name: 'Bash',
+      tool_input: { command: 'npm publish --access public', description: 'Publish the package' },
+    });
+    const queue = new ApprovalQueue(state);
+    const approval = await waitForPending(queue);
+    expect(queue.get(approval).pending?.detail).toMatchObject({
+      kind: 'shell',
+      command: 'npm publish --access public',
+      description: 'Publish the package',
+      cwd: join(root, 'src'),
+      rule: expect.stringContaining('shell classifier'),
+    });
+    expect((await waiting).status).toBe(2);
+  });
+
   it('lets an always-allow glob admit its one command, and asks about that command with anything appended', async () => {
     const id = await start('approvals:\n  interactive: true\n  timeout_s: 1\n  always_allow:\n    - { tool: Bash, glob: "npm run lint*" }\n');
     expect(hook(args(id), bash('npm run lint -- --fix')).status).toBe(0);

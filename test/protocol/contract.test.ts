@@ -3,6 +3,8 @@
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { AlwaysTarget as CoreAlwaysTarget } from '../../src/core/approvals/always-scope.js';
+import type { ApprovalDetail as CoreApprovalDetail } from '../../src/core/approvals/detail.js';
+import type { ApprovalDetail } from '../../src/protocol/approvals.js';
 import { sessionLauncher } from '../../src/gateway/session-launcher.js';
 import {
   AttachResult,
@@ -144,6 +146,7 @@ describe('both sides use the same types and numbers', () => {
 
   it('keeps the wire approval in step with the queue record and the core rule target', () => {
     expectTypeOf<AlwaysTarget>().toEqualTypeOf<CoreAlwaysTarget>();
+    expectTypeOf<ApprovalDetail>().toEqualTypeOf<CoreApprovalDetail>();
     expectTypeOf<QueuedApproval>().toEqualTypeOf<PendingApproval>();
   });
 });

@@ -31,6 +31,28 @@ describe('approvals over the WebSocket', () => {
     expect(h.queue.get(a.id).resolution).toMatchObject({ decision: 'allow', reason: 'looks fine', principal: { id: 'dashboard-operator:ana' } });
   });
 
+  it('lists requests without their detail, and gives the detail of one by approvals.detail', async () => {
+    h = await startWsHarness();
+    const c = await operator(h, []);
+    clients.push(c);
+    const diff = '@@ -1,1 +1,1 @@\n-a\n+b\n'.repeat(1000);
+    const a = h.queue.enqueue({
+      session_id: 's1',
+      agent: 'claude',
+      tool: 'Edit',
+      summary: 'Edit f',
+      detail: { kind: 'diff', files: [{ path: 'f', diff, added: 1000, removed: 1000, note: null }], truncated: false },
+      ttlSeconds: 60,
+    });
+    const { pending } = await c.ok<{ pending: Record<string, unknown>[] }>('approvals.list');
+    expect(pending.map((p) => p.id)).toEqual([a.id]);
+    expect(pending[0]).not.toHaveProperty('detail');
+    const got = await c.ok<{ detail: unknown; answered: boolean }>('approvals.detail', { id: a.id });
+    expect(got).toEqual({ id: a.id, detail: a.detail, answered: false });
+    const missing = await c.call('approvals.detail', { id: 'ap-000000000-0123456789ab' });
+    expect(missing.error).toMatchObject({ code: RPC_ERRORS.no_such_approval.code });
+  });
+
   it('records approvals.resolve as one human_approval_decision by the connection principal, and the log verifies', async () => {
     h = await startWsHarness();
     const c = await operator(h, []);
