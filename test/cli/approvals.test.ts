@@ -167,6 +167,21 @@ describe('gatehouse approve binds an answer to the request that was shown', () =
     expect(gatehouse(['approve', '--show', p.id, '--list', ...at()]).status).toBe(2);
   });
 
+  it('shows the detail with --show (the diff of an edit, framed), and keeps --list to one line per request', () => {
+    const queue = new ApprovalQueue(state);
+    const p = queue.enqueue({
+      session_id: 's1',
+      agent: 'claude',
+      tool: 'Edit',
+      summary: 'Edit src/a.ts: replace 1 line with 1 line',
+      detail: { kind: 'diff', files: [{ path: 'src/a.ts', diff: '@@ -1,1 +1,1 @@\n-const a = 1;\n+const a = 2;\n', added: 1, removed: 1, note: null }], truncated: false },
+      ttlSeconds: 60,
+    });
+    const shown = gatehouse(['approve', '--show', p.id, ...at()]).stdout;
+    expect(shown).toContain('    diff of src/a.ts (+1 −1)\n    │ @@ -1,1 +1,1 @@\n    │ -const a = 1;\n    │ +const a = 2;\n');
+    expect(gatehouse(['approve', '--list', ...at()]).stdout).not.toContain('const a = 2');
+  });
+
   it("refuses an answer whose nonce is not the listed request's, and takes one that is", () => {
     const queue = new ApprovalQueue(state);
     const p = queue.enqueue({ session_id: 's1', agent: 'claude', tool: 'Bash', summary: 'Bash: npm publish', ttlSeconds: 60 });

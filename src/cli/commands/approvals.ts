@@ -3,7 +3,8 @@
 import { Command } from 'commander';
 import { ALWAYS_SCOPES, describeAlways, describeDecision, describeLifetime, type AlwaysScope } from '../../core/approvals/always-scope.js';
 import { osUserPrincipal, type Principal } from '../../core/approvals/principal.js';
-import { safeForDisplay } from '../../core/display.js';
+import type { ApprovalDetail } from '../../core/approvals/detail.js';
+import { framed, safeForDisplay } from '../../core/display.js';
 import { ApprovalQueue, type ApprovalDecision, type PendingApproval } from '../../runtime/approvals/index.js';
 import { osUserName } from '../../runtime/recorder.js';
 import { EXIT, UserError } from '../exit-codes.js';
@@ -85,7 +86,7 @@ export function approveCommand(): Command {
           if (shown.pending === null) throw new UserError(`no pending approval ${flags.show}: run \`gatehouse approve --list\` to see open requests`);
           if (Date.parse(shown.pending.expires_at) <= Date.now()) throw new UserError(`approval ${flags.show} expired at ${shown.pending.expires_at}; nothing to answer`);
           if (flags.json) return printJson(shown.pending);
-          return void process.stdout.write(describeRequest(shown.pending));
+          return void process.stdout.write(describeRequest(shown.pending, true));
         }
         if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);
         if (id === undefined && flags.latest !== true) throw new UserError('give an approval id or --latest (or --list to see what is waiting)', EXIT.usage);
@@ -115,15 +116,35 @@ export function approveCommand(): Command {
 }
 
 /** One request as a person reads it: the id and nonce to answer it by, the whole call, why they are asked, what --always would allow. */
-function describeRequest(p: PendingApproval): string {
+function describeRequest(p: PendingApproval, withDetail = false): string {
   const wider = p.always ? `; --always --scope project: the same, ${describeLifetime('project')}` : '';
   return [
     `${p.id}  ${safeForDisplay(p.tool).padEnd(10)} ${secondsLeft(p.expires_at)}s left  session ${safeForDisplay(p.session_id)}  ${safeForDisplay(p.summary)}`,
     ...(p.why !== undefined ? [`    why you: ${safeForDisplay(p.why)}`] : []),
+    ...(withDetail && p.detail !== undefined ? detailLines(p.detail) : []),
     `    --always: ${safeForDisplay(describeAlways(p.always, 'session', p.session_id))}${wider}`,
     `    answer it: gatehouse approve ${p.id} --nonce ${p.nonce}`,
     '',
   ].join('\n');
+}
+
+/** The request's detail as the dashboard card shows it, every line framed so none can pass for ours. */
+function detailLines(d: ApprovalDetail): string[] {
+  const frame = (text: string): string[] => (text === '' ? [] : [framed(text.replace(/\n$/, ''), '    │ ')]);
+  if (d.kind === 'shell') {
+    return [
+      '    command:',
+      ...frame(d.command),
+      ...(d.description === null ? [] : [`    agent says: ${safeForDisplay(d.description)}`]),
+      `    folder: ${safeForDisplay(d.cwd)}`,
+      `    rule: ${safeForDisplay(d.rule)}`,
+    ];
+  }
+  if (d.kind === 'input') return ['    input:', ...frame(d.json), ...(d.truncated ? ['    (the input is longer than a card keeps: the rest is not shown)'] : [])];
+  return [
+    ...d.files.flatMap((f) => [`    diff of ${safeForDisplay(f.path)} (+${f.added} −${f.removed})${f.note === null ? '' : `: ${safeForDisplay(f.note)}`}`, ...frame(f.diff)]),
+    ...(d.truncated ? ['    (the diff is longer than a card keeps: the rest is not shown)'] : []),
+  ];
 }
 
 /**
@@ -137,7 +158,7 @@ async function confirmLatest(p: PendingApproval): Promise<void> {
       EXIT.usage,
     );
   }
-  process.stderr.write(`The newest request:\n${describeRequest(p)}`);
+  process.stderr.write(`The newest request:\n${describeRequest(p, true)}`);
   const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
