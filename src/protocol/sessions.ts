@@ -47,7 +47,7 @@ const SessionVerdict = z.strictObject({
   source: z.enum(['audit', 'meta', 'not_run']),
   /** What meta.json says when it disagrees with the signed record, else null. */
   meta_says: z.string().nullable(),
-  /** The evidence bundle of the end-of-session check (`gatehouse audit evidence verify <id>`), when one was sealed. */
+  /** The evidence bundle of the end-of-session check (`gatehouse evidence verify <id>`), when one was sealed. */
   evidence_id: z.string().nullable(),
 });
 

@@ -8,7 +8,7 @@ import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 import { SessionStore } from '../../src/runtime/session-store.js';
 import { worktreeDiff } from '../../src/runtime/worktree-diff.js';
 import { gatehouse, tempDir } from '../support/cli.js';
-import { runRenderedHook } from '../support/rendered-hook.js';
+import { tryWrite } from '../support/rendered-hook.js';
 
 // A finished session's record as the dashboard shows it: its timeline from the audit log, its
 // verdict, and its worktree's changes since the baseline, with the agent's files read as hostile.
@@ -50,13 +50,7 @@ beforeAll(() => {
   expect(started.status, started.stderr).toBe(0);
   id = started.stdout.trim();
   // The agent: one refused write, then work by shell, and a repository config that would run a program.
-  const refused = runRenderedHook(root, 'PreToolUse', {
-    hook_event_name: 'PreToolUse',
-    cwd: root,
-    session_id: 'x',
-    tool_name: 'Write',
-    tool_input: { file_path: join(root, 'package.json'), content: '{}' },
-  });
+  const refused = tryWrite(root, 'package.json');
   expect(refused.status).toBe(2);
   writeFileSync(join(root, 'src', 'a.ts'), 'one\nTWO\nthree\n');
   writeFileSync(join(root, 'README.md'), '# app\nnew line\n');
