@@ -2,8 +2,7 @@
 // recent gate decisions from the audit log, each read only through a path that is verified.
 import { trustedCopies } from '../gate/session-end.js';
 import { safeForDisplay } from '../core/display.js';
-import { PASSED_SUMMARY } from '../core/verdict-report.js';
-import { describeDecision, personSummary, VERDICT_WORDS } from '../core/decision-words.js';
+import { describeDecision, endVerdictView } from '../core/decision-words.js';
 import type { Policy } from '../core/policy.js';
 import { sessionDecisions, type SessionDecisions } from '../runtime/session-decisions.js';
 import type { SessionMeta, SessionStore } from '../runtime/session-store.js';
@@ -50,30 +49,16 @@ function decisionLines(found: SessionDecisions, worktree: string | null, columns
   return lines;
 }
 
-/**
- * The end verdict, from the audit log's end-of-session check (the signed record) when it holds
- * one, its summary one line per failed check. meta.json, which no digest covers, is shown only
- * when the log holds none, said to be unsigned, and a disagreement between the two is flagged.
- */
+/** The end verdict's lines ({@link endVerdictView}): meta.json's is said to be unsigned, and a disagreement is flagged. */
 function verdictLines(m: SessionMeta, found: SessionDecisions): string[] {
   const indent = '            ';
-  const lines = (word: string, summary: string, note: string): string[] => {
-    const [first = '', ...rest] = summary.split('\n');
-    return [`  verdict:  ${word}${first !== '' ? ` — ${safe(first)}` : ''}${note}`, ...rest.map((line) => `${indent}${safe(line)}`)];
-  };
-  const metaPassed = m.end_verdict ? m.end_verdict.passed === true : null;
-  const e = found.endVerdict;
-  if (e === null) {
-    if (!m.end_verdict) return ['  verdict:  (no end-of-session check yet)'];
-    // A command that never started has nothing to check, so no check is in the log by design.
-    if (m.end_verdict.verdict === 'not_run') return lines('not run', String(m.end_verdict.summary), '');
-    return lines(metaPassed ? 'passed' : 'failed', String(m.end_verdict.summary), ' (unsigned: the audit log records no end-of-session check for it)');
-  }
-  const d = e.data as Record<string, unknown>;
-  const passed = d.verdict === 'pass' || (d.verdict === undefined && d.outcome === 'continue');
-  const out = lines(passed ? 'passed' : (VERDICT_WORDS[String(d.verdict)] ?? 'failed'), passed ? PASSED_SUMMARY : (personSummary(d) ?? String(d.reason ?? '')), '');
-  if (metaPassed !== null && metaPassed !== passed) {
-    out.push(`${indent}WARNING: meta.json says ${metaPassed ? 'passed' : 'failed'}; the audit log's record above is the one that counts (meta.json was changed outside Gatehouse).`);
+  const v = endVerdictView(m.end_verdict, found.endVerdict);
+  if (v === null) return ['  verdict:  (no end-of-session check yet)'];
+  const note = v.source === 'meta' ? ' (unsigned: the audit log records no end-of-session check for it)' : '';
+  const [first = '', ...rest] = v.summary.split('\n');
+  const out = [`  verdict:  ${v.word}${first !== '' ? ` — ${safe(first)}` : ''}${note}`, ...rest.map((line) => `${indent}${safe(line)}`)];
+  if (v.metaSays !== null) {
+    out.push(`${indent}WARNING: meta.json says ${v.metaSays}; the audit log's record above is the one that counts (meta.json was changed outside Gatehouse).`);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // A gate decision from the audit log in words for a person: what was decided about which
 // call or stop, and the reason. Shared by `session show`, `gatehouse run`'s progress and the dashboard.
-import { personLine } from './verdict-report.js';
+import { PASSED_SUMMARY, personLine } from './verdict-report.js';
 
 /** The fields of an audit event a decision is worded from. */
 export interface DecisionEvent {
@@ -9,14 +9,14 @@ export interface DecisionEvent {
 }
 
 const OUTCOME_WORDS: Record<string, string> = { continue: 'passed', allow: 'allowed', block: 'refused', halt: 'halted', ask: 'asked a person' };
-export const VERDICT_WORDS: Record<string, string> = { pass: 'passed', fail: 'failed', halt: 'halted', unverified: 'let through UNVERIFIED' };
+const VERDICT_WORDS: Record<string, string> = { pass: 'passed', fail: 'failed', halt: 'halted', unverified: 'let through UNVERIFIED' };
 const APPROVAL_WORDS: Record<string, string> = { allow: 'allowed', reject: 'rejected', always: 'always allowed' };
 
 /**
  * A completion verdict's refusals as its checks worded them for a person, one per line; null
  * when the event predates those words (its reason, written for the agent, is shown instead).
  */
-export function personSummary(d: Record<string, unknown>): string | null {
+function personSummary(d: Record<string, unknown>): string | null {
   if (!Array.isArray(d.verifiers)) return null;
   const lines = d.verifiers
     .filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>).summary === 'string')
@@ -48,4 +48,45 @@ export function describeDecision(e: DecisionEvent, worktree: string | null): { w
     return { what: `approval ${word(APPROVAL_WORDS, text('decision'))} for ${text('tool')} by ${text('decided_by')}`, reason };
   }
   return { what: `tampering detected at ${text('event')}: ${text('what')}`, reason };
+}
+
+/** What meta.json's `end_verdict` holds, read defensively: no digest covers that file. */
+export interface RecordedEndVerdict {
+  passed?: unknown;
+  verdict?: unknown;
+  summary?: unknown;
+}
+
+/** A session's end verdict for a person, and where it comes from. */
+export interface EndVerdictView {
+  word: string;
+  summary: string;
+  /** `audit`: the log's signed end-of-session check; `meta`: only meta.json says so; `not_run`: the command never started. */
+  source: 'audit' | 'meta' | 'not_run';
+  /** meta.json's word when it disagrees with the signed record (it was changed outside Gatehouse), else null. */
+  metaSays: 'passed' | 'failed' | null;
+}
+
+/**
+ * The end verdict, from the audit log's end-of-session check (the signed record) when it holds
+ * one, its summary one line per failed check; meta.json's only when the log holds none.
+ * Null before any end-of-session check.
+ * @example endVerdictView(meta.end_verdict, decisions.endVerdict)?.word // 'failed'
+ */
+export function endVerdictView(meta: RecordedEndVerdict | null | undefined, endEvent: DecisionEvent | null): EndVerdictView | null {
+  const metaPassed = meta ? meta.passed === true : null;
+  if (endEvent === null) {
+    if (!meta) return null;
+    // A command that never started has nothing to check, so no check is in the log by design.
+    if (meta.verdict === 'not_run') return { word: 'not run', summary: String(meta.summary), source: 'not_run', metaSays: null };
+    return { word: metaPassed ? 'passed' : 'failed', summary: String(meta.summary), source: 'meta', metaSays: null };
+  }
+  const d = endEvent.data as Record<string, unknown>;
+  const passed = d.verdict === 'pass' || (d.verdict === undefined && d.outcome === 'continue');
+  return {
+    word: passed ? 'passed' : (VERDICT_WORDS[String(d.verdict)] ?? 'failed'),
+    summary: passed ? PASSED_SUMMARY : (personSummary(d) ?? String(d.reason ?? '')),
+    source: 'audit',
+    metaSays: metaPassed !== null && metaPassed !== passed ? (metaPassed ? 'passed' : 'failed') : null,
+  };
 }

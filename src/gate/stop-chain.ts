@@ -57,7 +57,7 @@ function contextOf(policy: Policy, baseline: Baseline | null, state: TurnState, 
 }
 
 /** The state folder when it lies inside the worktree (`GATEHOUSE_HOME` there): Gatehouse's own writes are never the agent's changes. */
-function stateInside(policy: Policy): string[] {
+export function stateInside(policy: Policy): string[] {
   return isInside(policy.worktree, policy.state_dir) && policy.state_dir !== policy.worktree ? [relativeInside(policy.worktree, policy.state_dir)] : [];
 }
 

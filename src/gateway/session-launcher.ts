@@ -98,7 +98,7 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
     const geometry = { ...(params.rows ? { rows: params.rows } : {}), ...(params.cols ? { cols: params.cols } : {}) };
     const env = { GATEHOUSE_SESSION: id };
     if (sandbox === null) {
-      return ok({ spawn: { command, args, cwd: policy.worktree, env, ...geometry }, label: `${policy.agent} · ${id}`, onExit });
+      return ok({ spawn: { command, args, cwd: policy.worktree, env, gatehouseSession: id, ...geometry }, label: `${policy.agent} · ${id}`, onExit });
     }
     // Inside, bwrap would only print "execvp: No such file" and exit 1, read as the agent's own exit.
     const missing = programProblem(command, policy.worktree, opts.env);
@@ -110,7 +110,7 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
     // --die-with-parent: closing the terminal hangs up bwrap, which passes no signal on; this ends the sandbox with it.
     const [bwrap, ...bwrapArgv] = sandboxedArgv(spec, policy.worktree, [command, ...args], { dieWithParent: true });
     return ok({
-      spawn: { command: bwrap!, args: bwrapArgv, shown: [command, ...args], cwd: policy.worktree, env, unsetEnv: [...sandbox.dropEnv], ...geometry },
+      spawn: { command: bwrap!, args: bwrapArgv, shown: [command, ...args], gatehouseSession: id, cwd: policy.worktree, env, unsetEnv: [...sandbox.dropEnv], ...geometry },
       label: `${policy.agent} · ${id} · sandboxed (network ${spec.network})`,
       onExit,
     });

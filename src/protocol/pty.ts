@@ -35,6 +35,8 @@ export const PtyInfo = z.strictObject({
   exit: ExitInfo.nullable(),
   /** Set for a gated session: `<agent> · <session id>`, plus the sandbox when there is one. */
   label: z.string().optional(),
+  /** Set for a gated session: the id of the Gatehouse session it runs (`sessions.show`). */
+  gatehouse_session: z.string().optional(),
 });
 export type PtyInfo = z.infer<typeof PtyInfo>;
 

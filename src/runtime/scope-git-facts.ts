@@ -1,30 +1,11 @@
 // What the scope baseline asks git, once, at session start: where the repository is,
 // what is tracked and committed, and which ignore rules are in force. Never at check time.
-import { execFile } from 'node:child_process';
 import { lstatSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { EXCLUDES_FILE, INFO_EXCLUDE, type RuleSource } from './scope-ignore.js';
+import { safeGit as run } from './safe-git.js';
 import { pathOf } from './scope-walk.js';
-
-/** Largest git output read: the index listing of a monorepo with ~2 million files. */
-const GIT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
-
-/**
- * Settings that would make git run a program or trust a cache (fsmonitor, hooks, the
- * untracked cache) are forced off on the command line, which outranks every config file.
- * None of the commands used here reads the worktree's files (so no filter or textconv
- * runs), and none takes a pathspec but `check-ignore .`, which means itself in every
- * pathspec mode.
- */
-const HARDENED_CONFIG = ['core.fsmonitor=false', 'core.hooksPath=/dev/null', 'core.untrackedCache=false'];
-
-/**
- * Inherited variables that would point git at another repository, index, object store or
- * pathspec mode, or inject config (set, for instance, when Gatehouse runs inside a git hook).
- */
-const GIT_ENV_DROPPED =
-  /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE|PREFIX|[A-Z]*_PATHSPECS|CONFIG|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|REPLACE_REF_BASE|EXTERNAL_DIFF)$/;
 
 /** The facts about a git worktree that the baseline keeps or derives from. */
 export interface GitFacts {
@@ -59,8 +40,6 @@ export interface GitFacts {
 
 /** The index mode of a submodule entry (a commit of another repository, not a file). */
 const GITLINK_MODE = '160000';
-
-type GitRun = { code: number; stdout: Buffer; stderr: string };
 
 /** The facts for `cwd`, or null when it is not inside a git work tree (or git is missing). */
 export async function gitFacts(cwd: string): Promise<GitFacts | null> {
@@ -165,20 +144,6 @@ async function git(cwd: string, args: string[]): Promise<Buffer> {
   const r = await run(cwd, args);
   if (r.code !== 0) throw new Error(`git ${args.slice(0, 2).join(' ')} failed in ${cwd} (exit ${r.code}): ${r.stderr.trim()}`);
   return r.stdout;
-}
-
-function run(cwd: string, args: string[], opts: { readHooksPath?: boolean } = {}): Promise<GitRun> {
-  const config = HARDENED_CONFIG.filter((c) => !(opts.readHooksPath && c.startsWith('core.hooksPath=')));
-  const hardened = [...config.flatMap((c) => ['-c', c]), '--no-replace-objects'];
-  const env: NodeJS.ProcessEnv = { GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' };
-  for (const [k, v] of Object.entries(process.env)) if (!GIT_ENV_DROPPED.test(k) && !(k in env)) env[k] = v;
-  return new Promise((done) => {
-    execFile('git', [...hardened, ...args], { cwd, env, encoding: 'buffer', maxBuffer: GIT_MAX_OUTPUT_BYTES }, (err, stdout, stderr) => {
-      // No exit code (git not installed, output over the limit): 127, Node's message as stderr.
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 127;
-      done({ code, stdout, stderr: err !== null && code === 127 ? err.message : stderr.toString('utf8') });
-    });
-  });
 }
 
 /**

@@ -10,6 +10,8 @@ import { formatExit, sessionTitle } from './format.js';
 import { NewSessionForm } from './new-session-form.js';
 import type { ConnectionState } from './rpc-client.js';
 import { RpcClient } from './rpc-client.js';
+import { SessionDetailView } from './session-detail-view.js';
+import { SessionRecordsView } from './session-records-view.js';
 import { SessionsView } from './sessions-view.js';
 import { exchangeToken } from './sign-in.js';
 import { installShortcuts, SHORTCUTS } from './shortcuts.js';
@@ -19,6 +21,8 @@ import { asEventParams, asPtyExit, asPtyInfo, asPtyOutput } from './wire.js';
 
 /** Everything the page shows live. */
 const TOPICS = ['pty.*', 'approvals.*', 'audit.*'];
+/** After a PTY's exit, when the sessions are listed again: a gated one's end-of-session check runs just after it. */
+const RECORDS_SETTLE_MS = 1_500;
 /** After a queue change, when the rules are listed again: the waiting hook adds an "always" rule within milliseconds of the answer. */
 const RULES_SETTLE_MS = 500;
 
@@ -64,7 +68,13 @@ function main(): void {
   const fragment = readFragment();
   // A `#token=` is traded for the cookie before the first connection (see signInWith).
   const rpc = new RpcClient({ url: wsUrl(), token: null, onReady, onNotification, onState });
-  const sessions = new SessionsView(byId('sessions', HTMLUListElement), (id) => void open(id));
+  const sessions = new SessionsView(
+    byId('sessions', HTMLUListElement),
+    (id) => void open(id),
+    (sessionId) => void detail.show(sessionId),
+  );
+  const records = new SessionRecordsView(byId('records', HTMLUListElement), byId('records-count', HTMLElement), rpc, (id) => void detail.show(id));
+  const detail = new SessionDetailView(byId('record-dialog', HTMLDialogElement), byId('record-body', HTMLElement), byId('record-terminal', HTMLButtonElement), rpc, (pty) => void open(pty));
   const terminal = new TerminalView(byId('terminal', HTMLDivElement), rpc, {
     onStatus: (text) => (termStatus.textContent = text),
     onLeave: () => sessions.focus(),
@@ -118,7 +128,7 @@ function main(): void {
 
   async function onReady(): Promise<void> {
     await rpc.call('events.subscribe', { topics: TOPICS });
-    const [list] = await Promise.all([rpc.call<unknown>('pty.list'), approvals.refresh(), rules.refresh()]);
+    const [list] = await Promise.all([rpc.call<unknown>('pty.list'), approvals.refresh(), rules.refresh(), records.refresh()]);
     sessions.setAll(sessionList(list));
     // Resume where we were (after a reconnect, or a reload with #session=): the server's
     // screen replaces whatever the old connection missed.
@@ -152,9 +162,11 @@ function main(): void {
     } else if (e.topic === 'pty.exit') {
       const x = asPtyExit(e.data);
       if (x !== null) ended(x.session_id, { exit_code: x.exit_code, signal: x.signal, reason: x.reason });
+      if (x !== null && sessions.get(x.session_id)?.gatehouse_session !== undefined) setTimeout(() => void records.refresh(), RECORDS_SETTLE_MS);
     } else if (e.topic === 'pty.spawned') {
       const info = asPtyInfo(data?.info);
       if (info !== null) sessions.upsert(info);
+      if (info?.gatehouse_session !== undefined) void records.refresh();
     } else if (e.topic === 'approvals.changed') {
       if (Array.isArray(data?.pending)) approvals.setAll(data.pending as PendingApproval[], typeof data.omitted === 'number' ? data.omitted : 0);
       // An "always" answer's rule is written by the waiting hook just after the answer.

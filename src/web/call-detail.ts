@@ -14,6 +14,8 @@ type DiffFile = Extract<ApprovalDetail, { kind: 'diff' }>['files'][number];
 /** One diff line as a row: its op's class, the op, the coloured text. */
 function diffLine(line: string, grammar: string | null): HTMLElement {
   if (line.startsWith('@@')) return h('span', { class: 'line hunk' }, line);
+  // `\ No newline at end of file`, after the line it is about.
+  if (line.startsWith('\\')) return h('span', { class: 'line eol' }, line);
   const op = line[0] ?? ' ';
   const cls = op === '+' ? 'add' : op === '-' ? 'del' : 'ctx';
   return h('span', { class: `line ${cls}` }, h('span', { class: 'op', 'aria-hidden': 'true' }, op), ...highlightLine(line.slice(1), grammar));

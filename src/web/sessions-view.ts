@@ -1,5 +1,6 @@
 // The sessions list: every PTY the gateway runs (newest first) with its state, age and
-// how it ended; one is selected (j/k) and one is attached to the terminal (Enter).
+// how it ended; one is selected (j/k) and one is attached to the terminal (Enter). A PTY that
+// runs a Gatehouse session links to that session's record.
 import { h } from './dom.js';
 import { formatAge, formatExit, sessionTitle, timeMs } from './format.js';
 import type { PtyExit, PtyInfo } from './wire.js';
@@ -14,14 +15,21 @@ const AGE_REFRESH_MS = 5_000;
 export class SessionsView {
   readonly #list: HTMLElement;
   readonly #open: (id: string) => void;
+  readonly #openRecord: (sessionId: string) => void;
   readonly #sessions = new Map<string, PtyInfo>();
   #selected: string | null = null;
   #attached: string | null = null;
 
-  constructor(list: HTMLElement, open: (id: string) => void) {
+  constructor(list: HTMLElement, open: (id: string) => void, openRecord: (sessionId: string) => void) {
     this.#list = list;
     this.#open = open;
+    this.#openRecord = openRecord;
     list.addEventListener('click', (ev) => {
+      const record = (ev.target as Element).closest<HTMLElement>('[data-record]')?.dataset.record;
+      if (record !== undefined) {
+        this.#openRecord(record);
+        return;
+      }
       const item = (ev.target as Element).closest<HTMLElement>('[data-id]');
       const id = item?.dataset.id;
       if (id === undefined) return;
@@ -122,6 +130,9 @@ export class SessionsView {
           h('span', { class: 'age', title: `started ${String(info.created_at)}` }, formatAge(timeMs(info.created_at), now)),
           h('span', { class: 'pid' }, `pid ${info.pid}`),
           exit === '' ? '' : h('span', { class: 'exit' }, exit),
+          info.gatehouse_session === undefined
+            ? ''
+            : h('button', { type: 'button', class: 'ghost record-link', 'data-record': info.gatehouse_session, title: `Show Gatehouse session ${info.gatehouse_session}` }, 'record'),
         ),
       );
     });

@@ -90,3 +90,5 @@ export function asPtyInfo(v: unknown): PtyInfo | null {
   if (!isRecord(v) || typeof v.id !== 'string' || typeof v.command !== 'string') return null;
   return v as unknown as PtyInfo;
 }
+
+export type { FileDiff, SessionDetail, SessionList, SessionSummary, TimelineEntry } from '../protocol/sessions.js';

@@ -20,3 +20,8 @@ export function runRenderedHook(worktree: string, event: 'PreToolUse' | 'Stop', 
   const r = spawnSync(argv[0]!, argv.slice(1), { cwd: worktree, input: JSON.stringify(payload), encoding: 'utf8' });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** Asks the session's rendered PreToolUse hook to let Claude Code write `file` (relative to `worktree`). */
+export function tryWrite(worktree: string, file: string, content = '{}'): Ran {
+  return runRenderedHook(worktree, 'PreToolUse', { hook_event_name: 'PreToolUse', cwd: worktree, session_id: 'x', tool_name: 'Write', tool_input: { file_path: join(worktree, file), content } });
+}

@@ -9,20 +9,10 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/core/approvals/principal.js';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
-import { CHROMIUM, launchChromium, startDashboardServer, type DashboardServer } from './support.js';
+import { CHROMIUM, launchChromium, startDashboardServer, until, WAIT_MS, type DashboardServer } from './support.js';
 
 const WEB_DIR = resolve('dist/web');
-const WAIT_MS = 20_000;
 const ana: Principal = { id: 'os-user:ana', auth: 'local-shell' };
-
-/** Polls `probe` from here until it holds (the page's CSP forbids the evaluated predicates of waitForFunction). */
-async function until(probe: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 let server: DashboardServer;
 let context: BrowserContext;

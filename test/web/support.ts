@@ -31,6 +31,18 @@ export function launchChromium(profile: string): Promise<BrowserContext> {
   return chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 760 }, args: CHROMIUM_ARGS });
 }
 
+/** How long a browser test waits for the page to show something. */
+export const WAIT_MS = 20_000;
+
+/** Polls `probe` from here until it holds (the page's CSP forbids the evaluated predicates of waitForFunction). */
+export async function until(probe: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** A running dashboard server. */
 export interface DashboardServer {
   url: string;

@@ -98,8 +98,10 @@ function fileDiff(path: string, view: Extract<CallView, { kind: 'write' | 'edit'
   }
   if (after === null || current.kind === 'unreadable') {
     // The edit cannot be placed in the file: show what it replaces with what, on their own.
-    const olds = view.changes.map((c) => c.old).join('\n');
-    const news = view.changes.map((c) => c.new).join('\n');
+    // Snippets, not files: each ends its last line, so no "no newline" mark is shown for them.
+    const snippet = (texts: string[]): string => texts.map((t) => (t === '' || t.endsWith('\n') ? t : `${t}\n`)).join('');
+    const olds = snippet(view.changes.map((c) => c.old));
+    const news = snippet(view.changes.map((c) => c.new));
     const why = current.kind === 'unreadable' ? fileNote : 'the text to replace is not in the file as it is now, so the edit would fail as sent';
     return asFile(path, olds, news, why);
   }

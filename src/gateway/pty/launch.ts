@@ -36,6 +36,8 @@ export interface Launch {
   args: string[];
   /** The command line as reported (`SpawnSpec.shown`, else command and args). */
   shown: string[];
+  /** `SpawnSpec.gatehouseSession`. */
+  gatehouseSession: string | undefined;
   /** Real path, inside the project. */
   cwd: string;
   env: Record<string, string>;
@@ -77,7 +79,7 @@ export function prepareLaunch(spec: SpawnSpec, projectRoot: string, baseEnv: Nod
   const file = findProgram(command, cwd.value, env.PATH ?? '');
   if (!file.ok) return file;
   const shown = spec.shown !== undefined && spec.shown.length > 0 ? [...spec.shown] : [command, ...args];
-  return ok({ command, file: file.value, args: [...args], shown, cwd: cwd.value, env, rows, cols });
+  return ok({ command, file: file.value, args: [...args], shown, gatehouseSession: spec.gatehouseSession, cwd: cwd.value, env, rows, cols });
 }
 
 function nonEmpty(s: string | undefined): s is string {

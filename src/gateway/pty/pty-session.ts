@@ -129,6 +129,7 @@ export class PtySession {
       exit: this.exit === null ? null : { ...this.exit },
     };
     if (this.label !== undefined) info.label = this.label;
+    if (this.launch.gatehouseSession !== undefined) info.gatehouse_session = this.launch.gatehouseSession;
     return info;
   }
 

@@ -14,6 +14,8 @@ export interface SpawnSpec {
    * bwrap wrapper around it, which names every hidden folder and can outgrow a WebSocket frame.
    */
   shown?: string[];
+  /** The Gatehouse session the PTY runs (a session started from the dashboard), reported in `PtyInfo`. */
+  gatehouseSession?: string;
   /** Working folder; must resolve (symlinks followed) inside the project root. */
   cwd: string;
   /** Merged over the server's environment (and over `TERM=xterm-256color`). */

@@ -10,9 +10,10 @@ import type { RpcId } from './frames.js';
 import { MAX_FRAME_BYTES } from './frames.js';
 import type { Method, MethodContext } from './method.js';
 import { PTY_METHODS } from './pty-methods.js';
+import { SESSION_METHODS } from './session-methods.js';
 
 /** Every method but `auth`, which the dispatcher handles itself. */
-const METHODS: Readonly<Record<string, Method>> = { ...PTY_METHODS, ...EVENT_METHODS, ...APPROVAL_METHODS };
+const METHODS: Readonly<Record<string, Method>> = { ...PTY_METHODS, ...EVENT_METHODS, ...APPROVAL_METHODS, ...SESSION_METHODS };
 
 /** The method that authenticates a connection by message. */
 const AUTH_METHOD = 'auth';

@@ -101,6 +101,7 @@ export function attachWebSocket(server: Server, opts: AttachOptions): WebSocketE
     queue: opts.queue,
     rules: { projectState: opts.projectState, config: opts.configRules ?? [] },
     hooks: opts.hooks ?? {},
+    projectState: opts.projectState,
     credentials,
     log,
     subscriptionsChanged: syncApprovalsWatch,

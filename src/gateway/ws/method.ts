@@ -24,6 +24,8 @@ export interface MethodContext {
   /** Where the always-allow rules live, and the config's own (listed, never revoked here). */
   rules: AlwaysRulesSource;
   hooks: WebSocketHooks;
+  /** The project state folder whose recorded sessions `sessions.*` reads. */
+  projectState: string;
   /** Call after a connection's subscriptions changed (starts or stops the approvals watch). */
   subscriptionsChanged(): void;
 }
