@@ -93,14 +93,22 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard on a phone', { timeout: 90_000
     phone = await browser.newContext(PHONE);
     page = await phone.newPage();
     watch(page);
-    await page.goto(`${server.url}/?token=${server.accessToken}`);
-    await page.waitForSelector('#conn[data-state="ready"]', { timeout: WAIT_MS });
   });
 
   afterAll(async () => {
     await browser?.close();
     await server?.close();
     if (project !== undefined) rmSync(project, { recursive: true, force: true });
+  });
+
+  it('signs in with a token typed on the phone, the sign-in form whole and big enough', async () => {
+    await page.goto(`${server.url}/`);
+    await page.waitForSelector('#conn[data-state="unauthorized"]', { timeout: WAIT_MS });
+    expect(await badControls(page)).toEqual([]);
+    expect((await pageWidths(page)).scrollWidth).toBeLessThanOrEqual(PHONE.viewport.width);
+    await page.fill('#signin-token', server.accessToken);
+    await page.tap('#signin button[type="submit"]');
+    await page.waitForSelector('#conn[data-state="ready"]', { timeout: WAIT_MS });
   });
 
   it('starts a session from the new-session dialog by touch, every field of it big enough and on screen', async () => {
@@ -145,6 +153,11 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard on a phone', { timeout: 90_000
     expect(await badControls(page)).toEqual([]);
     await page.tap('#close-keep');
     await page.waitForSelector('#close-dialog[open]', { state: 'detached' });
+    await page.tap('#help-button');
+    await page.waitForSelector('#help-dialog[open]');
+    expect(await badControls(page)).toEqual([]);
+    await page.tap('#help-dialog button[type="submit"]');
+    await page.waitForSelector('#help-dialog[open]', { state: 'detached' });
     expect(server.manager.get(session.id)?.state).toBe('running');
     // Tapping the session in the list brings its terminal into view.
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -201,9 +214,12 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard on a phone', { timeout: 90_000
     expect(server.manager.get(session.id)?.cols).toBe(PHONE_MIN_COLS);
     const { scrollWidth, innerWidth } = await pageWidths(page);
     expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.reload();
-    await page.waitForSelector('#conn[data-state="ready"]', { timeout: WAIT_MS });
+    await page.waitForSelector(`#sessions li.attached[data-id="${session.id}"]`, { timeout: WAIT_MS });
     expect(await page.getAttribute('#fit-width', 'aria-pressed')).toBe('false');
+    // Resumed after the reload (from the top) without scrolling away from the approvals.
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
     await page.tap('#fit-width');
     await until(async () => (await terminalFit(page)).fontPx < TERMINAL_FONT_PX, 'the font to shrink again');
   });
