@@ -6,6 +6,7 @@ import { Attention } from './attention.js';
 import { RulesView } from './rules-view.js';
 import { AuditStatusView } from './audit-status.js';
 import { byId, h } from './dom.js';
+import { installFitToggle } from './fit-toggle.js';
 import { formatExit, sessionTitle } from './format.js';
 import { NewSessionForm } from './new-session-form.js';
 import type { ConnectionState } from './rpc-client.js';
@@ -79,6 +80,7 @@ function main(): void {
     onStatus: (text) => (termStatus.textContent = text),
     onLeave: () => sessions.focus(),
   });
+  installFitToggle(byId('fit-width', HTMLButtonElement), localStorage, (on) => terminal.setFitWidth(on));
   const approvals = new ApprovalsView(byId('approvals', HTMLUListElement), byId('approvals-count', HTMLElement), rpc);
   const attention = new Attention(byId('notify-bell', HTMLButtonElement), byId('notify-sound', HTMLInputElement));
   approvals.onShown = (pending, omitted) => attention.update(pending, omitted);
@@ -104,12 +106,14 @@ function main(): void {
     termTitle.textContent = `${sessionTitle(info)} · ${info.state}${exit === '' ? '' : ` · ${exit}`} · ${info.cwd}`;
   }
 
-  async function open(id: string): Promise<void> {
+  /** Shows session `id` in the terminal; `reveal` scrolls the terminal into view on the phone layout, where it is below the lists. */
+  async function open(id: string, reveal = true): Promise<void> {
     sessions.select(id);
     sessions.setAttached(id);
     history.replaceState(null, '', `#session=${encodeURIComponent(id)}`);
     const attaching = terminal.attach(id);
     showTitle();
+    if (reveal) terminal.reveal();
     try {
       await attaching;
     } catch {
@@ -135,7 +139,8 @@ function main(): void {
     const shown = terminal.sessionId ?? fragment.session;
     fragment.session = null;
     if (shown !== null && sessions.get(shown) !== undefined) {
-      if (terminal.sessionId === null) void open(shown);
+      // A reload resumes the session without scrolling a phone's page away from the approvals.
+      if (terminal.sessionId === null) void open(shown, false);
       else await terminal.attach(shown);
     } else if (terminal.sessionId !== null) {
       terminal.detach();

@@ -3,7 +3,7 @@
 import { Terminal } from '@xterm/xterm';
 import { FlowControlConstants } from '../protocol/flow-control.js';
 import { decodeBase64, encodeBinaryString } from './base64.js';
-import { fitGeometry } from './fit.js';
+import { fitTerminal, PHONE_MIN_COLS } from './fit.js';
 import { formatExit } from './format.js';
 import type { RpcClient } from './rpc-client.js';
 import type { AttachResult, PtyExit, PtyOutput } from './wire.js';
@@ -15,6 +15,10 @@ import type { AttachResult, PtyExit, PtyOutput } from './wire.js';
 export const ACK_CHARS = FlowControlConstants.CharCountAckSize;
 /** Typed or pasted text goes out in pieces well under the gateway's 64 KiB frame cap. */
 const INPUT_CHUNK_CHARS = 16 * 1024;
+/** The terminal's font size whenever its columns fit at it (CSS px). */
+const FONT_PX = 13;
+/** The phone layout's breakpoint: the same width as the `@media` rule in styles.css. */
+const NARROW_QUERY = '(max-width: 699px)';
 
 /** What the terminal reports to the page (title bar, errors). */
 export interface TerminalEvents {
@@ -45,6 +49,9 @@ export class TerminalView {
   #sentSize = '';
   #exited = false;
   #fitQueued = false;
+  /** On a narrow screen: shrink the font to fit the PTY's columns (true) or scroll them sideways. */
+  #fitWidth = true;
+  readonly #narrow = matchMedia(NARROW_QUERY);
 
   constructor(host: HTMLElement, rpc: RpcClient, events: TerminalEvents) {
     this.#host = host;
@@ -53,7 +60,7 @@ export class TerminalView {
     this.term = new Terminal({
       cursorBlink: true,
       fontFamily: '"DejaVu Sans Mono", "Cascadia Mono", Menlo, Consolas, monospace',
-      fontSize: 13,
+      fontSize: FONT_PX,
       scrollback: 5_000,
       theme: { background: '#0f1115', foreground: '#d6d9de', cursor: '#f0c674', selectionBackground: '#3a4250' },
     });
@@ -66,6 +73,13 @@ export class TerminalView {
       return false;
     });
     new ResizeObserver(() => this.#queueFit()).observe(host);
+    this.#narrow.addEventListener('change', () => this.#queueFit());
+  }
+
+  /** On a narrow screen, fit the PTY's columns to the width with a smaller font (true), or keep the font and scroll sideways. */
+  setFitWidth(on: boolean): void {
+    this.#fitWidth = on;
+    this.#queueFit();
   }
 
   /** The session shown, or null. */
@@ -75,7 +89,13 @@ export class TerminalView {
 
   /** Columns and rows that fit the box now (for `pty.spawn`), or the current ones. */
   geometry(): { cols: number; rows: number } {
-    return this.#measure() ?? { cols: this.term.cols, rows: this.term.rows };
+    const g = this.#measure(false);
+    return g === null ? { cols: this.term.cols, rows: this.term.rows } : { cols: g.cols, rows: g.rows };
+  }
+
+  /** Scrolls the terminal into view where the page scrolls (the phone layout: it ends the page, one screen tall). */
+  reveal(): void {
+    if (this.#narrow.matches) this.#host.scrollIntoView({ block: 'end' });
   }
 
   /** Gives keyboard focus to the terminal. */
@@ -188,8 +208,11 @@ export class TerminalView {
     }
   }
 
-  /** Cell size from the rendered screen: xterm sizes `.xterm-screen` to exactly cols × rows cells. */
-  #measure(): { cols: number; rows: number } | null {
+  /**
+   * The geometry and font for the box now. Cell size from the rendered screen: xterm sizes
+   * `.xterm-screen` to exactly cols × rows cells. With `keepFont`, at the font shown now.
+   */
+  #measure(keepFont: boolean): { cols: number; rows: number; fontPx: number } | null {
     const screen = this.#host.querySelector('.xterm-screen');
     if (screen === null) return null;
     const r = screen.getBoundingClientRect();
@@ -199,7 +222,9 @@ export class TerminalView {
       width: this.#host.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
       height: this.#host.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom),
     };
-    return fitGeometry(box, cell);
+    const fontPx = this.term.options.fontSize ?? FONT_PX;
+    const narrow = this.#narrow.matches;
+    return fitTerminal(box, cell, { fontPx, baseFontPx: keepFont ? fontPx : FONT_PX, minCols: narrow ? PHONE_MIN_COLS : 0, shrink: narrow && this.#fitWidth && !keepFont });
   }
 
   #queueFit(): void {
@@ -212,8 +237,13 @@ export class TerminalView {
   }
 
   #fitNow(): void {
-    const g = this.#measure();
+    let g = this.#measure(false);
     if (g === null) return;
+    if (g.fontPx !== this.term.options.fontSize) {
+      this.term.options.fontSize = g.fontPx;
+      // Cells do not scale exactly with the font: count the rows as they are drawn now.
+      g = { ...g, rows: this.#measure(true)?.rows ?? g.rows };
+    }
     if (g.cols !== this.term.cols || g.rows !== this.term.rows) this.term.resize(g.cols, g.rows);
     const id = this.#sessionId;
     const size = `${g.cols}x${g.rows}`;

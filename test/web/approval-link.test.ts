@@ -169,6 +169,16 @@ describe.skipIf(!existsSync(CHROMIUM))('approving through a single-use link on a
       expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.viewport.width);
     }
     expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(PHONE.viewport.width);
+    // GATEHOUSE_SCREENSHOTS=docs/img draws the page for docs/supervisor.md (at 2×, to keep the PNG small).
+    const shots = process.env.GATEHOUSE_SCREENSHOTS;
+    if (shots !== undefined && shots !== '') {
+      const small = await browser.newContext({ ...PHONE, deviceScaleFactor: 2 });
+      const shot = await small.newPage();
+      await shot.goto(link!);
+      await shot.locator('.diff .add').waitFor({ timeout: WAIT_MS });
+      await shot.screenshot({ path: join(shots, 'phone-approval-link.png') });
+      await small.close();
+    }
 
     await card.locator('input.reason').fill('ok from my phone');
     await card.getByRole('button', { name: 'Allow', exact: true }).tap();
