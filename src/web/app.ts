@@ -8,6 +8,7 @@ import { AuditStatusView } from './audit-status.js';
 import { byId, h } from './dom.js';
 import { formatExit, sessionTitle } from './format.js';
 import { NewSessionForm } from './new-session-form.js';
+import { ProjectSwitcher, withProject } from './project-switcher.js';
 import type { ConnectionState } from './rpc-client.js';
 import { RpcClient } from './rpc-client.js';
 import { SessionsView } from './sessions-view.js';
@@ -22,9 +23,9 @@ const TOPICS = ['pty.*', 'approvals.*', 'audit.*'];
 /** After a queue change, when the rules are listed again: the waiting hook adds an "always" rule within milliseconds of the answer. */
 const RULES_SETTLE_MS = 500;
 
-/** The `/ws` endpoint of the server that served this page. */
+/** The `/ws` endpoint of the server that served this page, for the page's project. */
 function wsUrl(): string {
-  const u = new URL('/ws', location.href);
+  const u = new URL(withProject('/ws'));
   u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
   return u.href;
 }
@@ -39,7 +40,7 @@ function readFragment(): { token: string | null; session: string | null } {
   if (token !== null) {
     params.delete('token');
     const rest = params.toString();
-    history.replaceState(null, '', rest === '' ? location.pathname : `#${rest}`);
+    history.replaceState(null, '', rest === '' ? `${location.pathname}${location.search}` : `${location.search}#${rest}`);
   }
   return { token, session: params.get('session') };
 }
@@ -76,6 +77,8 @@ function main(): void {
   // Opening the list shows it as it is now, whoever changed it (the CLI, the TUI, another page).
   byId('rules-panel', HTMLDetailsElement).addEventListener('toggle', () => void rules.refresh());
   const audit = new AuditStatusView(byId('audit', HTMLElement), () => rpc.token);
+  // Shown only when the server supervises several projects (`serve --all`).
+  const projects = new ProjectSwitcher(byId('project', HTMLSelectElement), () => rpc.token);
   const form = new NewSessionForm(
     spawn,
     () => terminal.geometry(),
@@ -97,7 +100,7 @@ function main(): void {
   async function open(id: string): Promise<void> {
     sessions.select(id);
     sessions.setAttached(id);
-    history.replaceState(null, '', `#session=${encodeURIComponent(id)}`);
+    history.replaceState(null, '', `${location.search}#session=${encodeURIComponent(id)}`);
     const attaching = terminal.attach(id);
     showTitle();
     try {
@@ -130,7 +133,7 @@ function main(): void {
     } else if (terminal.sessionId !== null) {
       terminal.detach();
       sessions.setAttached(null);
-      history.replaceState(null, '', location.pathname);
+      history.replaceState(null, '', `${location.pathname}${location.search}`);
     }
     showTitle();
     void audit.refresh();
@@ -195,6 +198,7 @@ function main(): void {
       return;
     }
     rpc.signIn(outcome.kind === 'signed_in' ? null : token);
+    void projects.load();
   }
 
   signIn.addEventListener('submit', (ev) => {
@@ -251,6 +255,7 @@ function main(): void {
   });
 
   showTitle();
+  void projects.load();
   if (fragment.token === null) rpc.start();
   else void signInWith(fragment.token);
   sessions.focus();
