@@ -170,8 +170,15 @@ function main(): void {
   /** Why the last pasted token was refused; shown instead of the generic text until a sign-in works. */
   let refusal: string | null = null;
 
+  /** Whether the project list was asked for: once the socket is up (signed in), or refused (a server of several projects, none chosen yet). */
+  let projectsAsked = false;
+
   function onState(state: ConnectionState, detail: string): void {
     if (state === 'ready') refusal = null;
+    if (!projectsAsked && (state === 'ready' || state === 'offline')) {
+      projectsAsked = true;
+      void projects.load();
+    }
     const text: Record<ConnectionState, string> = {
       connecting: 'connecting…',
       ready: 'connected',
@@ -198,7 +205,6 @@ function main(): void {
       return;
     }
     rpc.signIn(outcome.kind === 'signed_in' ? null : token);
-    void projects.load();
   }
 
   signIn.addEventListener('submit', (ev) => {
@@ -255,7 +261,6 @@ function main(): void {
   });
 
   showTitle();
-  void projects.load();
   if (fragment.token === null) rpc.start();
   else void signInWith(fragment.token);
   sessions.focus();
