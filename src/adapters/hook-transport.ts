@@ -9,7 +9,9 @@ import { isStopEvent } from './stop-events.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { TransportRecord } from '../runtime/session-store.js';
 import { findOnPath } from '../runtime/find-on-path.js';
-import { liveSupervisor } from '../runtime/supervisor-record.js';
+import { liveSupervisor, type SupervisorRecord } from '../runtime/supervisor-record.js';
+import { defaultLayoutKey } from '../runtime/project-record.js';
+import { stateBase } from '../runtime/state-base.js';
 
 /** What `session start --transport` accepts. */
 export const TRANSPORT_CHOICES = ['auto', 'command', 'warm'] as const;
@@ -27,6 +29,8 @@ export interface WarmTransport {
   port: number;
   /** Absolute path of the session's secret file. */
   secretFile: string;
+  /** The project key every call carries, for a supervisor of all projects; absent for the project's own. */
+  project?: string;
 }
 
 /**
@@ -69,8 +73,23 @@ function serveHint(place: SupervisorPlace): string {
 }
 
 /**
+ * The supervisor this project's warm hooks call: its own (`serve` for it), else a `serve --all`
+ * recorded in the state base when the project's folder is in that base's default layout, with the
+ * key its calls must carry there. Null when neither is alive and answering.
+ */
+async function supervisorFor(projectState: string, env: NodeJS.ProcessEnv): Promise<{ rec: SupervisorRecord; project: string | null } | null> {
+  const own = await liveSupervisor(projectState);
+  if (own !== null) return { rec: own, project: null };
+  const key = defaultLayoutKey(projectState, env);
+  if (key === null) return null;
+  const all = await liveSupervisor(stateBase(env));
+  return all?.all === true ? { rec: all, project: key } : null;
+}
+
+/**
  * Picks the transport for a new session: `command` always works; `warm` needs a live
- * supervisor for this project state and bash; `auto` is warm when both are there.
+ * supervisor for this project state (its own, or `serve --all` for the state base) and bash;
+ * `auto` is warm when both are there.
  */
 export async function chooseTransport(
   choice: TransportChoice,
@@ -82,16 +101,18 @@ export async function chooseTransport(
   const command = ok({ record: { kind: 'command' } as TransportRecord, bash: null, client: null });
   if (choice === 'command') return command;
   const bash = findOnPath('bash', env);
-  const supervisor = await liveSupervisor(projectState);
-  if (bash === null || supervisor === null) {
+  const found = await supervisorFor(projectState, env);
+  if (bash === null || found === null) {
     if (choice === 'auto') return command;
     return fail(
-      supervisor === null
+      found === null
         ? `--transport warm needs a running supervisor for this project: start it with \`${serveHint(place)}\`${place.stateDir === undefined ? ` (or \`gatehouse serve\` run in ${place.worktree})` : ''} first, or use --transport auto|command`
         : '--transport warm needs bash on PATH: install bash or use --transport command',
     );
   }
-  return ok({ record: { kind: 'warm', port: supervisor.port, supervisor_pid: supervisor.pid }, bash, client: join(dirname(hookBundle), WARM_CLIENT_FILE) });
+  const { rec, project } = found;
+  const record: TransportRecord = { kind: 'warm', port: rec.port, supervisor_pid: rec.pid, ...(project === null ? {} : { project }) };
+  return ok({ record, bash, client: join(dirname(hookBundle), WARM_CLIENT_FILE) });
 }
 
 /** One hook call's identity, as the cold command's flags carry it. */
@@ -138,6 +159,8 @@ export function hookInvocation(coldArgv: readonly string[], call: HookCall, cold
     call.failClosed ? '1' : '0',
     String(coldTimeoutS),
     call.policyDigest,
+    // Optional, before `--`: a client of an older render (no key) still parses.
+    ...(warm.project === undefined ? [] : [warm.project]),
     '--',
     ...coldArgv,
   ];

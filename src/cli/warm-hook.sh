@@ -3,14 +3,20 @@
 # secret, no answer in time, a cut-off reply) it runs the cold hook command given after
 # `--` with the same stdin, so enforcement never depends on the supervisor being up.
 #
-# usage: bash warm.sh PORT SECRET_FILE SESSION EVENT AGENT FAIL_CLOSED(0|1) DEADLINE_S POLICY_SHA256 -- COLD_ARGV...
+# usage: bash warm.sh PORT SECRET_FILE SESSION EVENT AGENT FAIL_CLOSED(0|1) DEADLINE_S POLICY_SHA256 [PROJECT_KEY] -- COLD_ARGV...
 #
-# Request:  POST /hooks/v1/SESSION/EVENT/AGENT/FAIL_CLOSED?p=POLICY_SHA256, bearer secret, body "<len(cwd)>\n<cwd><stdin>".
+# Request:  POST /hooks/v1/SESSION/EVENT/AGENT/FAIL_CLOSED?p=POLICY_SHA256[&project=PROJECT_KEY], bearer secret, body "<len(cwd)>\n<cwd><stdin>".
+# PROJECT_KEY is rendered for a supervisor of all projects (`serve --all`), which serves this project under that key.
 # Reply:    HTTP 200 with body "GATEHOUSE1 <exit> <stdout bytes> <stderr bytes>\n<stdout><stderr>".
 
 LC_ALL=C
 port=$1 secret_file=$2 session=$3 event=$4 agent=$5 fail_closed=$6 deadline=$7 policy_sha256=$8
 shift 8
+project=
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then
+  project="&project=$1"
+  shift
+fi
 [ "$1" = "--" ] && shift
 cold_argv=("$@")
 
@@ -28,8 +34,8 @@ IFS= read -r secret <"$secret_file" 2>/dev/null || cold
 { exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || cold
 
 head="${#PWD}"$'\n'"$PWD"
-printf 'POST /hooks/v1/%s/%s/%s/%s?p=%s HTTP/1.0\r\nHost: 127.0.0.1:%s\r\nAuthorization: Bearer %s\r\nContent-Type: application/octet-stream\r\nContent-Length: %s\r\n\r\n%s%s' \
-  "$session" "$event" "$agent" "$fail_closed" "$policy_sha256" "$port" "$secret" $((${#head} + ${#body})) "$head" "$body" >&3 2>/dev/null || cold
+printf 'POST /hooks/v1/%s/%s/%s/%s?p=%s%s HTTP/1.0\r\nHost: 127.0.0.1:%s\r\nAuthorization: Bearer %s\r\nContent-Type: application/octet-stream\r\nContent-Length: %s\r\n\r\n%s%s' \
+  "$session" "$event" "$agent" "$fail_closed" "$policy_sha256" "$project" "$port" "$secret" $((${#head} + ${#body})) "$head" "$body" >&3 2>/dev/null || cold
 
 # The supervisor sends its status line as soon as it has the request; silence means it is stuck.
 IFS= read -r -t 2 status <&3 || cold

@@ -14,6 +14,7 @@ import { protectedPaths, watchedOutside } from '../runtime/protected-paths.js';
 import { SessionStore, type SessionMeta, type TransportRecord } from '../runtime/session-store.js';
 import { createWarmSecret } from '../runtime/warm-secret.js';
 import { recordSessionPointer } from '../runtime/session-index.js';
+import { writeProjectRecord } from '../runtime/project-record.js';
 import { chooseTransport, type TransportChoice, type WarmTransport } from '../adapters/hook-transport.js';
 import { hookBudgets } from './hook-budget.js';
 import { resolveProjectState, stateBase } from '../runtime/state-base.js';
@@ -171,6 +172,8 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
   const stateDirRaw = resolveProjectState(worktree, opts.env, opts.stateDir);
   mkdirSync(stateDirRaw, { recursive: true, mode: 0o700 });
   const projectState = realpathSync(stateDirRaw);
+  // Tells a supervisor of all projects (`serve --all`) which worktree this state folder is for.
+  writeProjectRecord(projectState, worktree);
   const transport =
     sandboxKit !== null
       ? ok({ record: { kind: 'socket', supervisor_pid: process.pid } as TransportRecord, bash: null, client: null })
@@ -335,5 +338,5 @@ class RenderError extends Error {}
 /** The warm hook's parts for a warm session (its secret is made here), null for a cold one. */
 function warmTransport(t: { record: TransportRecord; bash: string | null; client: string | null }, projectState: string, id: string): WarmTransport | null {
   if (t.record.kind !== 'warm' || t.bash === null || t.client === null) return null;
-  return { bash: t.bash, client: t.client, port: t.record.port, secretFile: createWarmSecret(projectState, id) };
+  return { bash: t.bash, client: t.client, port: t.record.port, secretFile: createWarmSecret(projectState, id), ...(t.record.project === undefined ? {} : { project: t.record.project }) };
 }

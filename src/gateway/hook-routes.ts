@@ -2,6 +2,7 @@
 // evaluated inside the supervisor for the bash client in dist/hook/warm.sh, which pays no
 // Node start-up. Loopback callers only, each call carrying its own session's secret.
 import type { IncomingMessage } from 'node:http';
+import { basename } from 'node:path';
 import { runHookGate } from '../gate/hook-gate.js';
 import type { HookOutput } from '../adapters/adapter.js';
 import type { GateRunner } from './gate-runner.js';
@@ -52,6 +53,9 @@ async function warmHook(ctx: RouteContext, projectState: string, timings: HookTi
   if (!isSafeSessionId(session) || !EVENT_RE.test(event) || !AGENT_NAME_RE.test(agent) || (failClosed !== '0' && failClosed !== '1') || (policyDigest !== null && !SHA256_HEX_RE.test(policyDigest))) {
     return errorReply(400, 'bad_hook_call', 'malformed hook call: the rendered hook is not from this version; end and restart the session');
   }
+  // A key names the project a `serve --all` serves under it; any other server is not that project's, so the client goes cold.
+  const project = ctx.query.get('project');
+  if (project !== null && project !== basename(projectState)) return errorReply(404, 'no_such_project', 'this supervisor does not serve that project: the hook decides with the cold command');
   const secret = readWarmSecret(projectState, session);
   if (secret === null || !secretMatches(req, secret)) return errorReply(401, 'bad_secret', 'no warm hook secret matches for this session');
   const body = await readBody(req, MAX_BODY_BYTES);

@@ -23,7 +23,7 @@ const AnswerBody = z.strictObject({
 });
 
 /** What the approval page needs. */
-export interface LinkRoutesOptions {
+interface LinkRoutesOptions {
   queue: ApprovalQueue;
   links: LinkBook;
   /** The project's name, shown on the page. */
@@ -52,9 +52,27 @@ function openCall(opts: LinkRoutesOptions, approvalId: string): Reply | { pendin
   return { pending: state.pending };
 }
 
-async function view(opts: LinkRoutesOptions, ctx: RouteContext): Promise<Reply> {
+/** Where links are looked up: one project's, or (`serve --all`) every served project's, each link in exactly one book. */
+type LinkBooks = LinkRoutesOptions | (() => readonly LinkRoutesOptions[]);
+
+/** The project whose book issued `token` (used or expired links too); a token no book knows goes to the first, which refuses it as unknown. */
+function bookFor(books: LinkBooks, token: string): LinkRoutesOptions | null {
+  if (typeof books !== 'function') return books;
+  const all = books();
+  const issued = (o: LinkRoutesOptions): boolean => {
+    const seen = o.links.peek(token);
+    return seen.ok || seen.refusal.code !== 'unknown_link';
+  };
+  return all.find(issued) ?? all[0] ?? null;
+}
+
+const UNKNOWN_LINK: Reply = errorReply(404, 'unknown_link', 'This link is not one this server sent (or the server restarted since): open the dashboard instead.');
+
+async function view(books: LinkBooks, ctx: RouteContext): Promise<Reply> {
   const b = await body(ctx, ViewBody);
   if (!b.ok) return b.reply;
+  const opts = bookFor(books, b.value.token);
+  if (opts === null) return UNKNOWN_LINK;
   const seen = opts.links.peek(b.value.token);
   if (!seen.ok) return errorReply(seen.refusal.status, seen.refusal.code, seen.refusal.message);
   const open = openCall(opts, seen.grant.approvalId);
@@ -63,9 +81,11 @@ async function view(opts: LinkRoutesOptions, ctx: RouteContext): Promise<Reply> 
   return { status: 200, body: { project: opts.project, channel: seen.grant.channel, link_expires_at: new Date(seen.grant.expiresAt).toISOString(), approval: call } };
 }
 
-async function answer(opts: LinkRoutesOptions, ctx: RouteContext): Promise<Reply> {
+async function answer(books: LinkBooks, ctx: RouteContext): Promise<Reply> {
   const b = await body(ctx, AnswerBody);
   if (!b.ok) return b.reply;
+  const opts = bookFor(books, b.value.token);
+  if (opts === null) return UNKNOWN_LINK;
   const used = opts.links.use(b.value.token);
   if (!used.ok) return errorReply(used.refusal.status, used.refusal.code, used.refusal.message);
   const principal = linkPrincipal(used.grant.channel);
@@ -84,9 +104,10 @@ async function answer(opts: LinkRoutesOptions, ctx: RouteContext): Promise<Reply
 
 /**
  * Adds `POST /api/link/view` and `POST /api/link/answer` to `router`. The page itself is
- * served with the dashboard's files (`GET /approve`).
+ * served with the dashboard's files (`GET /approve`). For several projects, give a function
+ * that lists every project's book: a link's token finds its own.
  * @example addLinkRoutes(router, { queue, links, project: 'shop' })
  */
-export function addLinkRoutes(router: Router, opts: LinkRoutesOptions): Router {
-  return router.add({ method: 'POST', path: '/api/link/view', handle: (ctx) => view(opts, ctx) }).add({ method: 'POST', path: '/api/link/answer', handle: (ctx) => answer(opts, ctx) });
+export function addLinkRoutes(router: Router, books: LinkBooks): Router {
+  return router.add({ method: 'POST', path: '/api/link/view', handle: (ctx) => view(books, ctx) }).add({ method: 'POST', path: '/api/link/answer', handle: (ctx) => answer(books, ctx) });
 }

@@ -6,6 +6,9 @@ import type { Result } from '../core/result.js';
 import { fail, ok } from '../core/result.js';
 import type { WebSocketOptions } from './ws/endpoint.js';
 import type { Router } from './router.js';
+import type { Credentials } from './credentials.js';
+import type { HostPolicy } from './host-origin.js';
+import type { ProjectSource } from './projects/served-project.js';
 
 /** What a scoped token lets its holder do. */
 export type Scope = 'approvals:read' | 'approvals:resolve';
@@ -26,8 +29,16 @@ export interface ScopedToken {
 
 /** How to start the gateway. */
 export interface GatewayOptions {
-  /** The project state folder whose `approvals/` queue the API serves. */
+  /** The project state folder whose `approvals/` queue the API serves (with `projects`: the state base, served per project instead). */
   projectState: string;
+  /** The project's worktree, named in `GET /api/projects` (single-project mode). */
+  worktree?: string;
+  /**
+   * Serve several projects (`serve --all`): each request picks one with `?project=<key>`, and
+   * `projectState`'s queue, `websocket` and per-project routes give way to the source's.
+   * Called once the server's credentials and Host rule exist, which the projects' `/ws` endpoints share.
+   */
+  projects?: (shared: { credentials: Credentials; hosts: HostPolicy; log: (line: string) => void }) => ProjectSource;
   /** Interface to bind; default {@link DEFAULT_HOST}. */
   host: string;
   /** Port to bind; default {@link DEFAULT_PORT}; 0 picks any free port. */

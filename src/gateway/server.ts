@@ -3,6 +3,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import { isIP } from 'node:net';
+import { basename } from 'node:path';
 import { dashboardOperator } from '../core/approvals/principal.js';
 import { ApprovalQueue } from '../runtime/approvals/index.js';
 import { osUserName } from '../runtime/recorder.js';
@@ -16,8 +17,12 @@ import { errorReply, sendReply } from './http-io.js';
 import type { GatewayOptions } from './options.js';
 import { checkBind, DEFAULT_HOST, DEFAULT_PORT } from './options.js';
 import { Router, splitTarget } from './router.js';
+import { listingOf } from './projects/project-pool.js';
+import type { ProjectSource } from './projects/served-project.js';
+import { sweepPeriodically } from './sweeper.js';
 import type { WebSocketEndpoint } from './ws/endpoint.js';
 import { attachWebSocket } from './ws/endpoint.js';
+import { dispatchUpgrades, type UpgradeTarget } from './ws/upgrade-dispatch.js';
 
 /** A running gateway. */
 export interface Gateway {
@@ -47,6 +52,8 @@ interface Served {
   hosts: HostPolicy;
   credentials: Credentials;
   log: (line: string) => void;
+  /** With several projects: where a path the server's own router lacks is looked up, by `?project=`. */
+  projects: ProjectSource | null;
 }
 
 async function route(req: IncomingMessage, res: ServerResponse, s: Served): Promise<Reply | null> {
@@ -59,7 +66,13 @@ async function route(req: IncomingMessage, res: ServerResponse, s: Served): Prom
   }
   const target = splitTarget(req.url ?? '');
   if (target === null) return errorReply(404, 'not_found', 'no such endpoint: paths start with a single /');
-  const match = s.router.match(req.method ?? '', target.segments);
+  let match = s.router.match(req.method ?? '', target.segments);
+  if (match.kind === 'not_found' && s.projects !== null) {
+    // A project's own routes (approvals, audit status, hook calls): the key picks whose.
+    const picked = await s.projects.pick(target.query.get('project'));
+    if (!picked.ok) return errorReply(picked.refusal.status, picked.refusal.code, picked.refusal.message);
+    match = picked.project.router.match(req.method ?? '', target.segments);
+  }
   if (match.kind === 'not_found') return errorReply(404, 'not_found', 'no such endpoint: see GET /approvals/queue');
   if (match.kind === 'method_not_allowed') {
     return errorReply(405, 'method_not_allowed', `use ${match.allow.join(' or ')} on this path`, { allow: match.allow.join(', ') });
@@ -123,8 +136,12 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** How often the server sweeps stale approval records: dead waiters are rare, and a late denial costs nothing. */
-const SWEEP_INTERVAL_MS = 30_000;
+/** The project a `/ws` upgrade names (`/ws?project=<key>`), for a server of several projects. */
+async function upgradeTarget(projects: ProjectSource, req: IncomingMessage): Promise<UpgradeTarget> {
+  const key = splitTarget(req.url ?? '')?.query.get('project') ?? null;
+  const picked = await projects.pick(key);
+  return picked.ok ? { ok: true, endpoint: picked.project.websocket } : { ok: false, refusal: picked.refusal };
+}
 
 /**
  * Starts the gateway's HTTP server. Rejects, with a message that says what to change,
@@ -142,44 +159,51 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const credentials = new Credentials(opts.accessToken, operator.value, tokens.value);
 
   const router = new Router().add({ method: 'GET', path: '/healthz', handle: () => ({ status: 200, body: { ok: true } }) });
-  const queue = new ApprovalQueue(opts.projectState);
+  const hosts: HostPolicy = { port: 0, bindHost: host, extra: (opts.allowedHosts ?? []).map((h) => h.toLowerCase()), public: opts.publicUrl == null ? null : publicAuthority(opts.publicUrl) };
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const projects = opts.projects?.({ credentials, hosts, log }) ?? null;
+  // One project: its queue is the server's. Several: each project has its own (see ProjectSource).
+  const queue = projects === null ? new ApprovalQueue(opts.projectState) : null;
   // Records left by hook processes that died while waiting are denied by the sweeper, on start and then periodically.
-  queue.sweep();
-  const sweeper = setInterval(() => {
-    try {
-      queue.sweep();
-    } catch {
-      // A failed sweep is retried on the next tick; it never takes the server down.
-    }
-  }, SWEEP_INTERVAL_MS);
-  sweeper.unref();
-  addApprovalRoutes(router, queue);
+  const stopSweeping = queue === null ? () => {} : sweepPeriodically(queue);
+  if (queue !== null) addApprovalRoutes(router, queue);
+  router.add({
+    method: 'GET',
+    path: '/api/projects',
+    scope: 'approvals:read',
+    handle: () => {
+      const listed = projects?.list() ?? [listingOf({ key: basename(opts.projectState), state: opts.projectState, worktree: opts.worktree ?? null }, queue as ApprovalQueue, null)];
+      return { status: 200, body: { multi: projects !== null, projects: listed } };
+    },
+  });
   opts.routes?.(router);
 
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS });
   server.maxConnections = MAX_CONNECTIONS;
-  const served: Served = {
-    router,
-    hosts: { port: 0, bindHost: host, extra: (opts.allowedHosts ?? []).map((h) => h.toLowerCase()), public: opts.publicUrl == null ? null : publicAuthority(opts.publicUrl) },
-    credentials,
-    log: opts.log ?? ((line) => process.stderr.write(`${line}\n`)),
-  };
+  const served: Served = { router, hosts, credentials, log, projects };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => onRequest(req, res, served));
-  const websocket = opts.websocket === undefined ? null : attachWebSocket(server, { ...opts.websocket, queue, projectState: opts.projectState, credentials, hosts: served.hosts, log: served.log });
+  let websocket: WebSocketEndpoint | null = null;
+  let upgrades: { close(): void } | null = null;
+  if (projects !== null) upgrades = dispatchUpgrades(server, { hosts, credentials, target: (req) => upgradeTarget(projects, req) });
+  else if (opts.websocket !== undefined && queue !== null) websocket = attachWebSocket(server, { ...opts.websocket, queue, projectState: opts.projectState, credentials, hosts, log });
 
+  const closeParts = async (): Promise<void> => {
+    stopSweeping();
+    upgrades?.close();
+    // Upgraded sockets no longer belong to the HTTP server: close them first, or close() waits on them.
+    await websocket?.close();
+    await projects?.close();
+  };
   let port: number;
   try {
     port = await listen(server, opts.port ?? DEFAULT_PORT, host);
   } catch (err) {
-    clearInterval(sweeper);
-    await websocket?.close();
+    await closeParts();
     throw err;
   }
-  served.hosts.port = port;
+  hosts.port = port;
   const close = async (): Promise<void> => {
-    clearInterval(sweeper);
-    // Upgraded sockets no longer belong to the HTTP server: close them first, or close() waits on them.
-    await websocket?.close();
+    await closeParts();
     await closeServer(server);
   };
   return { url: baseUrl(host, port), port, websocket, close };

@@ -29,7 +29,11 @@ export interface SessionMeta {
 }
 
 /** The transport a session was started with: the cold command, or warm through a supervisor. */
-export type TransportRecord = { kind: 'command' } | { kind: 'warm'; port: number; supervisor_pid: number } | { kind: 'socket'; supervisor_pid: number };
+export type TransportRecord =
+  | { kind: 'command' }
+  /** `project`: the key the warm calls carry, when the supervisor serves all projects (`serve --all`). */
+  | { kind: 'warm'; port: number; supervisor_pid: number; project?: string }
+  | { kind: 'socket'; supervisor_pid: number };
 
 /** A handle on one session folder. */
 export class SessionStore {

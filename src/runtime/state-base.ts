@@ -15,16 +15,30 @@ export function stateBase(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * The project's state folder for a worktree (given as a real path).
- * @example projectStateDir('/home/me/.local/state/gatehouse', '/src/app') // …/projects/app-1a2b3c4d5e6f7a8b
+ * A project's key: its state folder's name under `<base>/projects/`, the worktree's plain name and
+ * a digest of its real path. Stable, safe in a URL and a path, and checkable against a worktree.
+ * @example projectKey('/src/app') // 'app-1a2b3c4d5e6f7a8b'
  */
-function projectStateDir(base: string, worktreeReal: string): string {
+export function projectKey(worktreeReal: string): string {
   const digest = createHash('sha256').update(worktreeReal).digest('hex').slice(0, 16);
   const name =
     basename(worktreeReal)
       .replace(/[^A-Za-z0-9_.-]/g, '_')
       .slice(0, 40) || 'root';
-  return join(base, 'projects', `${name}-${digest}`);
+  return `${name}-${digest}`;
+}
+
+/** The folder that holds every project's default state folder. */
+export function projectsDir(base: string): string {
+  return join(base, 'projects');
+}
+
+/**
+ * The project's state folder for a worktree (given as a real path).
+ * @example projectStateDir('/home/me/.local/state/gatehouse', '/src/app') // …/projects/app-1a2b3c4d5e6f7a8b
+ */
+function projectStateDir(base: string, worktreeReal: string): string {
+  return join(projectsDir(base), projectKey(worktreeReal));
 }
 
 /** Resolves the project state dir for a worktree (real path): `stateDir` when given, else its folder under the state base. */

@@ -11,16 +11,19 @@ export interface SupervisorRecord {
   pid: number;
   port: number;
   started_at: string;
+  /** Set by `serve --all`, whose record sits in the state base and covers every project under it. */
+  all?: true;
 }
 
 /** How long `session start` waits for the supervisor's health check. */
 const PROBE_TIMEOUT_MS = 1_000;
 
+/** `<folder>/gateway/supervisor.json`: the folder is a project state folder, or the state base for `serve --all`. */
 function recordPath(projectState: string): string {
   return join(projectState, 'gateway', 'supervisor.json');
 }
 
-/** Records the running supervisor (the gateway folder must exist). */
+/** Records the running supervisor (the gateway folder must exist); `projectState` is the state base for `serve --all`. */
 export function writeSupervisorRecord(projectState: string, rec: SupervisorRecord): void {
   writeFileAtomic(recordPath(projectState), `${JSON.stringify(rec)}\n`, { mode: 0o600 });
 }
@@ -34,7 +37,7 @@ export function removeSupervisorRecord(projectState: string, pid: number = proce
 export function readSupervisorRecord(projectState: string): SupervisorRecord | null {
   try {
     const rec = JSON.parse(readFileSync(recordPath(projectState), 'utf8')) as Partial<SupervisorRecord>;
-    if (!Number.isInteger(rec.pid) || !Number.isInteger(rec.port) || typeof rec.started_at !== 'string') return null;
+    if (!Number.isInteger(rec.pid) || !Number.isInteger(rec.port) || typeof rec.started_at !== 'string' || (rec.all !== undefined && rec.all !== true)) return null;
     return rec as SupervisorRecord;
   } catch {
     return null;
@@ -53,7 +56,7 @@ function healthy(port: number): Promise<boolean> {
   });
 }
 
-/** The supervisor of this project if its process lives and it answers now; null otherwise. */
+/** The supervisor recorded in this folder (a project state folder, or the state base) if its process lives and it answers now; null otherwise. */
 export async function liveSupervisor(projectState: string): Promise<SupervisorRecord | null> {
   const rec = readSupervisorRecord(projectState);
   if (rec === null || !isProcessAlive(rec.pid)) return null;

@@ -9,6 +9,7 @@ import { byId, h } from './dom.js';
 import { installFitToggle } from './fit-toggle.js';
 import { formatExit, sessionTitle } from './format.js';
 import { NewSessionForm } from './new-session-form.js';
+import { ProjectSwitcher, withProject } from './project-switcher.js';
 import type { ConnectionState } from './rpc-client.js';
 import { RpcClient } from './rpc-client.js';
 import { SessionDetailView } from './session-detail-view.js';
@@ -27,9 +28,9 @@ const RECORDS_SETTLE_MS = 1_500;
 /** After a queue change, when the rules are listed again: the waiting hook adds an "always" rule within milliseconds of the answer. */
 const RULES_SETTLE_MS = 500;
 
-/** The `/ws` endpoint of the server that served this page. */
+/** The `/ws` endpoint of the server that served this page, for the page's project. */
 function wsUrl(): string {
-  const u = new URL('/ws', location.href);
+  const u = new URL(withProject('/ws'));
   u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
   return u.href;
 }
@@ -44,7 +45,7 @@ function readFragment(): { token: string | null; session: string | null } {
   if (token !== null) {
     params.delete('token');
     const rest = params.toString();
-    history.replaceState(null, '', rest === '' ? location.pathname : `#${rest}`);
+    history.replaceState(null, '', rest === '' ? `${location.pathname}${location.search}` : `${location.search}#${rest}`);
   }
   return { token, session: params.get('session') };
 }
@@ -88,6 +89,8 @@ function main(): void {
   // Opening the list shows it as it is now, whoever changed it (the CLI, the TUI, another page).
   byId('rules-panel', HTMLDetailsElement).addEventListener('toggle', () => void rules.refresh());
   const audit = new AuditStatusView(byId('audit', HTMLElement), () => rpc.token);
+  // Shown only when the server supervises several projects (`serve --all`).
+  const projects = new ProjectSwitcher(byId('project', HTMLSelectElement), () => rpc.token);
   const form = new NewSessionForm(
     spawn,
     () => terminal.geometry(),
@@ -110,7 +113,7 @@ function main(): void {
   async function open(id: string, reveal = true): Promise<void> {
     sessions.select(id);
     sessions.setAttached(id);
-    history.replaceState(null, '', `#session=${encodeURIComponent(id)}`);
+    history.replaceState(null, '', `${location.search}#session=${encodeURIComponent(id)}`);
     const attaching = terminal.attach(id);
     showTitle();
     if (reveal) terminal.reveal();
@@ -145,7 +148,7 @@ function main(): void {
     } else if (terminal.sessionId !== null) {
       terminal.detach();
       sessions.setAttached(null);
-      history.replaceState(null, '', location.pathname);
+      history.replaceState(null, '', `${location.pathname}${location.search}`);
     }
     showTitle();
     void audit.refresh();
@@ -184,8 +187,15 @@ function main(): void {
   /** Why the last pasted token was refused; shown instead of the generic text until a sign-in works. */
   let refusal: string | null = null;
 
+  /** Whether the project list was asked for: once the socket is up (signed in), or refused (a server of several projects, none chosen yet). */
+  let projectsAsked = false;
+
   function onState(state: ConnectionState, detail: string): void {
     if (state === 'ready') refusal = null;
+    if (!projectsAsked && (state === 'ready' || state === 'offline')) {
+      projectsAsked = true;
+      void projects.load();
+    }
     const text: Record<ConnectionState, string> = {
       connecting: 'connecting…',
       ready: 'connected',

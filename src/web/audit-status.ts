@@ -1,5 +1,6 @@
 // The audit line in the header: whether the hash chain verifies, how much it holds and
 // when it was last checkpointed, from `GET /api/audit/status`.
+import { withProject } from './project-switcher.js';
 import { formatAge, timeMs } from './format.js';
 import type { AuditProblem, AuditStatus } from './wire.js';
 
@@ -72,7 +73,7 @@ export class AuditStatusView {
     try {
       const token = this.#token();
       const headers: Record<string, string> = token === null ? { accept: 'application/json' } : { accept: 'application/json', authorization: `Bearer ${token}` };
-      const res = await fetch('/api/audit/status', { cache: 'no-store', headers });
+      const res = await fetch(withProject('/api/audit/status'), { cache: 'no-store', headers });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       const d = describeAudit((await res.json()) as AuditStatus, Date.now());
       text = d.text;

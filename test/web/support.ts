@@ -65,6 +65,8 @@ export async function startDashboardServer(opts: { webDir: string; project: stri
   const state = join(opts.project, '.state');
   const hosts: HostPolicy = { port: 0, bindHost: '127.0.0.1', extra: [] };
   const router = addAuditRoutes(addWebRoutes(new Router(), { webDir: opts.webDir, accessToken }), state);
+  // A server of one project, as `GET /api/projects` tells the page (which then hides its project switcher).
+  router.add({ method: 'GET', path: '/api/projects', scope: 'approvals:read', handle: () => ({ status: 200, body: { multi: false, projects: [] } }) });
   const credentials = new Credentials(accessToken, { id: 'dashboard-operator:ana', auth: 'access-token' }, []);
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const { host, origin } = req.headers;

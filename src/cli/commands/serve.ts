@@ -20,6 +20,9 @@ import { checkPublicUrl, LinkBook, startNotifications } from '../../runtime/noti
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { describePortHolder, portHolder } from '../../runtime/port-holder.js';
 import { liveSupervisor, readSupervisorRecord, removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
+import { defaultLayoutKey, writeProjectRecord } from '../../runtime/project-record.js';
+import { stateBase } from '../../runtime/state-base.js';
+import { outsideAnyProject, serveAll } from './serve-all.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { gateWorkerPath, hookBundlePath, projectStateFor } from '../context.js';
 
@@ -35,14 +38,23 @@ function webDir(): string {
  * What to say when the port cannot be bound: who holds a busy one (and whether it is this
  * project's own supervisor), and which flag to change. Other failures keep their message.
  */
-function bindFailure(err: NodeJS.ErrnoException, host: string, port: number, state: string): string {
+function bindFailure(err: NodeJS.ErrnoException, host: string, port: number, state: string, whose = "this project's supervisor"): string {
   if (err.code === 'EACCES') return `port ${port} on ${host} needs privileges this user lacks: use --port ${DEFAULT_PORT}, another port above 1023, or --port 0 for any free port`;
   if (err.code !== 'EADDRINUSE') return err.message;
   const holder = portHolder(port);
   const own = holder !== null && holder.pid !== null && readSupervisorRecord(state)?.pid === holder.pid;
   const hint = `stop it, or start on another port with --port ${port === 65535 ? port - 1 : port + 1} (or --port 0 for any free port)`;
-  if (own) return `port ${port} on ${host} is in use by this project's supervisor, already running as ${describePortHolder(holder)}: open the dashboard URL it printed, or ${hint}`;
+  if (own) return `port ${port} on ${host} is in use by ${whose}, already running as ${describePortHolder(holder)}: open the dashboard URL it printed, or ${hint}`;
   return `port ${port} on ${host} is in use by ${describePortHolder(holder)}: ${hint}`;
+}
+
+/** The real path of `p`, or `p` itself when it does not exist yet. */
+function realpathOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 /** `gatehouse serve`. */
@@ -55,9 +67,34 @@ export function serveCommand(): Command {
     .option('--worktree <dir>', 'the same as --project')
     .option('--state-dir <dir>', 'project state folder')
     .option('--public-url <url>', 'where people reach this server (behind a tunnel or proxy): the base of links in notifications')
-    .addHelpText('after', '\nRun it in the project folder, or point it there with --project DIR (from a Gatehouse clone: `npm start -- --project DIR`).')
-    .action(async (flags: { host: string; port: string; project?: string; worktree?: string; stateDir?: string; publicUrl?: string }) => {
+    .option('--all', 'supervise every project under the state base on this one port, with a project switcher (also what `serve` does outside any project)')
+    .addHelpText(
+      'after',
+      '\nRun it in the project folder, or point it there with --project DIR (from a Gatehouse clone: `npm start -- --project DIR`).\nRun outside any project (your home folder, /, or a folder with no .git, gatehouse.yaml or Gatehouse state), or with --all, it supervises every project.',
+    )
+    .action(async (flags: { host: string; port: string; project?: string; worktree?: string; stateDir?: string; publicUrl?: string; all?: boolean }) => {
       if (!/^\d{1,5}$/.test(flags.port) || Number(flags.port) > 65535) throw new UserError(`--port must be 0-65535, got ${JSON.stringify(flags.port)}`, EXIT.usage);
+      const named = flags.project !== undefined || flags.worktree !== undefined || flags.stateDir !== undefined;
+      if (flags.all === true && named) {
+        throw new UserError('--all serves every project under the state base: give either --all or --project DIR (and --state-dir), not both', EXIT.usage);
+      }
+      const here = named || flags.all === true ? null : outsideAnyProject(realpathSync(resolve('.')), process.env);
+      if (flags.all === true || here !== null) {
+        let publicAll: string | null = null;
+        if (flags.publicUrl !== undefined) {
+          const url = checkPublicUrl(flags.publicUrl);
+          if (!url.ok) throw new UserError(url.reason, EXIT.usage);
+          publicAll = url.value;
+        }
+        await serveAll({
+          host: flags.host,
+          port: Number(flags.port),
+          publicUrl: publicAll,
+          because: here,
+          bindFailure: (err, base) => bindFailure(err, flags.host, Number(flags.port), base, 'the supervisor of all projects'),
+        });
+        return;
+      }
       if (flags.project !== undefined && flags.worktree !== undefined && resolve(flags.project) !== resolve(flags.worktree)) {
         throw new UserError('--project and --worktree name the same thing: give one of them', EXIT.usage);
       }
@@ -77,6 +114,14 @@ export function serveCommand(): Command {
       if (running !== null && running.pid !== process.pid) {
         throw new UserError(
           `this project is already supervised by pid ${running.pid} on port ${running.port} (started ${running.started_at}): use that one (its dashboard URL was printed when it started; \`gatehouse approve\` and \`gatehouse tui\` work beside it), or stop it first`,
+        );
+      }
+      // …and a `serve --all` for the state base already covers every project in its default layout.
+      const key = defaultLayoutKey(realpathOr(state), process.env);
+      const all = key === null ? null : await liveSupervisor(stateBase(process.env));
+      if (all !== null && all.all === true && all.pid !== process.pid) {
+        throw new UserError(
+          `this project is already supervised by \`gatehouse serve --all\` (pid ${all.pid} on port ${all.port}, started ${all.started_at}), as ${key}: use that one (pick the project in its dashboard), or stop it first`,
         );
       }
       // Where people reach this server from elsewhere (a tunnel, a proxy): the links' base, and a Host and origin to accept.
@@ -139,6 +184,7 @@ export function serveCommand(): Command {
         throw new UserError(bindFailure(err as NodeJS.ErrnoException, flags.host, Number(flags.port), state));
       }
       // Sessions started from now on (`--transport auto`) send their hook calls here.
+      writeProjectRecord(state, worktree);
       writeSupervisorRecord(state, { pid: process.pid, port: gw.port, started_at: new Date().toISOString() });
       process.stdout.write(`gatehouse supervisor for ${worktree}\ndashboard: ${gw.url}/?token=${accessToken}\n`);
       const stop = (): void => {

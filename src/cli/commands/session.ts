@@ -112,7 +112,7 @@ function describeStarted(s: StartedSession): string {
     `  allow:    ${p.allow.length > 0 ? p.allow.join(', ') : '(no allowlist: writes are not restricted)'}`,
     `  requires: ${p.producers.length > 0 ? p.producers.map((x) => `${x.name} (${x.command.join(' ')})`).join(', ') : '(no required checks)'}`,
     `  hooks:    ${inSessionGates(s)}`,
-    `  transport: ${s.transport.kind === 'warm' ? `warm (supervisor on port ${s.transport.port}; falls back to the command when it is down)` : s.transport.kind === 'socket' ? 'socket (to the gatehouse run that sandboxes the agent; refuses when it is gone)' : 'command (a Node process per hook call)'}`,
+    `  transport: ${s.transport.kind === 'warm' ? `warm (supervisor on port ${s.transport.port}${s.transport.project === undefined ? '' : `, serving all projects, as ${s.transport.project}`}; falls back to the command when it is down)` : s.transport.kind === 'socket' ? 'socket (to the gatehouse run that sandboxes the agent; refuses when it is gone)' : 'command (a Node process per hook call)'}`,
     `  sandbox:  ${p.sandbox ? `bubblewrap ${p.sandbox.version}, network ${p.sandbox.network}, writable ${p.sandbox.writable.join(', ')}` : 'none: the agent runs as your user and can read the signing key and the dashboard token (see `gatehouse agents`)'}`,
   ];
   return `${lines.join('\n')}\n${formatCapabilities(p.agent, s.capabilities)}`;

@@ -1,5 +1,5 @@
-// Attaches the JSON-RPC WebSocket endpoint (`/ws`) to the gateway's HTTP server: checks
-// each upgrade, authenticates connections, wires the PTY manager and approvals to them.
+// The JSON-RPC WebSocket endpoint (`/ws`) of one project: authenticates connections and wires
+// the PTY manager and approvals to them. Upgrades reach it through one dispatcher per server.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -18,7 +18,7 @@ import { MAX_PAYLOAD_BYTES } from './frames.js';
 import type { PtyHost, WebSocketHooks } from './pty-host.js';
 import type { FlowStats } from './session-hub.js';
 import { SessionHub } from './session-hub.js';
-import { checkUpgrade, refuseUpgrade } from './upgrade.js';
+import { dispatchUpgrades } from './upgrade-dispatch.js';
 
 /** A connection that has not authenticated by header or cookie must send `auth` within this. */
 export const AUTH_TIMEOUT_MS = 5_000;
@@ -48,6 +48,12 @@ export interface AttachOptions extends WebSocketOptions {
   log?: (line: string) => void;
 }
 
+/** A project's endpoint, before any server routes upgrades to it. */
+export interface ProjectEndpoint extends WebSocketEndpoint {
+  /** Completes an upgrade that already passed the server's checks (`checkUpgrade`), with the grant its headers carried. */
+  accept(req: IncomingMessage, socket: Duplex, head: Buffer, grant: Grant | null): void;
+}
+
 /** The attached endpoint. */
 export interface WebSocketEndpoint {
   /** Closes every connection (1001) and detaches from the server and the manager; the manager stays the caller's. */
@@ -57,10 +63,27 @@ export interface WebSocketEndpoint {
 }
 
 /**
- * Serves JSON-RPC 2.0 over WebSocket at `/ws` on `server`.
+ * Serves JSON-RPC 2.0 over WebSocket at `/ws` on `server`: the one project's endpoint behind the
+ * server's upgrade dispatcher.
  * @example const ws = attachWebSocket(server, { manager, queue, projectState, credentials: new Credentials(accessToken, operator, []), hosts })
  */
 export function attachWebSocket(server: Server, opts: AttachOptions): WebSocketEndpoint {
+  const endpoint = createWebSocketEndpoint(opts);
+  const upgrades = dispatchUpgrades(server, { hosts: opts.hosts, credentials: opts.credentials, target: () => ({ ok: true, endpoint }) });
+  return {
+    stats: () => endpoint.stats(),
+    close: async () => {
+      upgrades.close();
+      await endpoint.close();
+    },
+  };
+}
+
+/**
+ * One project's `/ws` endpoint, not yet reachable: a server's upgrade dispatcher hands it the
+ * upgrades for this project (see {@link attachWebSocket}, and `serve --all`'s per-project ones).
+ */
+export function createWebSocketEndpoint(opts: AttachOptions): ProjectEndpoint {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const { credentials } = opts;
   const hub = new SessionHub(opts.manager, log);
@@ -137,17 +160,6 @@ export function attachWebSocket(server: Server, opts: AttachOptions): WebSocketE
     });
   };
 
-  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    socket.on('error', () => socket.destroy());
-    const check = checkUpgrade(req, opts.hosts, credentials);
-    if (!check.ok) {
-      refuseUpgrade(socket, check.refusal);
-      return;
-    }
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, check.grant));
-  };
-  server.on('upgrade', onUpgrade);
-
   const heartbeat = setInterval(() => {
     for (const c of conns) {
       if (!c.alive) {
@@ -160,10 +172,15 @@ export function attachWebSocket(server: Server, opts: AttachOptions): WebSocketE
   }, HEARTBEAT_MS);
   heartbeat.unref();
 
+  let closed = false;
   return {
+    accept: (req, socket, head, grant) => {
+      if (closed) socket.destroy();
+      else wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, grant));
+    },
     stats: () => ({ connections: [...conns].map((c) => c.stats()), sessions: hub.stats() }),
     close: async () => {
-      server.off('upgrade', onUpgrade);
+      closed = true;
       clearInterval(heartbeat);
       for (const l of listeners) l.dispose();
       approvalsWatch?.close();

@@ -11,7 +11,7 @@ const WS_PATH = '/ws';
 
 /** Why an upgrade was refused: the HTTP status, a stable code and what to do. */
 export interface UpgradeRefusal {
-  status: 401 | 403 | 404;
+  status: 400 | 401 | 403 | 404 | 503;
   code: string;
   message: string;
 }
@@ -19,7 +19,7 @@ export interface UpgradeRefusal {
 /** The outcome of checking an upgrade: a grant from its headers (or none yet), or a refusal. */
 export type UpgradeCheck = { ok: true; grant: Grant | null } | { ok: false; refusal: UpgradeRefusal };
 
-function refuse(status: UpgradeRefusal['status'], code: string, message: string): UpgradeCheck {
+function refuse(status: 401 | 403 | 404, code: string, message: string): UpgradeCheck {
   return { ok: false, refusal: { status, code, message } };
 }
 
@@ -46,7 +46,7 @@ export function checkUpgrade(req: IncomingMessage, hosts: HostPolicy, credential
   return { ok: true, grant: presented.kind === 'grant' ? presented.grant : null };
 }
 
-const STATUS_TEXT: Record<UpgradeRefusal['status'], string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+const STATUS_TEXT: Record<UpgradeRefusal['status'], string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
 
 /** Answers a refused upgrade with a JSON error (the gateway's `{error: {code, message}}`) and closes the socket. */
 export function refuseUpgrade(socket: Duplex, refusal: UpgradeRefusal): void {
