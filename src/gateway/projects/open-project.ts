@@ -47,7 +47,7 @@ export function openProject(entry: OpenableProject, host: ProjectHostOptions): P
   const log = (line: string): void => host.log(`${key}: ${line}`);
   const queue = new ApprovalQueue(state);
   const links = new LinkBook();
-  const notified = startNotifications({ config: config.value.notify, queue, projectState: state, projectRoot: worktree, env: host.env, log, publicUrl: host.publicUrl, links });
+  const notified = startNotifications({ config: config.value.notify, queue, projectState: state, projectRoot: worktree, env: host.env, log, publicUrl: host.publicUrl, links, projectKey: key });
   if (!notified.ok) return Promise.resolve(fail(notified.reason));
   const notifier = notified.value;
   const stopSweeping = sweepPeriodically(queue);

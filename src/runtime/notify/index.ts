@@ -22,6 +22,8 @@ export interface StartNotificationsOptions {
   publicUrl?: string | null;
   /** Issues the single-use approval links each message carries, under the public URL (none without one). */
   links?: LinkBook;
+  /** The project's key when one server serves several (`serve --all`): a tap on a batch opens that project. */
+  projectKey?: string;
 }
 
 /** Checks a public URL: http(s), no credentials, no query or fragment (links are built under it). */
@@ -55,7 +57,7 @@ export function startNotifications(opts: StartNotificationsOptions): Result<Noti
     project: basename(opts.projectRoot),
     channels: channels.value,
     batchMs: opts.config.batch_ms,
-    dashboardUrl: checked.value,
+    dashboardUrl: checked.value === null || opts.projectKey === undefined ? checked.value : `${checked.value}?project=${encodeURIComponent(opts.projectKey)}`,
     ...(base === null || opts.links === undefined ? {} : { linkFor: linkIssuer(checked.value as string, opts.links) }),
     log: opts.log,
   });

@@ -7,6 +7,7 @@ import { ApprovalQueue } from '../../../src/runtime/approvals/index.js';
 import { resolveChannels, type Channel } from '../../../src/runtime/notify/channels.js';
 import { deliver } from '../../../src/runtime/notify/deliver.js';
 import { Notifier } from '../../../src/runtime/notify/notifier.js';
+import { LinkBook, startNotifications } from '../../../src/runtime/notify/index.js';
 import { loadConfig } from '../../../src/runtime/config.js';
 import { alice, request } from '../approvals/helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -283,6 +284,36 @@ describe('channels from gatehouse.yaml', () => {
         { kind: 'slack', name: 'slack', url: 'https://hooks.slack.com/services/T/B/C' },
       ],
     });
+  });
+
+  it('links each call to its single-use page under the public URL, and a batch to its project of a serve --all', async () => {
+    const r = await receiver();
+    const loaded = config(`notify:\n  batch_ms: 300\n  webhooks:\n    - url: ${r.url}/hook\n`);
+    if (!loaded.ok) throw new Error(loaded.reason);
+    const started = startNotifications({
+      config: loaded.value.notify,
+      queue,
+      projectState: state,
+      projectRoot: '/src/shop',
+      env: {},
+      log: (l) => logs.push(l),
+      publicUrl: 'https://gh.example.com/',
+      links: new LinkBook(),
+      projectKey: 'shop-0123456789abcdef',
+    });
+    if (!started.ok || started.value === null) throw new Error('no notifier');
+    notifiers.push(started.value);
+    const first = queue.enqueue(request());
+    await r.waitFor(1);
+    const one = JSON.parse(r.received[0]!.body) as { click: string; approvals: { id: string; link: string }[] };
+    expect(one.approvals[0]).toMatchObject({ id: first.id, link: expect.stringMatching(/^https:\/\/gh\.example\.com\/approve#t=[A-Za-z0-9_-]{43}$/) });
+    expect(one.click).toBe(one.approvals[0]!.link);
+    queue.enqueue(request());
+    queue.enqueue(request());
+    await r.waitFor(2);
+    const batch = JSON.parse(r.received[1]!.body) as { click: string; approvals: { link: string }[] };
+    expect(batch.click).toBe('https://gh.example.com/?project=shop-0123456789abcdef');
+    expect(new Set(batch.approvals.map((a) => a.link)).size).toBe(2);
   });
 
   it('refuses a missing secret variable at start, rather than sending unsigned later', () => {
