@@ -74,11 +74,15 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', { timeout: 90_00
   });
 
   it('signs in by link: the token becomes an HttpOnly cookie and leaves the address bar', async () => {
+    const projects = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/projects', { timeout: WAIT_MS });
     await page.goto(`${server.url}/?token=${server.accessToken}`);
     expect(page.url()).toBe(`${server.url}/`);
     const cookie = (await context.cookies(server.url)).find((c) => c.name === 'gatehouse_token');
     expect(cookie).toMatchObject({ value: server.accessToken, httpOnly: true, sameSite: 'Strict', path: '/' });
     await page.waitForSelector('#conn[data-state="ready"]', { timeout: WAIT_MS });
+    // A server of one project: once the page has asked, the project switcher stays hidden.
+    expect(((await (await projects).json()) as { multi: boolean }).multi).toBe(false);
+    expect(await page.locator('#project').isHidden()).toBe(true);
   });
 
   it('spawns a shell from the new-session form and shows what is typed into it', async () => {
