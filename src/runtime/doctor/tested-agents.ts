@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import TESTED from './tested-agents.json' with { type: 'json' };
 
 /** One pinned agent package: its Gatehouse agent name, npm package, version and binary inside the install folder. */
-interface TestedAgent {
+export interface TestedAgent {
   agent: string;
   /** The cache folder's stem (`<name>@<version>`). */
   name: string;
@@ -19,7 +19,7 @@ interface TestedAgent {
 const AGENTS: readonly TestedAgent[] = TESTED;
 
 /** The pinned package of `agent`, or undefined when Gatehouse pins none for it (e.g. Cursor). */
-function testedAgent(agent: string): TestedAgent | undefined {
+export function testedAgent(agent: string): TestedAgent | undefined {
   return AGENTS.find((a) => a.agent === agent);
 }
 
