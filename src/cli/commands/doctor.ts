@@ -8,8 +8,9 @@ import { EXIT, UserError } from '../exit-codes.js';
 import { printJson } from '../context.js';
 import { findAgentBinary } from '../doctor/binary.js';
 import { DoctorCleanup } from '../doctor/cleanup.js';
-import { probeAgent, reportHead, type AgentReport } from '../doctor/probe-agent.js';
-import { doctorReport, exitCodeOf, formatReport, storeResult } from '../doctor/report.js';
+import { probeAgent, reportHead } from '../doctor/probe-agent.js';
+import { doctorReport, exitCodeOf, formatReport } from '../doctor/report.js';
+import { storeResult, type AgentReport } from '../../runtime/doctor/agent-report.js';
 
 /** Per-agent limit: a run takes 1-15 s here; past this the agent is reported as hanging (BROKEN). */
 const DEFAULT_TIMEOUT_S = 60;

@@ -12,31 +12,8 @@ import type { AgentProbe, ProbeDirs } from '../../runtime/doctor/probes.js';
 import { testedAgent } from '../../runtime/doctor/tested-agents.js';
 import { hookBundlePath } from '../context.js';
 import { binaryVersion, type FoundBinary } from './binary.js';
+import type { AgentReport, ProbedGate } from '../../runtime/doctor/agent-report.js';
 import type { DoctorCleanup } from './cleanup.js';
-
-/** The gates doctor proves by a run; the others are listed as not probed. */
-type ProbedGate = 'write_gate' | 'completion_gate';
-
-/** One agent's doctor result (the `--json` shape of an entry in `agents`, and the stored file). */
-export interface AgentReport {
-  agent: string;
-  binary: string | null;
-  /** `path` or `cache`: where the binary was found. */
-  binary_from: FoundBinary['from'] | null;
-  version: string | null;
-  /** The version Gatehouse's tests pin (scripts/install-agents.mjs), null when it pins none. */
-  tested_version: string | null;
-  tested: boolean | null;
-  checked_at: string;
-  duration_ms: number;
-  gates: Partial<Record<ProbedGate, GateResult>>;
-  /** Gates the adapter claims `blocking` that doctor does not drive (approvals, shell analysis, halt). */
-  not_probed: string[];
-  /** What kept doctor from running the agent at all (no binary, no probe); absent when it ran. */
-  skipped?: string;
-  /** Mistakes of the scripted stand-in and other notes. */
-  problems: string[];
-}
 
 /** Options of one probe. */
 export interface ProbeOptions {

@@ -1,11 +1,8 @@
 // The doctor report: its JSON shape (`--json`, docs/agents.md), the human text (one block per
-// agent, one line per gate), the exit code, and the stored last result per agent.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+// agent, one line per gate) and the exit code.
 import { safeForDisplay } from '../../core/display.js';
-import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { EXIT } from '../exit-codes.js';
-import type { AgentReport } from './probe-agent.js';
+import type { AgentReport } from '../../runtime/doctor/agent-report.js';
 
 /** The version of the `--json` shape; bumped on an incompatible change. */
 const REPORT_VERSION = 1;
@@ -56,16 +53,4 @@ export function formatReport(r: DoctorReport): string {
   const broken = r.agents.flatMap((a) => Object.entries(a.gates).flatMap(([gate, g]) => (g.state === 'BROKEN' ? [`${a.agent} ${gate}`] : [])));
   const tail = broken.length > 0 ? `doctor: BROKEN: ${broken.join(', ')}` : r.ok ? 'doctor: every gate Gatehouse claims fired' : 'doctor: an agent named with --agent could not be run';
   return `${r.agents.map(agentBlock).join('\n')}\n${tail}\n`;
-}
-
-/** The folder of the stored last result per agent: `<state base>/doctor/`. */
-function doctorResultsDir(base: string): string {
-  return join(base, 'doctor');
-}
-
-/** Stores an agent's last result (atomic) for the dashboard. */
-export function storeResult(base: string, a: AgentReport): void {
-  const dir = doctorResultsDir(base);
-  mkdirSync(dir, { recursive: true });
-  writeFileAtomic(join(dir, `${a.agent}.json`), `${JSON.stringify(a, null, 2)}\n`);
 }
