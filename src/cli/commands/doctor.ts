@@ -1,12 +1,13 @@
 // `gatehouse doctor`: proves, on this machine, that each installed agent really runs the hooks
 // Gatehouse renders, by one scripted run per agent in a throwaway project (docs/agents.md).
 import { Command, Option } from 'commander';
-import { knownAgents, NO_AGENT, parseAgentName } from '../../adapters/registry.js';
+import { capabilitiesFor, knownAgents, NO_AGENT, parseAgentName } from '../../adapters/registry.js';
+import { agentPrograms } from '../../adapters/agent-programs.js';
 import { probeFor, UNPROBED } from '../../runtime/doctor/probes.js';
 import { stateBase } from '../../runtime/state-base.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson } from '../context.js';
-import { findAgentBinary } from '../doctor/binary.js';
+import { findAgentBinary, type FoundBinary } from '../doctor/binary.js';
 import { DoctorCleanup } from '../doctor/cleanup.js';
 import { probeAgent, reportHead } from '../doctor/probe-agent.js';
 import { doctorReport, exitCodeOf, formatReport } from '../doctor/report.js';
@@ -37,6 +38,17 @@ function chosenAgents(named: string[]): string[] {
   return out;
 }
 
+/** The report of a probe that threw: a bug in doctor, said as such, and every claimed gate unproven. */
+function crashed(agent: string, bin: FoundBinary, err: unknown): AgentReport {
+  const report = reportHead(agent, bin);
+  const why = `doctor itself failed, so nothing was proven: ${err instanceof Error ? err.message : String(err)}`;
+  for (const gate of ['write_gate', 'completion_gate'] as const) {
+    const c = capabilitiesFor(agent)[gate];
+    report.gates[gate] = c.level === 'blocking' ? { state: 'BROKEN', claimed: 'blocking', evidence: why } : { state: 'none', claimed: 'none', evidence: c.reason };
+  }
+  return report;
+}
+
 async function runDoctor(flags: DoctorFlags): Promise<void> {
   const timeoutS = Number(flags.timeout);
   if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UserError(`--timeout must be a number of seconds, got ${JSON.stringify(flags.timeout)}`, EXIT.usage);
@@ -48,15 +60,17 @@ async function runDoctor(flags: DoctorFlags): Promise<void> {
   try {
     for (const agent of agents) {
       const probe = probeFor(agent);
-      const bin = probe === undefined ? null : findAgentBinary(agent, probe.programs, process.env);
+      const programs = probe?.programs ?? agentPrograms().find((a) => a.agent === agent)?.programs ?? [];
+      const bin = findAgentBinary(agent, programs, process.env);
       if (probe === undefined || bin === null) {
-        // Without --agent, an agent that is not installed is simply not this machine's.
-        if (!named) continue;
+        // Without --agent, an agent that is not installed is simply not this machine's; one that is
+        // installed but cannot be probed is said, so its silence is not read as a pass.
+        if (!named && (bin === null || probe !== undefined)) continue;
         reports.push({ ...reportHead(agent, null), skipped: probe === undefined ? (UNPROBED[agent] ?? 'doctor has no probe for it') : 'not found on PATH or in the agent cache' });
         continue;
       }
       if (!flags.json) process.stderr.write(`doctor: running ${agent} (${bin.path})…\n`);
-      const report = await probeAgent(probe, bin, { timeoutMs: timeoutS * 1000, skipTrust: flags.skipTrust === true, cleanup });
+      const report = await probeAgent(probe, bin, { timeoutMs: timeoutS * 1000, skipTrust: flags.skipTrust === true, cleanup }).catch((err: unknown) => crashed(agent, bin, err));
       storeResult(base, report);
       reports.push(report);
     }

@@ -3,6 +3,21 @@
 // folders and exits 130/143.
 import { rmSync } from 'node:fs';
 
+/**
+ * A killed agent's last writes can race the removal (ENOTEMPTY): node retries with a linear
+ * back-off, 50 ms more each time, about 2 s in all.
+ */
+const REMOVE_RETRIES = 8;
+
+/** Removes a folder, retrying while a dying process still writes into it; never throws. */
+function remove(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: REMOVE_RETRIES, retryDelay: 50 });
+  } catch {
+    // Left for the system's temp cleaner; doctor's report matters more than this folder.
+  }
+}
+
 /** Exit status after a signal, as a shell reports it (128 + the signal number). */
 const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 130, SIGTERM: 143 };
 
@@ -32,7 +47,7 @@ export class DoctorCleanup {
   /** Kills what is left of the agent's group and removes `dir`. */
   release(dir: string): void {
     this.killGroups();
-    rmSync(dir, { recursive: true, force: true });
+    remove(dir);
     this.roots.delete(dir);
   }
 
@@ -53,7 +68,7 @@ export class DoctorCleanup {
 
   private onSignal(signal: 'SIGINT' | 'SIGTERM'): void {
     this.killGroups();
-    for (const dir of this.roots) rmSync(dir, { recursive: true, force: true });
+    for (const dir of this.roots) remove(dir);
     process.stderr.write(`gatehouse doctor: interrupted (${signal}); the agent was stopped and its temp folders removed\n`);
     process.exit(SIGNAL_EXIT[signal]);
   }
