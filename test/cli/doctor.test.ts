@@ -39,6 +39,17 @@ describe('gatehouse doctor usage', () => {
     for (const a of ['claude', 'codex', 'gemini', 'qwen', 'copilot']) expect(r.stderr).toContain(a);
   });
 
+  it('refuses --agent none with exit 2: it renders nothing to prove', () => {
+    expect(gatehouse(['doctor', '--agent', 'none'], { env: env() }).status).toBe(2);
+  });
+
+  it('exits 1 for a named agent it cannot run, saying why', () => {
+    const { status, report } = doctor(['--agent', 'cursor']);
+    expect(status).toBe(1);
+    expect(report.agents[0]?.skipped).toContain('no Cursor binary runs on this kind of machine');
+    expect(formatReport(report)).toContain('cursor: not run: no Cursor binary');
+  });
+
   it('refuses a timeout that is not a number of seconds with exit 2', () => {
     expect(gatehouse(['doctor', '--timeout', 'soon'], { env: env() }).status).toBe(2);
   });
