@@ -14,6 +14,7 @@ import { hookBundlePath } from '../context.js';
 import { binaryVersion, type FoundBinary } from './binary.js';
 import type { AgentReport, ProbedGate } from '../../runtime/doctor/agent-report.js';
 import type { DoctorCleanup } from './cleanup.js';
+import { probeApprovals } from './approvals-probe.js';
 
 /** Options of one probe. */
 export interface ProbeOptions {
@@ -85,7 +86,7 @@ export async function probeAgent(probe: AgentProbe, bin: FoundBinary, opts: Prob
   const report = reportHead(probe.agent, bin);
   const caps = capabilitiesFor(probe.agent);
   report.not_probed = Object.entries(caps)
-    .filter(([gate, c]) => c.level === 'blocking' && !(PROBED as readonly string[]).includes(gate))
+    .filter(([gate, c]) => c.level === 'blocking' && !(PROBED as readonly string[]).includes(gate) && !(gate === 'approvals' && probe.approvalCall !== undefined))
     .map(([gate]) => gate);
   const dirs = makeDirs();
   opts.cleanup.addRoot(dirs.root);
@@ -123,6 +124,7 @@ export async function probeAgent(probe: AgentProbe, bin: FoundBinary, opts: Prob
       const ended = endSession(session.value.store);
       if (!ended.ok) report.problems.push(`session end: ${ended.reason}`);
     }
+    if (probe.approvalCall !== undefined && caps.approvals.level === 'blocking') report.gates.approvals = await probeApprovals(probe, bin.path, dirs, env, opts);
     return report;
   } finally {
     await stub.close();

@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../fs-atomic.js';
 import type { GateResult } from './evidence.js';
 
 /** The gates doctor proves by a run; the others are listed as not probed. */
-export type ProbedGate = 'write_gate' | 'completion_gate';
+export type ProbedGate = 'write_gate' | 'completion_gate' | 'approvals';
 
 /** One agent's doctor result. */
 export interface AgentReport {

@@ -53,6 +53,11 @@ export interface AgentProbe {
   /** The agent's write tool call for a canary file. */
   write(f: CanaryFile): Turn;
   run(dirs: ProbeDirs, stub: ProbeStub, run: ProbeRun): Promise<AgentProcessRun>;
+  /**
+   * A shell call the approvals canary makes (probed only for agents that have one). Codex has none
+   * yet: its exec_command did not reach the queue in the canary session, which is not explained.
+   */
+  approvalCall?: Turn;
   /** Files the session's trust step edits (doctor's --skip-trust puts them back, to show a silent failure). */
   trustFiles?(dirs: ProbeDirs): string[];
 }
@@ -70,6 +75,7 @@ const claude: AgentProbe = {
     return { url: stub.url, sent: () => stub.turns.map((r) => r.raw), problems: stub.problems, close: () => stub.close() };
   },
   write: (f) => tool('Write', { file_path: f.abs, content: f.content }),
+  approvalCall: tool('Bash', { command: 'echo gatehouse-doctor-approval' }),
   run: (dirs, stub, r) => runClaude({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
 };
 
@@ -97,6 +103,7 @@ const gemini: AgentProbe = {
   },
   prepare: (dirs) => void makeGeminiHome(dirs.home),
   write: (f) => tool('write_file', { file_path: f.abs, content: f.content }),
+  approvalCall: tool('run_shell_command', { command: 'echo gatehouse-doctor-approval' }),
   run: (dirs, stub, r) => runGemini({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: dirs.home, bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
   trustFiles: (dirs) => [join(dirs.home, '.gemini', 'trustedFolders.json')],
 };
@@ -110,6 +117,7 @@ const qwen: AgentProbe = {
     return { url: stub.url, sent: () => stub.turns.map(chatText), problems: stub.problems, close: () => stub.close() };
   },
   write: (f) => tool('write_file', { file_path: f.abs, content: f.content }),
+  approvalCall: tool('run_shell_command', { command: 'echo gatehouse-doctor-approval' }),
   run: (dirs, stub, r) => runQwen({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
 };
 
@@ -123,6 +131,7 @@ const copilot: AgentProbe = {
   },
   prepare: (dirs) => void mkdirSync(copilotHome(dirs), { recursive: true }),
   write: (f) => tool('create', { path: f.abs, file_text: f.content }),
+  approvalCall: tool('bash', { command: 'echo gatehouse-doctor-approval', description: 'doctor' }),
   run: (dirs, stub, r) => runCopilot({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: copilotHome(dirs), bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
   trustFiles: (dirs) => [join(copilotHome(dirs), 'config.json')],
 };
