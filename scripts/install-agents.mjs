@@ -2,40 +2,12 @@
 // cache folder outside the repo, once per machine. Set GATEHOUSE_SKIP_AGENT_INSTALL=1 to skip
 // (the end-to-end tests are then skipped); GATEHOUSE_AGENT_CACHE moves the cache.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-const AGENTS = [
-  {
-    name: 'claude-code',
-    pkg: '@anthropic-ai/claude-code',
-    version: '2.1.328',
-    // The platform package ships the native binary; using it directly needs no postinstall step.
-    bin: 'node_modules/@anthropic-ai/claude-code-linux-x64/claude',
-  },
-  { name: 'qwen-code', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'node_modules/.bin/qwen' },
-  { name: 'gemini-cli', pkg: '@google/gemini-cli', version: '0.61.0', bin: 'node_modules/.bin/gemini' },
-  { name: 'copilot-cli', pkg: '@github/copilot', version: '1.0.102', bin: 'node_modules/.bin/copilot' },
-  { name: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'node_modules/.bin/opencode' },
-  {
-    name: 'codex-cli',
-    pkg: '@openai/codex',
-    version: '0.171.0',
-    // npm pulls the native binary in as an optional dependency aliased to the platform build
-    // (`@openai/codex-linux-x64` → `@openai/codex@0.171.0-linux-x64`); run it directly.
-    bin: 'node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
-  },
-  {
-    // A library, not a CLI: the tests import it and point it at the Claude Code binary above,
-    // so its own bundled copy of Claude Code (an optional platform package) is left out.
-    name: 'claude-agent-sdk',
-    pkg: '@anthropic-ai/claude-agent-sdk',
-    version: '0.3.332',
-    entry: 'node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs',
-    npmArgs: ['--omit=optional'],
-  },
-];
+// The pinned versions live in one place that doctor reads too (src/runtime/doctor/tested-agents.ts).
+const AGENTS = JSON.parse(readFileSync(new URL('../src/runtime/doctor/tested-agents.json', import.meta.url), 'utf8'));
 
 /** True once the agent's binary runs (or, for a library, its entry file exists). */
 function ready(dir, agent) {

@@ -42,6 +42,11 @@ export interface RenderContext {
   maxStopBlocks: number;
   /** SHA-256 of the session's policy.json: the hook refuses everything if the file stops matching it. */
   policyDigest: string;
+  /**
+   * The environment the agent will run with: where its trust steps find its homes (`CODEX_HOME`,
+   * `GEMINI_CLI_HOME`, `COPILOT_HOME`, `GATEHOUSE_CODEX_BIN`). Default: this process's.
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** A rendered file, recorded so that removal can undo exactly it. */

@@ -4,6 +4,7 @@ import { framed } from '../core/display.js';
 import { Command, CommanderError } from 'commander';
 import { agentsCommand, hookGateCommand, whereCommand } from './commands/misc.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
 import { auditCommand } from './commands/audit.js';
 import { evidenceCommand } from './commands/evidence.js';
 import { keysCommand } from './commands/keys.js';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
     tuiCommand(),
     whereCommand(),
     agentsCommand(),
+    doctorCommand(),
     hookGateCommand(),
     demoCommand(),
   ])

@@ -276,6 +276,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
         warm: sandbox?.transport ?? warmTransport(transport.value, projectState, id),
         maxStopBlocks: policy.max_stop_blocks,
         policyDigest,
+        env: opts.env,
       });
       if (!r.ok) throw new RenderError(r.reason);
       rendered = r.value;

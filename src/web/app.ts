@@ -5,6 +5,7 @@ import { ApprovalsView } from './approvals-view.js';
 import { Attention } from './attention.js';
 import { RulesView } from './rules-view.js';
 import { AuditStatusView } from './audit-status.js';
+import { DoctorStatusView } from './doctor-status.js';
 import { byId, h } from './dom.js';
 import { installFitToggle } from './fit-toggle.js';
 import { formatExit, sessionTitle } from './format.js';
@@ -89,6 +90,7 @@ function main(): void {
   // Opening the list shows it as it is now, whoever changed it (the CLI, the TUI, another page).
   byId('rules-panel', HTMLDetailsElement).addEventListener('toggle', () => void rules.refresh());
   const audit = new AuditStatusView(byId('audit', HTMLElement), () => rpc.token);
+  const doctor = new DoctorStatusView(byId('doctor', HTMLElement), () => rpc.token);
   // Shown only when the server supervises several projects (`serve --all`).
   const projects = new ProjectSwitcher(byId('project', HTMLSelectElement), () => rpc.token);
   const form = new NewSessionForm(
@@ -152,6 +154,7 @@ function main(): void {
     }
     showTitle();
     void audit.refresh();
+    void doctor.refresh();
   }
 
   function ended(id: string, exit: PtyExit): void {

@@ -9,7 +9,7 @@ import { shellJoin } from '../../src/core/shell-quote.js';
 import { gatehouse } from '../support/cli.js';
 import { claudeBinary, lastUserText, makeTempProject, say, startStubModel, tool, toolResults, type StubModel, type TempProject } from './support/index.js';
 import { runSandboxed, sandboxAvailable, scratchHome } from './support/sandbox-run.js';
-import type { AgentProcessRun } from './support/agent-process.js';
+import type { AgentProcessRun } from '../../src/runtime/doctor/run/agent-process.js';
 
 /** A sandboxed run takes a few seconds; the margin covers a loaded two-core CI machine. */
 const RUN_TEST_TIMEOUT_MS = 90_000;

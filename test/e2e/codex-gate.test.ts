@@ -10,9 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shellJoin } from '../../src/core/shell-quote.js';
 import { gatehouse } from '../support/cli.js';
 import { say, tool } from './support/index.js';
-import { codexBinary, makeCodexHome, runCodex } from './support/codex-run.js';
+import { codexBinary, makeCodexHome, runCodex } from '../../src/runtime/doctor/run/codex-run.js';
 import { gatedProject, type GatedProject } from './support/gated-project.js';
-import { addFilePatch, hookPrompts, startResponsesStub, toolOutputs, type ResponsesStub } from './support/responses-api.js';
+import { addFilePatch, hookPrompts, startResponsesStub, toolOutputs, type ResponsesStub } from '../../src/runtime/doctor/stub/responses-api.js';
 
 const RUN_TEST_TIMEOUT_MS = 120_000;
 const bin = codexBinary();

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shellJoin } from '../../src/core/shell-quote.js';
 import { gatehouse } from '../support/cli.js';
-import { codexBinary, CODEX_STUB_KEY_ENV, makeCodexHome } from './support/codex-run.js';
+import { codexBinary, CODEX_STUB_KEY_ENV, makeCodexHome } from '../../src/runtime/doctor/run/codex-run.js';
 import { gatedProject, type GatedProject } from './support/gated-project.js';
 import { say, tool } from './support/index.js';
-import { addFilePatch, hookPrompts, sentText, startResponsesStub, toolOutputs, type ResponsesStub } from './support/responses-api.js';
+import { addFilePatch, hookPrompts, sentText, startResponsesStub, toolOutputs, type ResponsesStub } from '../../src/runtime/doctor/stub/responses-api.js';
 import { runSandboxed, sandboxAvailable, scratchHome } from './support/sandbox-run.js';
 
 const RUN_TEST_TIMEOUT_MS = 120_000;

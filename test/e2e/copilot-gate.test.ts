@@ -10,9 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shellJoin } from '../../src/core/shell-quote.js';
 import { gatehouse } from '../support/cli.js';
 import { say, tool } from './support/index.js';
-import { copilotBinary, isCopilotTurn, runCopilot } from './support/copilot-run.js';
+import { copilotBinary, isCopilotTurn, runCopilot } from '../../src/runtime/doctor/run/copilot-run.js';
 import { gatedProject, type GatedProject } from './support/gated-project.js';
-import { messagesOf, startChatStub, type ChatStub } from './support/openai-chat.js';
+import { messagesOf, startChatStub, type ChatStub } from '../../src/runtime/doctor/stub/openai-chat.js';
 
 const RUN_TEST_TIMEOUT_MS = 150_000;
 

@@ -10,8 +10,8 @@ import { shellJoin } from '../../src/core/shell-quote.js';
 import { gatehouse } from '../support/cli.js';
 import { say, tool } from './support/index.js';
 import { gatedProject, type GatedProject } from './support/gated-project.js';
-import { sentText, startGeminiStub, type GeminiStub } from './support/gemini-api.js';
-import { geminiBinary, makeGeminiHome, runGemini } from './support/gemini-run.js';
+import { sentText, startGeminiStub, type GeminiStub } from '../../src/runtime/doctor/stub/gemini-api.js';
+import { geminiBinary, makeGeminiHome, runGemini } from '../../src/runtime/doctor/run/gemini-run.js';
 
 const RUN_TEST_TIMEOUT_MS = 120_000;
 

@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shellJoin } from '../../src/core/shell-quote.js';
 import { gatehouse } from '../support/cli.js';
 import { gatedProject, type GatedProject } from './support/gated-project.js';
-import { sentText, startGeminiStub, type GeminiStub } from './support/gemini-api.js';
-import { geminiBinary, makeGeminiHome } from './support/gemini-run.js';
+import { sentText, startGeminiStub, type GeminiStub } from '../../src/runtime/doctor/stub/gemini-api.js';
+import { geminiBinary, makeGeminiHome } from '../../src/runtime/doctor/run/gemini-run.js';
 import { say, tool } from './support/index.js';
 import { runSandboxed, sandboxAvailable, scratchHome } from './support/sandbox-run.js';
 

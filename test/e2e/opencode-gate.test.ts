@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gatehouse } from '../support/cli.js';
 import { say, tool } from './support/index.js';
 import { gatedProject, type GatedProject } from './support/gated-project.js';
-import { messagesOf, startChatStub, type ChatStub } from './support/openai-chat.js';
-import { isOpencodeTurn, opencodeBinary, runOpencode, writeOpencodeConfig } from './support/opencode-run.js';
+import { messagesOf, startChatStub, type ChatStub } from '../../src/runtime/doctor/stub/openai-chat.js';
+import { isOpencodeTurn, opencodeBinary, runOpencode, writeOpencodeConfig } from '../../src/runtime/doctor/run/opencode-run.js';
 
 const RUN_TEST_TIMEOUT_MS = 240_000;
 

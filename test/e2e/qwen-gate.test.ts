@@ -7,8 +7,8 @@ import { shellJoin } from '../../src/core/shell-quote.js';
 import { gatehouse } from '../support/cli.js';
 import { say, tool } from './support/index.js';
 import { gatedProject, type GatedProject } from './support/gated-project.js';
-import { messagesOf, startChatStub, type ChatStub } from './support/openai-chat.js';
-import { isQwenTurn, qwenBinary, runQwen } from './support/qwen-run.js';
+import { messagesOf, startChatStub, type ChatStub } from '../../src/runtime/doctor/stub/openai-chat.js';
+import { isQwenTurn, qwenBinary, runQwen } from '../../src/runtime/doctor/run/qwen-run.js';
 
 /** Two or three turns of 5-15 s runs; the margin covers a loaded two-core CI machine. */
 const RUN_TEST_TIMEOUT_MS = 120_000;

@@ -1,4 +1,4 @@
-// A real gateway for the browser test: the HTTP router with the dashboard and audit routes,
+// A real gateway for the browser test: the HTTP router with the dashboard, audit and doctor routes,
 // the `/ws` endpoint and a PTY manager over a temp project, on 127.0.0.1 port 0.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { addAuditRoutes } from '../../src/gateway/audit-routes.js';
+import { addDoctorRoutes } from '../../src/gateway/doctor-routes.js';
 import { authenticate } from '../../src/gateway/auth.js';
 import type { AlwaysAllowRule } from '../../src/core/approvals/always-allow.js';
 import { isAllowedHost, isAllowedOrigin } from '../../src/gateway/host-origin.js';
@@ -64,7 +65,7 @@ export async function startDashboardServer(opts: { webDir: string; project: stri
   const accessToken = randomBytes(32).toString('hex');
   const state = join(opts.project, '.state');
   const hosts: HostPolicy = { port: 0, bindHost: '127.0.0.1', extra: [] };
-  const router = addAuditRoutes(addWebRoutes(new Router(), { webDir: opts.webDir, accessToken }), state);
+  const router = addDoctorRoutes(addAuditRoutes(addWebRoutes(new Router(), { webDir: opts.webDir, accessToken }), state), state);
   // A server of one project, as `GET /api/projects` tells the page (which then hides its project switcher).
   router.add({ method: 'GET', path: '/api/projects', scope: 'approvals:read', handle: () => ({ status: 200, body: { multi: false, projects: [] } }) });
   const credentials = new Credentials(accessToken, { id: 'dashboard-operator:ana', auth: 'access-token' }, []);

@@ -61,7 +61,8 @@ export const codexAdapter: AgentAdapter = withTrustStep(hooks, {
   kind: 'codex-trust',
   shape: CodexTrustRecord,
   async trust(ctx, rendered): Promise<Result<CodexTrustRecord>> {
-    const bin = findCodexBinary();
+    const env = ctx.env ?? process.env;
+    const bin = findCodexBinary(env);
     if (bin === null) {
       return fail(
         'Codex runs project hooks only after they are trusted, and Gatehouse trusts them through Codex itself, but codex is not on PATH: install it (npm install -g @openai/codex) or set GATEHOUSE_CODEX_BIN to its absolute path, then run again',
@@ -78,7 +79,7 @@ export const codexAdapter: AgentAdapter = withTrustStep(hooks, {
         `${record.file} already holds the hooks of Gatehouse session ${other}: end it first (gatehouse session end ${other}). Codex trusts hooks by their position in the file, so removing one session's hooks would silently untrust the other's.`,
       );
     }
-    return trustCodexHooks({ bin, project: ctx.worktree, hooksFile: record.file, commands: record.entries.map((e) => e.command), expected: record.entries.length });
+    return trustCodexHooks({ bin, project: ctx.worktree, hooksFile: record.file, commands: record.entries.map((e) => e.command), expected: record.entries.length, env });
   },
   undo: undoCodexTrust,
 });

@@ -68,5 +68,5 @@ export const copilotAdapter: AgentAdapter = withTrustStep(
     parseEvent: parseCopilotEvent,
     output: copilotOutput,
   },
-  { kind: 'copilot-trust', shape: CopilotTrustRecord, trust: (ctx) => ensureCopilotTrust(ctx.worktree), undo: undoCopilotTrust },
+  { kind: 'copilot-trust', shape: CopilotTrustRecord, trust: (ctx) => ensureCopilotTrust(ctx.worktree, copilotConfigFile(ctx.env)), undo: undoCopilotTrust },
 );

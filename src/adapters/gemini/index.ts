@@ -36,4 +36,9 @@ const hooks = claudeShapedAdapter({
 });
 
 /** The Gemini CLI adapter. */
-export const geminiAdapter: AgentAdapter = withTrustStep(hooks, { kind: 'gemini-trust', shape: TrustRecord, trust: (ctx) => ensureTrusted(ctx.worktree), undo: undoTrust });
+export const geminiAdapter: AgentAdapter = withTrustStep(hooks, {
+  kind: 'gemini-trust',
+  shape: TrustRecord,
+  trust: (ctx) => ensureTrusted(ctx.worktree, trustedFoldersFile(ctx.env)),
+  undo: undoTrust,
+});

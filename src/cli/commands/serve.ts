@@ -6,6 +6,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { addAuditRoutes } from '../../gateway/audit-routes.js';
+import { addDoctorRoutes } from '../../gateway/doctor-routes.js';
 import { addHookRoutes } from '../../gateway/hook-routes.js';
 import { hostedGate } from '../../gateway/gate-runner.js';
 import { DEFAULT_PORT, startGateway } from '../../gateway/index.js';
@@ -172,6 +173,7 @@ export function serveCommand(): Command {
           },
           routes: (router) => {
             addAuditRoutes(router, state);
+            addDoctorRoutes(router, stateBase(process.env));
             addHookRoutes(router, state, gate.run);
             addWebRoutes(router, { webDir: webDir(), accessToken });
             addLinkRoutes(router, { queue: new ApprovalQueue(state), links, project: basename(worktree) });

@@ -13,6 +13,8 @@ import { failureList, PASSED_SUMMARY, verdictJson, verdictPassed } from '../../c
 import { EXIT, UserError } from '../exit-codes.js';
 import { hookBundlePath, openSession, printJson, projectStateFor } from '../context.js';
 import { RECENT_DECISIONS, showSession } from '../session-show.js';
+import { versionWarning } from '../doctor/version-warning.js';
+import { stateBase } from '../../runtime/state-base.js';
 
 const collect = (value: string, prev: string[]): string[] => [...prev, value];
 
@@ -83,6 +85,8 @@ export async function startFromFlags(flags: StartFlags, sandbox?: SandboxOffer):
   });
   if (!r.ok) throw new UserError(r.reason);
   for (const note of r.value.notes) process.stderr.write(`gatehouse: note: ${note}\n`);
+  const warning = versionWarning(r.value.policy.agent, process.env, stateBase(process.env));
+  if (warning !== null) process.stderr.write(`gatehouse: warning: ${warning}\n`);
   return r.value;
 }
 

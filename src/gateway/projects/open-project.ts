@@ -8,6 +8,8 @@ import { loadConfig } from '../../runtime/config.js';
 import { LinkBook, startNotifications } from '../../runtime/notify/index.js';
 import { addApprovalRoutes } from '../approvals-routes.js';
 import { addAuditRoutes } from '../audit-routes.js';
+import { addDoctorRoutes } from '../doctor-routes.js';
+import { stateBase } from '../../runtime/state-base.js';
 import type { Credentials } from '../credentials.js';
 import type { GateRunner } from '../gate-runner.js';
 import { addHookRoutes } from '../hook-routes.js';
@@ -56,6 +58,7 @@ export function openProject(entry: OpenableProject, host: ProjectHostOptions): P
   const router = new Router();
   addApprovalRoutes(router, queue);
   addAuditRoutes(router, state);
+  addDoctorRoutes(router, stateBase(host.env));
   addHookRoutes(router, state, gate);
   const launcher = sessionLauncher({ worktree, stateDir: state, env: host.env, nodePath: host.nodePath, hookBundle: host.hookBundle, log, ...(gate === undefined ? {} : { gate }) });
   const websocket = createWebSocketEndpoint({

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CodexAppServer } from '../../../src/adapters/codex/app-server.js';
 import { trustCodexHooks, undoCodexTrust } from '../../../src/adapters/codex/trust.js';
-import { codexBinary } from '../../e2e/support/codex-run.js';
+import { codexBinary } from '../../../src/runtime/doctor/run/codex-run.js';
 
 const bin = codexBinary();
 const OURS = ['/usr/bin/true gatehouse-pre', '/usr/bin/true gatehouse-stop'];

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI } from '../../support/cli.js';
-import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-process.js';
+import { inheritedEnv, runAgentProcess, type AgentProcessRun } from '../../../src/runtime/doctor/run/agent-process.js';
 
 /** True when this machine can sandbox (bwrap with user namespaces): sandbox tests need it. */
 export function sandboxAvailable(): boolean {

@@ -65,3 +65,18 @@ export async function runAgentProcess(bin: string, args: string[], opts: { cwd: 
     clearTimeout(killTimer);
   }
 }
+
+/** What every agent runner takes besides its own options. */
+export interface RunnerOptions {
+  /** The binary to run; by default the pinned one in the agent cache. */
+  bin?: string;
+  /** Where the runner makes its scratch folders; by default the system temp dir. */
+  scratchParent?: string;
+  /** Learns the agent's pid (its process group), e.g. to end it on Ctrl-C. */
+  onSpawn?: (pid: number) => void;
+}
+
+/** The `onSpawn` of runner options, in the shape {@link runAgentProcess} takes. */
+export function spawnHook(opts: RunnerOptions): { onSpawn?: (pid: number) => void } {
+  return opts.onSpawn ? { onSpawn: opts.onSpawn } : {};
+}

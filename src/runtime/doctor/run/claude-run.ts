@@ -1,12 +1,11 @@
 // Finds the pinned Claude Code binary and runs it once in print mode against a stub model,
 // isolated from the real user's config, returning its exit and its stream-json messages.
-import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-process.js';
+import { inheritedEnv, runAgentProcess, spawnHook, type AgentProcessRun } from './agent-process.js';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
+import { cachedAgentBinary } from '../tested-agents.js';
+import type { RunnerOptions } from './agent-process.js';
 import { join } from 'node:path';
-
-/** The Claude Code version the end-to-end tests pin (see HOOK-CONTRACTS.md). */
-const CLAUDE_CODE_VERSION = '2.1.328';
 
 /** Long enough for a few scripted turns (one run takes about 1 s); short enough that a hang fails fast. */
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -19,14 +18,13 @@ const DEFAULT_TIMEOUT_MS = 30_000;
  */
 export function claudeBinary(): string | null {
   const fromEnv = process.env.GATEHOUSE_CLAUDE_BIN;
-  const cache = process.env.GATEHOUSE_AGENT_CACHE ?? join(homedir(), '.cache', 'gatehouse-agents');
-  const path = fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(cache, `claude-code@${CLAUDE_CODE_VERSION}`, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
-  return existsSync(path) ? path : null;
+  if (fromEnv === undefined || fromEnv === '') return cachedAgentBinary('claude');
+  return existsSync(fromEnv) ? fromEnv : null;
 }
 
 type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'dontAsk' | 'plan';
 
-export interface RunClaudeOptions {
+export interface RunClaudeOptions extends RunnerOptions {
   /** The project folder Claude Code runs in. */
   cwd: string;
   prompt: string;
@@ -75,10 +73,10 @@ function parseLines(stdout: string): StreamMessage[] {
  * expect(run.exitCode).toBe(0);
  */
 export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeRun> {
-  const bin = claudeBinary();
+  const bin = opts.bin ?? claudeBinary();
   if (bin === null) throw new Error('Claude Code binary not found; set GATEHOUSE_CLAUDE_BIN or install it into the agent cache.');
 
-  const scratch = mkdtempSync(join(tmpdir(), 'gh-claude-'));
+  const scratch = mkdtempSync(join(opts.scratchParent ?? tmpdir(), 'gh-claude-'));
   const home = opts.home ?? join(scratch, 'home');
   // Claude Code's own temp dir (per-uid folder, messaging sockets) must be private (0700) and short.
   const ccTmp = join(scratch, 'tmp');
@@ -105,7 +103,7 @@ export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeRun> {
   const args = ['-p', opts.prompt, '--output-format', 'stream-json', '--verbose', '--permission-mode', opts.permissionMode ?? 'bypassPermissions', ...(opts.args ?? [])];
 
   try {
-    const run = await runAgentProcess(bin, args, { cwd: opts.cwd, env, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    const run = await runAgentProcess(bin, args, { cwd: opts.cwd, env, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, ...spawnHook(opts) });
     return { ...run, messages: parseLines(run.stdout) };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

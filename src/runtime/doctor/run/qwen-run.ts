@@ -1,13 +1,11 @@
 // Finds the pinned Qwen Code CLI and runs it once in headless mode against a stub
 // OpenAI-compatible model, isolated from the real user's config.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-process.js';
-import type { ChatRequest } from './openai-chat.js';
-
-/** The Qwen Code version the end-to-end tests pin (see HOOK-CONTRACTS.md). */
-const QWEN_CODE_VERSION = '0.24.4';
+import { inheritedEnv, runAgentProcess, spawnHook, type AgentProcessRun, type RunnerOptions } from './agent-process.js';
+import { cachedAgentBinary } from '../tested-agents.js';
+import type { ChatRequest } from '../stub/openai-chat.js';
 
 /** A run takes 5-15 s here (Node start-up of a large bundle, two or three turns). */
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -20,19 +18,17 @@ export function isQwenTurn(req: ChatRequest): boolean {
 
 /** The `qwen` entry point, or null if it is not installed. */
 export function qwenBinary(): string | null {
-  const cache = process.env.GATEHOUSE_AGENT_CACHE ?? join(homedir(), '.cache', 'gatehouse-agents');
-  const path = join(cache, `qwen-code@${QWEN_CODE_VERSION}`, 'node_modules', '.bin', 'qwen');
-  return existsSync(path) ? path : null;
+  return cachedAgentBinary('qwen');
 }
 
 /**
  * Runs `qwen -p <prompt> --yolo --output-format stream-json` once: `--yolo` so that only
  * hooks stand between the model and the disk.
  */
-export async function runQwen(opts: { cwd: string; prompt: string; model: { url: string }; timeoutMs?: number }): Promise<AgentProcessRun> {
-  const bin = qwenBinary();
+export async function runQwen(opts: RunnerOptions & { cwd: string; prompt: string; model: { url: string }; timeoutMs?: number }): Promise<AgentProcessRun> {
+  const bin = opts.bin ?? qwenBinary();
   if (bin === null) throw new Error('Qwen Code not found; install it into the agent cache (node scripts/install-agents.mjs).');
-  const scratch = mkdtempSync(join(tmpdir(), 'gh-qwen-'));
+  const scratch = mkdtempSync(join(opts.scratchParent ?? tmpdir(), 'gh-qwen-'));
   const home = join(scratch, 'home');
   mkdirSync(join(home, '.qwen'), { recursive: true });
   writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'openai' } } }));
@@ -46,7 +42,7 @@ export async function runQwen(opts: { cwd: string; prompt: string; model: { url:
     QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
   };
   try {
-    return await runAgentProcess(bin, ['-p', opts.prompt, '--yolo', '--output-format', 'stream-json'], { cwd: opts.cwd, env, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    return await runAgentProcess(bin, ['-p', opts.prompt, '--yolo', '--output-format', 'stream-json'], { cwd: opts.cwd, env, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, ...spawnHook(opts) });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

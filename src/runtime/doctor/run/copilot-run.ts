@@ -1,19 +1,12 @@
 // Finds the pinned Copilot CLI and runs it once in prompt mode against a stub
 // OpenAI-compatible provider, with its own COPILOT_HOME and no GitHub login.
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-process.js';
-import type { ChatRequest } from './openai-chat.js';
-
-/** The Copilot CLI version the end-to-end tests pin (see HOOK-CONTRACTS.md). */
-const COPILOT_CLI_VERSION = '1.0.102';
+import { inheritedEnv, runAgentProcess, spawnHook, type AgentProcessRun, type RunnerOptions } from './agent-process.js';
+import { cachedAgentBinary } from '../tested-agents.js';
+import type { ChatRequest } from '../stub/openai-chat.js';
 
 /** The `copilot` entry point, or null if it is not installed. */
 export function copilotBinary(): string | null {
-  const cache = process.env.GATEHOUSE_AGENT_CACHE ?? join(homedir(), '.cache', 'gatehouse-agents');
-  const path = join(cache, `copilot-cli@${COPILOT_CLI_VERSION}`, 'node_modules', '.bin', 'copilot');
-  return existsSync(path) ? path : null;
+  return cachedAgentBinary('copilot');
 }
 
 /** Copilot's main conversation, as opposed to side calls. */
@@ -26,8 +19,8 @@ export function isCopilotTurn(req: ChatRequest): boolean {
  * Runs `copilot -p <prompt> --allow-all-tools` once with `home` as COPILOT_HOME. No folder
  * trust override: the folder must be trusted the way a user's would be (config.json).
  */
-export async function runCopilot(opts: { cwd: string; prompt: string; model: { url: string }; home: string; timeoutMs?: number }): Promise<AgentProcessRun> {
-  const bin = copilotBinary();
+export async function runCopilot(opts: RunnerOptions & { cwd: string; prompt: string; model: { url: string }; home: string; timeoutMs?: number }): Promise<AgentProcessRun> {
+  const bin = opts.bin ?? copilotBinary();
   if (bin === null) throw new Error('Copilot CLI not found; install it into the agent cache (node scripts/install-agents.mjs).');
   const env = {
     ...inheritedEnv(),
@@ -38,5 +31,5 @@ export async function runCopilot(opts: { cwd: string; prompt: string; model: { u
     COPILOT_MODEL: 'gpt-4.1',
     COPILOT_AUTO_UPDATE: 'false',
   };
-  return runAgentProcess(bin, ['-p', opts.prompt, '--allow-all-tools', '--output-format', 'json'], { cwd: opts.cwd, env, timeoutMs: opts.timeoutMs ?? 90_000 });
+  return runAgentProcess(bin, ['-p', opts.prompt, '--allow-all-tools', '--output-format', 'json'], { cwd: opts.cwd, env, timeoutMs: opts.timeoutMs ?? 90_000, ...spawnHook(opts) });
 }

@@ -2,20 +2,15 @@
 // OpenAI-compatible provider declared in the project's opencode.json, with its own HOME.
 // The first run in a project installs OpenCode's plugin runtime and the provider package
 // from the npm registry (into .opencode/ and the home's cache).
-import { existsSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-process.js';
-import type { ChatRequest } from './openai-chat.js';
-
-/** The OpenCode version the end-to-end tests pin (see HOOK-CONTRACTS.md). */
-const OPENCODE_VERSION = '1.18.33';
+import { inheritedEnv, runAgentProcess, spawnHook, type AgentProcessRun, type RunnerOptions } from './agent-process.js';
+import { cachedAgentBinary } from '../tested-agents.js';
+import type { ChatRequest } from '../stub/openai-chat.js';
 
 /** The `opencode` entry point, or null if it is not installed. */
 export function opencodeBinary(): string | null {
-  const cache = process.env.GATEHOUSE_AGENT_CACHE ?? join(homedir(), '.cache', 'gatehouse-agents');
-  const path = join(cache, `opencode@${OPENCODE_VERSION}`, 'node_modules', '.bin', 'opencode');
-  return existsSync(path) ? path : null;
+  return cachedAgentBinary('opencode');
 }
 
 /** OpenCode's main conversation, as opposed to its side calls (the title generator). */
@@ -33,8 +28,8 @@ export function writeOpencodeConfig(project: string, baseUrl: string): void {
 }
 
 /** Runs `opencode run <prompt>` once. */
-export async function runOpencode(opts: { cwd: string; prompt: string; home: string; timeoutMs?: number }): Promise<AgentProcessRun> {
-  const bin = opencodeBinary();
+export async function runOpencode(opts: RunnerOptions & { cwd: string; prompt: string; home: string; timeoutMs?: number }): Promise<AgentProcessRun> {
+  const bin = opts.bin ?? opencodeBinary();
   if (bin === null) throw new Error('OpenCode not found; install it into the agent cache (node scripts/install-agents.mjs).');
-  return runAgentProcess(bin, ['run', opts.prompt], { cwd: opts.cwd, env: { ...inheritedEnv(), HOME: opts.home }, timeoutMs: opts.timeoutMs ?? 120_000 });
+  return runAgentProcess(bin, ['run', opts.prompt], { cwd: opts.cwd, env: { ...inheritedEnv(), HOME: opts.home }, timeoutMs: opts.timeoutMs ?? 120_000, ...spawnHook(opts) });
 }

@@ -1,13 +1,11 @@
 // Finds the pinned Codex CLI and runs `codex exec` once against a stub Responses API, isolated
 // from the real user's config (its own CODEX_HOME and HOME) and offline (loopback only).
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { cachedAgentBinary } from '../tested-agents.js';
 import { join } from 'node:path';
 import { stringify } from 'smol-toml';
-import { inheritedEnv, runAgentProcess, type AgentProcessRun } from './agent-process.js';
-
-/** The Codex CLI version the end-to-end tests pin (see HOOK-CONTRACTS.md). */
-const CODEX_CLI_VERSION = '0.171.0';
+import { inheritedEnv, runAgentProcess, spawnHook, type AgentProcessRun, type RunnerOptions } from './agent-process.js';
 
 /**
  * The model named in config.toml. It must be in Codex's bundled model catalog: for an unknown
@@ -23,9 +21,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** The native `codex` binary in the agent cache, or null if it is not installed. */
 export function codexBinary(): string | null {
-  const cache = process.env.GATEHOUSE_AGENT_CACHE ?? join(homedir(), '.cache', 'gatehouse-agents');
-  const path = join(cache, `codex-cli@${CODEX_CLI_VERSION}`, 'node_modules', '@openai', 'codex-linux-x64', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex');
-  return existsSync(path) ? path : null;
+  return cachedAgentBinary('codex');
 }
 
 /**
@@ -48,7 +44,7 @@ export function makeCodexHome(dir: string, modelUrl: string): string {
 }
 
 /** What {@link runCodex} needs: the project, the prompt, and a home from {@link makeCodexHome}. */
-export interface RunCodexOptions {
+export interface RunCodexOptions extends RunnerOptions {
   cwd: string;
   prompt: string;
   /** The CODEX_HOME. */
@@ -64,13 +60,13 @@ export interface RunCodexOptions {
  * user's would be, in `$CODEX_HOME/config.toml`.
  */
 export async function runCodex(opts: RunCodexOptions): Promise<AgentProcessRun> {
-  const bin = codexBinary();
+  const bin = opts.bin ?? codexBinary();
   if (bin === null) throw new Error('Codex CLI not found; install it into the agent cache (node scripts/install-agents.mjs).');
-  const scratch = mkdtempSync(join(tmpdir(), 'gh-codex-'));
+  const scratch = mkdtempSync(join(opts.scratchParent ?? tmpdir(), 'gh-codex-'));
   const env = { ...inheritedEnv(), HOME: scratch, CODEX_HOME: opts.home, [CODEX_STUB_KEY_ENV]: 'test' };
   const args = ['exec', '--json', '--dangerously-bypass-approvals-and-sandbox', ...(opts.extraArgs ?? []), '--', opts.prompt];
   try {
-    return await runAgentProcess(bin, args, { cwd: opts.cwd, env, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    return await runAgentProcess(bin, args, { cwd: opts.cwd, env, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, ...spawnHook(opts) });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

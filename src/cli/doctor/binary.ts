@@ -1,0 +1,30 @@
+// Finding an agent's installed binary and asking it its version.
+import { spawnSync } from 'node:child_process';
+import { findOnPath } from '../../runtime/find-on-path.js';
+import { cachedAgentBinary } from '../../runtime/doctor/tested-agents.js';
+
+/** A `--version` that takes longer than this is reported as unknown rather than waited for. */
+const VERSION_TIMEOUT_MS = 15_000;
+
+/** Where an agent's binary was found. */
+export interface FoundBinary {
+  path: string;
+  /** `path` (on PATH) or `cache` (Gatehouse's agent cache, scripts/install-agents.mjs). */
+  from: 'path' | 'cache';
+}
+
+/** The agent's program on PATH, else the pinned one in the agent cache, else null. */
+export function findAgentBinary(agent: string, programs: readonly string[], env: NodeJS.ProcessEnv): FoundBinary | null {
+  for (const program of programs) {
+    const path = findOnPath(program, env);
+    if (path !== null) return { path, from: 'path' };
+  }
+  const cached = cachedAgentBinary(agent, env);
+  return cached === null ? null : { path: cached, from: 'cache' };
+}
+
+/** The first `x.y.z` that `<bin> --version` prints, or null. */
+export function binaryVersion(bin: string): string | null {
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: VERSION_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'pipe'] });
+  return /\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]*[0-9A-Za-z])?/.exec(`${r.stdout ?? ''}\n${r.stderr ?? ''}`)?.[0] ?? null;
+}

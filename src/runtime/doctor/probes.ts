@@ -1,0 +1,154 @@
+// How doctor drives each agent it can probe: the stand-in of its model API, the homes and
+// settings the agent reads, its own write tool, and one run of the installed binary.
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { AgentProcessRun } from './run/agent-process.js';
+import { runClaude } from './run/claude-run.js';
+import { makeCodexHome, runCodex } from './run/codex-run.js';
+import { makeGeminiHome, runGemini } from './run/gemini-run.js';
+import { isQwenTurn, runQwen } from './run/qwen-run.js';
+import { isCopilotTurn, runCopilot } from './run/copilot-run.js';
+import { tool, type Turn } from './stub/messages-api.js';
+import { startStubModel } from './stub/stub-model.js';
+import { addFilePatch, sentText as responsesText, startResponsesStub } from './stub/responses-api.js';
+import { sentText as geminiText, startGeminiStub } from './stub/gemini-api.js';
+import { startChatStub, type ChatRequest } from './stub/openai-chat.js';
+import { CANARY_PROMPT, type CanaryFile } from './canary.js';
+
+/** The throwaway folders of one probe, all under `root`. */
+export interface ProbeDirs {
+  root: string;
+  project: string;
+  /** The agent's HOME (and XDG dirs under it). */
+  home: string;
+  /** Where runners make their scratch folders. */
+  scratch: string;
+}
+
+/** A running stand-in: its URL, the text of every main-conversation request, script mistakes. */
+interface ProbeStub {
+  url: string;
+  sent(): string[];
+  problems: string[];
+  close(): Promise<void>;
+}
+
+/** One run of the agent binary. */
+interface ProbeRun {
+  bin: string;
+  timeoutMs: number;
+  onSpawn: (pid: number) => void;
+}
+
+/** What doctor knows about driving one agent. */
+export interface AgentProbe {
+  agent: string;
+  /** Program names to look for on PATH. */
+  programs: readonly string[];
+  /** Variables session start and the agent share (the agent's config homes). */
+  env(dirs: ProbeDirs, bin: string): Record<string, string>;
+  startStub(script: (sent: string, index: number) => Turn): Promise<ProbeStub>;
+  /** Writes the agent's own config (model provider, auth) before session start. */
+  prepare?(dirs: ProbeDirs, stubUrl: string): void;
+  /** The agent's write tool call for a canary file. */
+  write(f: CanaryFile): Turn;
+  run(dirs: ProbeDirs, stub: ProbeStub, run: ProbeRun): Promise<AgentProcessRun>;
+  /**
+   * A shell call the approvals canary makes (probed only for agents that have one). Codex has none
+   * yet: its exec_command did not reach the queue in the canary session, which is not explained.
+   */
+  approvalCall?: Turn;
+  /** Files the session's trust step edits (doctor's --skip-trust puts them back, to show a silent failure). */
+  trustFiles?(dirs: ProbeDirs): string[];
+}
+
+const chatText = (req: ChatRequest): string => JSON.stringify(req.body?.messages ?? []);
+const codexHome = (dirs: ProbeDirs): string => join(dirs.home, '.codex');
+const copilotHome = (dirs: ProbeDirs): string => join(dirs.home, '.copilot');
+
+const claude: AgentProbe = {
+  agent: 'claude',
+  programs: ['claude'],
+  env: () => ({}),
+  async startStub(script) {
+    const stub = await startStubModel((req, i) => script(req.raw, i));
+    return { url: stub.url, sent: () => stub.turns.map((r) => r.raw), problems: stub.problems, close: () => stub.close() };
+  },
+  write: (f) => tool('Write', { file_path: f.abs, content: f.content }),
+  approvalCall: tool('Bash', { command: 'echo gatehouse-doctor-approval' }),
+  run: (dirs, stub, r) => runClaude({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
+};
+
+const codex: AgentProbe = {
+  agent: 'codex',
+  programs: ['codex'],
+  env: (dirs, bin) => ({ CODEX_HOME: codexHome(dirs), GATEHOUSE_CODEX_BIN: bin }),
+  async startStub(script) {
+    const stub = await startResponsesStub((req, i) => script(responsesText(req), i));
+    return { url: stub.url, sent: () => stub.turns.map((r) => responsesText(r)), problems: stub.problems, close: () => stub.close() };
+  },
+  prepare: (dirs, url) => void makeCodexHome(codexHome(dirs), url),
+  write: (f) => tool('apply_patch', addFilePatch(f.rel, f.content)),
+  run: (dirs, _stub, r) => runCodex({ cwd: dirs.project, prompt: CANARY_PROMPT, home: codexHome(dirs), bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
+  trustFiles: (dirs) => [join(codexHome(dirs), 'config.toml')],
+};
+
+const gemini: AgentProbe = {
+  agent: 'gemini',
+  programs: ['gemini'],
+  env: (dirs) => ({ GEMINI_CLI_HOME: dirs.home }),
+  async startStub(script) {
+    const stub = await startGeminiStub((req, i) => script(geminiText(req), i));
+    return { url: stub.url, sent: () => stub.turns.map((r) => geminiText(r)), problems: stub.problems, close: () => stub.close() };
+  },
+  prepare: (dirs) => void makeGeminiHome(dirs.home),
+  write: (f) => tool('write_file', { file_path: f.abs, content: f.content }),
+  approvalCall: tool('run_shell_command', { command: 'echo gatehouse-doctor-approval' }),
+  run: (dirs, stub, r) => runGemini({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: dirs.home, bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
+  trustFiles: (dirs) => [join(dirs.home, '.gemini', 'trustedFolders.json')],
+};
+
+const qwen: AgentProbe = {
+  agent: 'qwen',
+  programs: ['qwen'],
+  env: () => ({}),
+  async startStub(script) {
+    const stub = await startChatStub((req, i) => script(chatText(req), i), { isTurn: isQwenTurn });
+    return { url: stub.url, sent: () => stub.turns.map(chatText), problems: stub.problems, close: () => stub.close() };
+  },
+  write: (f) => tool('write_file', { file_path: f.abs, content: f.content }),
+  approvalCall: tool('run_shell_command', { command: 'echo gatehouse-doctor-approval' }),
+  run: (dirs, stub, r) => runQwen({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
+};
+
+const copilot: AgentProbe = {
+  agent: 'copilot',
+  programs: ['copilot'],
+  env: (dirs) => ({ COPILOT_HOME: copilotHome(dirs) }),
+  async startStub(script) {
+    const stub = await startChatStub((req, i) => script(chatText(req), i), { isTurn: isCopilotTurn });
+    return { url: stub.url, sent: () => stub.turns.map(chatText), problems: stub.problems, close: () => stub.close() };
+  },
+  prepare: (dirs) => void mkdirSync(copilotHome(dirs), { recursive: true }),
+  write: (f) => tool('create', { path: f.abs, file_text: f.content }),
+  approvalCall: tool('bash', { command: 'echo gatehouse-doctor-approval', description: 'doctor' }),
+  run: (dirs, stub, r) => runCopilot({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: copilotHome(dirs), bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
+  trustFiles: (dirs) => [join(copilotHome(dirs), 'config.json')],
+};
+
+const PROBES: readonly AgentProbe[] = [claude, codex, gemini, qwen, copilot];
+
+/**
+ * Why doctor cannot run an agent it knows: no binary runs here, or its run needs the network.
+ * Every other agent with an adapter has a probe above.
+ */
+export const UNPROBED: Readonly<Record<string, string>> = {
+  cursor: 'no Cursor binary runs on this kind of machine; its hooks are covered by contract tests only',
+  'claude-sdk': 'a library, not a command: gate a program with gatehouseHooks() and run its own tests',
+  opencode: "OpenCode's first run in a project installs its plugin runtime from the npm registry, so it cannot be probed offline",
+};
+
+/** The probe for an agent, or undefined when doctor has none (see {@link UNPROBED}). */
+export function probeFor(agent: string): AgentProbe | undefined {
+  return PROBES.find((p) => p.agent === agent);
+}
