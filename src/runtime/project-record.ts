@@ -1,11 +1,11 @@
 // Which worktree a project state folder belongs to, for a supervisor that serves every project
 // under the state base. Every file there is agent-writable: a worktree is believed only when its digest is the folder's key.
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { isRecord } from '../core/is-record.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { projectKey, projectsDir, stateBase } from './state-base.js';
 import { isSafeSessionId } from './state-dir.js';
+import { readSmallJson } from './small-file.js';
 
 /** A project key as {@link projectKey} makes it: a plain name of up to 40 characters, `-`, 16 hex digits. */
 const PROJECT_KEY_RE = /^[A-Za-z0-9_.-]{1,40}-[0-9a-f]{16}$/;
@@ -60,39 +60,6 @@ export function writeProjectRecord(projectState: string, worktreeReal: string): 
   }
 }
 
-/** Reads a small regular file without following a link at its name; null when missing, a link, not a file, or too large. */
-function readSmallNoFollow(file: string, max: number): string | null {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > max) return null;
-    const buf = Buffer.alloc(max + 1);
-    let n = 0;
-    for (let got = 1; got > 0 && n <= max; n += got) got = readSync(fd, buf, n, buf.length - n, null);
-    return n > max ? null : buf.subarray(0, n).toString('utf8');
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function readJson(file: string, max: number): Record<string, unknown> | null {
-  const text = readSmallNoFollow(file, max);
-  if (text === null) return null;
-  try {
-    const v: unknown = JSON.parse(text);
-    return isRecord(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The newest session ids of a state folder (ids start with their start time, so they sort by age). */
 function newestSessions(projectState: string): string[] {
   try {
@@ -109,11 +76,11 @@ function claimed(value: unknown, key: string): string | null {
 
 /** The worktree the folder's record names, else the one its newest sessions name; each checked against the key. */
 function worktreeOf(projectState: string, key: string): string | null {
-  const rec = readJson(join(projectState, PROJECT_RECORD_FILE), MAX_RECORD_BYTES);
+  const rec = readSmallJson(join(projectState, PROJECT_RECORD_FILE), MAX_RECORD_BYTES);
   const fromRecord = rec !== null && rec.v === 1 ? claimed(rec.worktree, key) : null;
   if (fromRecord !== null) return fromRecord;
   for (const id of newestSessions(projectState)) {
-    const w = claimed(readJson(join(projectState, 'sessions', id, 'meta.json'), MAX_META_BYTES)?.worktree, key);
+    const w = claimed(readSmallJson(join(projectState, 'sessions', id, 'meta.json'), MAX_META_BYTES)?.worktree, key);
     if (w !== null) return w;
   }
   return null;
@@ -161,5 +128,5 @@ export function listProjects(base: string): ProjectEntry[] {
 
 /** How many of the project's newest sessions are active (started and not ended). */
 export function activeSessionCount(projectState: string): number {
-  return newestSessions(projectState).filter((id) => readJson(join(projectState, 'sessions', id, 'meta.json'), MAX_META_BYTES)?.status === 'active').length;
+  return newestSessions(projectState).filter((id) => readSmallJson(join(projectState, 'sessions', id, 'meta.json'), MAX_META_BYTES)?.status === 'active').length;
 }

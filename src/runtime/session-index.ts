@@ -1,12 +1,12 @@
 // The machine-wide session index: one pointer file per session in the state base, so a command
 // given only a session id finds its project from any folder. A pointer is a hint, never trusted.
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { mkdirSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { isRecord } from '../core/is-record.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { startDigests } from './session-trust.js';
 import { isSafeSessionId, sessionDir } from './state-dir.js';
+import { readSmallJson } from './small-file.js';
 
 /** What a pointer records: where the session's state folder is, and for which worktree. */
 export interface SessionPointer {
@@ -48,38 +48,6 @@ export function recordSessionPointer(base: string, ptr: Omit<SessionPointer, 'v'
   }
 }
 
-/** Reads at most `max` bytes of a regular file; null when it is missing, not a file, or larger. */
-function readSmall(file: string, max: number): string | null {
-  let fd: number;
-  try {
-    if (!statSync(file).isFile()) return null;
-    fd = openSync(file, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(max + 1);
-    let n = 0;
-    for (let got = 1; got > 0 && n <= max; n += got) got = readSync(fd, buf, n, buf.length - n, null);
-    return n > max ? null : buf.subarray(0, n).toString('utf8');
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function readJsonSmall(file: string, max: number): Record<string, unknown> | null {
-  const text = readSmall(file, max);
-  if (text === null) return null;
-  try {
-    const v: unknown = JSON.parse(text);
-    return isRecord(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The state folders the index names for `id` (unvalidated: see {@link bindSession}). */
 function indexedStateDirs(base: string, id: string): string[] {
   let names: string[];
@@ -90,7 +58,7 @@ function indexedStateDirs(base: string, id: string): string[] {
   }
   return names.flatMap((n) => {
     if (!/^[0-9a-f]{16}\.json$/.test(n)) return [];
-    const p = readJsonSmall(join(sessionIndexDir(base), id, n), MAX_POINTER_BYTES);
+    const p = readSmallJson(join(sessionIndexDir(base), id, n), MAX_POINTER_BYTES);
     return p !== null && p.v === 1 && p.id === id && typeof p.state_dir === 'string' && isAbsolute(p.state_dir) ? [p.state_dir] : [];
   });
 }
@@ -148,8 +116,8 @@ function bindSession(stateDir: string, id: string): { ok: true; value: BoundSess
   }
   const reject = (reason: string): { ok: false; rejected: RejectedSession } => ({ ok: false, rejected: { projectState: real, reason } });
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return reject('its session folder belongs to another user');
-  const meta = readJsonSmall(join(sessionDir(real, id), 'meta.json'), MAX_BIND_FILE_BYTES);
-  const policy = readJsonSmall(join(sessionDir(real, id), 'policy.json'), MAX_BIND_FILE_BYTES);
+  const meta = readSmallJson(join(sessionDir(real, id), 'meta.json'), MAX_BIND_FILE_BYTES);
+  const policy = readSmallJson(join(sessionDir(real, id), 'policy.json'), MAX_BIND_FILE_BYTES);
   if (meta === null || policy === null || meta.id !== id || policy.session_id !== id || typeof meta.worktree !== 'string')
     return reject('its meta.json or policy.json is missing, unreadable or names another session');
   if (policy.state_dir !== real) return reject(`its policy belongs to the state folder ${String(policy.state_dir)} (a copy of the session)`);
