@@ -28,6 +28,8 @@ export async function probeApprovals(probe: AgentProbe, bin: string, dirs: Probe
   writeFileSync(join(dirs.project, 'gatehouse.yaml'), 'approvals:\n  interactive: true\n  timeout_s: 30\n');
   const stub = await probe.startStub((_sent, i) => (i === 0 ? call : say('done')));
   try {
+    // The agent's own config names its model by URL (Codex's config.toml): point it at this stand-in, not the first run's.
+    probe.prepare?.(dirs, stub.url);
     const session = await startSession({
       agent: probe.agent,
       worktree: dirs.project,

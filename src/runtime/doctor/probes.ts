@@ -54,8 +54,7 @@ export interface AgentProbe {
   write(f: CanaryFile): Turn;
   run(dirs: ProbeDirs, stub: ProbeStub, run: ProbeRun): Promise<AgentProcessRun>;
   /**
-   * A shell call the approvals canary makes (probed only for agents that have one). Codex has none
-   * yet: its exec_command did not reach the queue in the canary session, which is not explained.
+   * A shell call the approvals canary makes (probed only for agents that have one).
    */
   approvalCall?: Turn;
   /** Files the session's trust step edits (doctor's --skip-trust puts them back, to show a silent failure). */
@@ -89,6 +88,8 @@ const codex: AgentProbe = {
   },
   prepare: (dirs, url) => void makeCodexHome(codexHome(dirs), url),
   write: (f) => tool('apply_patch', addFilePatch(f.rel, f.content)),
+  // Codex's shell tool: its hooks see it as `Bash` with `{command}`.
+  approvalCall: tool('exec_command', { cmd: 'echo gatehouse-doctor-approval' }),
   run: (dirs, _stub, r) => runCodex({ cwd: dirs.project, prompt: CANARY_PROMPT, home: codexHome(dirs), bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
   trustFiles: (dirs) => [join(codexHome(dirs), 'config.toml')],
 };
