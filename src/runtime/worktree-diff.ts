@@ -2,12 +2,10 @@
 // a unified diff where the old bytes are knowable, said plainly where they are not. Every path
 // and file is the agent's: no symlink is followed, every read is capped, git runs hardened.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { isInside } from '../core/path-inside.js';
 import { unifiedHunks } from '../core/line-diff.js';
 import type { FileDiff } from '../protocol/sessions.js';
 import { safeGit } from './safe-git.js';
+import { readWorktreeFile } from './worktree-file.js';
 import type { Baseline, Change, FileRecord } from './scope-baseline.js';
 
 /** Bounds on what one diff reads and shows. */
@@ -39,58 +37,11 @@ function isBinary(data: Buffer): boolean {
   }
 }
 
-/**
- * The file's bytes now, read without following a symlink anywhere: its folder must resolve
- * inside the worktree, the file itself is opened with O_NOFOLLOW (and O_NONBLOCK, so a FIFO
- * cannot hang the read), and where /proc tells, the opened file must still be inside.
- */
+/** The file's bytes now, never through a symbolic link (runtime/worktree-file.ts). */
 function readNow(root: string, rel: string, cap: number): Side {
-  const abs = join(root, rel);
-  let folder: string;
-  try {
-    folder = realpathSync(dirname(abs));
-  } catch {
-    return omitted('its folder cannot be read now');
-  }
-  if (!isInside(root, folder)) return omitted('it is reached through a symbolic link that leaves the worktree: not followed');
-  try {
-    const st = lstatSync(abs);
-    if (st.isSymbolicLink()) return omitted(`a symbolic link to ${readlinkSync(abs, 'utf8')}: not followed`);
-    if (!st.isFile()) return omitted('not a regular file');
-  } catch {
-    return omitted('it cannot be read now');
-  }
-  let fd: number;
-  try {
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return omitted('it cannot be opened now (it may have been replaced by a symbolic link)');
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return omitted('not a regular file');
-    if (!openedInside(root, fd)) return omitted('it moved out of the worktree while being read: not shown');
-    if (st.size > cap) return omitted(`${st.size} bytes, over the ${cap}-byte limit for showing a file`);
-    const data = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < data.length) {
-      const n = readSync(fd, data, got, data.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return { kind: 'bytes', data: data.subarray(0, got) };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Whether an open file's path, as the kernel knows it, is inside `root` (true where /proc cannot say). */
-function openedInside(root: string, fd: number): boolean {
-  try {
-    return isInside(root, readlinkSync(`/proc/self/fd/${fd}`));
-  } catch {
-    return true;
-  }
+  const f = readWorktreeFile(root, rel, cap);
+  if (f.kind === 'bytes') return f;
+  return omitted(f.kind === 'missing' ? 'it cannot be read now' : f.why);
 }
 
 /** The blob `<head>:<path>` from the repository the baseline names, capped; null when there is none. */
