@@ -1,7 +1,8 @@
 // `GET /api/doctor` on a real `gatehouse serve`: the stored last result per agent, behind the
-// dashboard's credential; a stored file that is not a result is left out.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+// dashboard's credential; a stored file that is not a result, or that the agent planted (a FIFO,
+// a huge file, a link), is left out and never waited on.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { storeResult, type AgentReport } from '../../src/runtime/doctor/agent-report.js';
@@ -34,6 +35,10 @@ describe('GET /api/doctor', () => {
     mkdirSync(join(base, 'repo'));
     storeResult(home, report);
     writeFileSync(join(home, 'doctor', 'gemini.json'), '{"not": "a result"}');
+    // What the agent could plant in the state base: a FIFO (a blocking read would hang the server), a huge file, a link.
+    execFileSync('mkfifo', [join(home, 'doctor', 'qwen.json')]);
+    writeFileSync(join(home, 'doctor', 'copilot.json'), JSON.stringify({ ...report, agent: 'copilot', problems: ['x'.repeat(300 * 1024)] }));
+    symlinkSync(join(home, 'doctor', 'codex.json'), join(home, 'doctor', 'claude.json'));
     child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--worktree', join(base, 'repo'), '--state-dir', join(base, 'state')], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, GATEHOUSE_HOME: home },

@@ -1,13 +1,14 @@
 // `session start` warns, in one line, when the agent on PATH is not a version Gatehouse is tested
 // with. Asking a binary its version costs 100 ms to a second, so the answer is cached by the
 // binary's path, size and mtime in `<state base>/doctor/versions.json`.
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentPrograms } from '../../adapters/agent-programs.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { findOnPath } from '../../runtime/find-on-path.js';
 import { testedAgent } from '../../runtime/doctor/tested-agents.js';
 import { binaryVersion } from './binary.js';
+import { readSmallJson } from '../../runtime/small-file.js';
 
 /** One cached answer: the binary as it was when asked, and what it said. */
 interface CachedVersion {
@@ -16,13 +17,12 @@ interface CachedVersion {
   version: string | null;
 }
 
+/** The cache is a line per binary; past this it is not ours and is started afresh. */
+const MAX_CACHE_BYTES = 64 * 1024;
+
+/** The cache, read as a file the agent may have replaced (a FIFO, a link, a huge file): then empty. */
 function readCache(file: string): Record<string, CachedVersion> {
-  try {
-    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, CachedVersion>) : {};
-  } catch {
-    return {};
-  }
+  return (readSmallJson(file, MAX_CACHE_BYTES) ?? {}) as Record<string, CachedVersion>;
 }
 
 /** The version of `bin`, from the cache when the file is unchanged, else asked (and cached). */

@@ -1,9 +1,10 @@
 // One agent's doctor result: its shape (the `--json` entry and the stored file), where the last
 // one is kept per agent (`<state base>/doctor/<agent>.json`, for the dashboard), and reading it back.
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../fs-atomic.js';
 import type { GateResult } from './evidence.js';
+import { readSmallJson } from '../small-file.js';
 
 /** The gates doctor proves by a run; the others are listed as not probed. */
 export type ProbedGate = 'write_gate' | 'completion_gate' | 'approvals';
@@ -68,6 +69,9 @@ function summaryOf(agent: string, value: unknown): DoctorSummary | null {
   };
 }
 
+/** A stored result is a few KB of evidence; a larger file is not one doctor wrote. */
+const MAX_RESULT_BYTES = 256 * 1024;
+
 /** Every stored last result under `base`, by agent name; unreadable files are left out. */
 export function readStoredResults(base: string): DoctorSummary[] {
   let names: string[];
@@ -79,11 +83,9 @@ export function readStoredResults(base: string): DoctorSummary[] {
   return names.flatMap((name) => {
     const m = AGENT_FILE_RE.exec(name);
     if (m === null || name === 'versions.json') return [];
-    try {
-      const s = summaryOf(m[1]!, JSON.parse(readFileSync(join(doctorDir(base), name), 'utf8')));
-      return s === null ? [] : [s];
-    } catch {
-      return [];
-    }
+    // Read as a file the agent may have replaced: a FIFO, a link or a huge file is skipped, never waited on.
+    const stored = readSmallJson(join(doctorDir(base), name), MAX_RESULT_BYTES);
+    const s = stored === null ? null : summaryOf(m[1]!, stored);
+    return s === null ? [] : [s];
   });
 }
