@@ -96,12 +96,23 @@ export interface HookOutput {
 export interface AgentAdapter {
   readonly name: string;
   readonly capabilities: Capabilities;
-  /** Every settings file that could switch the hooks off (absolute): the write gate protects them. */
-  settingsFiles(worktree: string): string[];
-  /** The agent's own data folders and files (absolute): writable inside a sandbox, where the rest of HOME is read-only. */
-  dataPaths(): { dirs: string[]; files: string[] };
+  /** Every settings file that could switch the hooks off (absolute), under the homes `env` names: the write gate protects them. */
+  settingsFiles(worktree: string, env: NodeJS.ProcessEnv): string[];
+  /** The agent's own data folders and files (absolute) under the homes `env` names: writable inside a sandbox, where the rest of HOME is read-only. */
+  dataPaths(env: NodeJS.ProcessEnv): { dirs: string[]; files: string[] };
   /** The files `render` writes (absolute): the in-session scope check ignores them. */
   renderTargets(worktree: string): string[];
+  /**
+   * Files and folders in the worktree (absolute) that the agent program writes for itself, not
+   * the model (OpenCode's plugin runtime install): every scope check leaves them out. List them
+   * in {@link settingsFiles} too, so the write gate and the sandbox keep the model from them.
+   */
+  runtimeFiles?(worktree: string): string[];
+  /**
+   * Environment variables and command-line flags with which the agent skips the rendered hooks
+   * without a word (OpenCode's `--pure`): `gatehouse run` and the dashboard refuse to start it so.
+   */
+  readonly offSwitches?: { env: readonly string[]; flags: readonly string[] };
   /** Renders the hooks (and anything they need to fire, e.g. an agent's trust entries); may be async. */
   render(ctx: RenderContext): Result<RenderedFile[]> | Promise<Result<RenderedFile[]>>;
   /** Undoes `files` (as render returned them); every record is checked first, so a bad one changes nothing. */

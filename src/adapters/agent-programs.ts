@@ -25,6 +25,31 @@ export function agentPrograms(): AgentPrograms[] {
     .map((agent) => ({ agent, programs: LIBRARIES.has(agent) ? [] : [...(PROGRAM_NAMES[agent] ?? [agent])] }));
 }
 
+/** A variable counts as set unless empty, `0` or `false` (an agent reads it as a flag). */
+const isSet = (value: string | undefined): boolean => value !== undefined && !['', '0', 'false'].includes(value.trim().toLowerCase());
+
+/** The variables of `env` that switch `agent`'s hooks off (see `offSwitches`), with their values. */
+export function offSwitchEnv(agent: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const names = adapterFor(agent)?.offSwitches?.env ?? [];
+  return Object.fromEntries(names.filter((name) => isSet(env[name])).map((name) => [name, env[name]!]));
+}
+
+/**
+ * Why `agent` must not be started with `argv` in `env`: a flag or variable with which it skips
+ * the session's hooks without a word (see `offSwitches`). Null when nothing switches them off.
+ * @example hooksSwitchedOff('opencode', ['opencode', 'run', '--pure'], {}) // '--pure makes OpenCode load no plugin …'
+ */
+export function hooksSwitchedOff(agent: string, argv: readonly string[], env: NodeJS.ProcessEnv): string | null {
+  const off = adapterFor(agent)?.offSwitches;
+  if (off === undefined) return null;
+  const flag = argv.slice(1).find((a) => off.flags.some((f) => a === f || a.startsWith(`${f}=`)));
+  const variable = off.env.find((name) => isSet(env[name]));
+  if (flag === undefined && variable === undefined) return null;
+  const what = flag !== undefined ? `the flag ${flag}` : `${variable}=${env[variable!] ?? ''}`;
+  const fix = flag !== undefined ? `leave ${flag} out` : `unset ${variable} (env -u ${variable} …)`;
+  return `with ${what}, ${agent} skips the hooks Gatehouse renders without a word, so it would run ungated: ${fix} and run again`;
+}
+
 /**
  * Why a session gated as `agent` must not run `argv`: its program is another known agent's CLI,
  * which would then run without its gate (`--agent claude-sdk -- claude`). Null when it may run;

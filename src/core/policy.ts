@@ -97,6 +97,8 @@ export const Policy = object({
   posture: Posture,
   /** Worktree-relative files Gatehouse itself rendered: the in-session scope check ignores them. */
   scope_exclude: list(text()),
+  /** Worktree-relative files the agent program writes for itself (its plugin runtime): every scope check ignores them (absent in older policies). */
+  agent_runtime: withDefault(list(text()), []),
   /** Record allowed gate decisions in the audit log too (blocks are always recorded). */
   record_allows: boolean(),
   stop_hooks: list(StopHookPolicy),
@@ -116,6 +118,14 @@ export const Policy = object({
   created_at: text(),
 });
 export type Policy = Infer<typeof Policy>;
+
+/**
+ * What a scope check of `policy` leaves out: the files Gatehouse rendered while they are still
+ * in place, and the agent program's own runtime files always.
+ */
+export function scopeExclusions(policy: Pick<Policy, 'scope_exclude' | 'agent_runtime'>, hooksRendered: boolean): string[] {
+  return [...(hooksRendered ? policy.scope_exclude : []), ...policy.agent_runtime];
+}
 
 /** A policy with no allow pattern and no required producer enforces nothing. */
 export function isPassThrough(policy: Pick<Policy, 'allow' | 'producers'>): boolean {

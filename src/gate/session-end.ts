@@ -1,7 +1,7 @@
 // Ending a gated session and its authoritative check. Both act only on what the session's
 // start recorded: the in-memory copies `run` kept, or files matching the audit log's digests.
 import { resolve } from 'node:path';
-import { checkPolicy, type Policy } from '../core/policy.js';
+import { checkPolicy, scopeExclusions, type Policy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { ChainResult } from '../core/verifier-chain.js';
 import { humanSummary, verdictPassed, verdictWord } from '../core/verdict-report.js';
@@ -151,7 +151,7 @@ export async function checkSession(store: SessionStore, trusted?: TrustedCopies 
   const meta = store.meta();
   if (!meta.ok) return fail(meta.reason);
   // While hooks are still rendered their settings file differs from the baseline by design.
-  const exclude = (trusted ? trusted.hooksRendered : meta.value.status === 'active') ? policy.scope_exclude : [];
+  const exclude = scopeExclusions(policy, trusted ? trusted.hooksRendered : meta.value.status === 'active');
   const result = await runEndOfSessionChain(policy, baseline, store.dir, exclude);
   const evidenceId = recordCompletion(policy, 'end_of_session', result, { actor: 'system:session-check' });
   // The verdict is anchored by a signed checkpoint right away, whatever happens next.

@@ -193,7 +193,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     const { protect, restorable } = protectedPaths({
       worktree,
       projectState,
-      agentSettings: adapter?.settingsFiles(worktree) ?? [],
+      agentSettings: adapter?.settingsFiles(worktree, opts.env) ?? [],
       configFiles,
       hookBundle: opts.hookBundle,
       extra: gate.protect,
@@ -220,7 +220,9 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       if (!prepared.ok) throw new RenderError(prepared.reason);
       sandbox = prepared.value;
     }
-    const scopeExclude = (adapter?.renderTargets(worktree) ?? []).filter((f) => isInside(worktree, f)).map((f) => relativeInside(worktree, f));
+    const inWorktree = (files: string[]): string[] => files.filter((f) => isInside(worktree, f)).map((f) => relativeInside(worktree, f));
+    const scopeExclude = inWorktree(adapter?.renderTargets(worktree) ?? []);
+    const agentRuntime = inWorktree(adapter?.runtimeFiles?.(worktree) ?? []);
     const producerList = [...producers.values()];
     const policy: Policy = {
       v: POLICY_VERSION,
@@ -238,6 +240,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       output_cap_bytes: OUTPUT_CAP_BYTES,
       posture: gate.posture,
       scope_exclude: scopeExclude,
+      agent_runtime: agentRuntime,
       record_allows: gate.record_allows,
       stop_hooks: turnConfig.stop_hooks,
       extension_hooks: extension.hooks,
@@ -254,7 +257,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     // is left out of the check (scope_exclude), and once they are removed it must be back as it was.
     // A state folder inside the worktree is Gatehouse's, never part of the agent's scope.
     const stateRel = isInside(worktree, projectState) && projectState !== worktree ? [relativeInside(worktree, projectState)] : [];
-    const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: stateRel, allow, watch: watchedOutside(opts.env) }) : null;
+    const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: [...stateRel, ...agentRuntime], allow, watch: watchedOutside(opts.env) }) : null;
     if (baseline !== null) policy.baseline_sha256 = store.writeJson('baseline', baseline);
     // From here on the files are trusted only by these digests (the hook command carries the policy's).
     const policyDigest = store.writeJson('policy', policy);

@@ -2,6 +2,7 @@
 // its end verdict, whether the log verifies, and its worktree's changes since the baseline,
 // compared from the trusted copies exactly as the end-of-session check compares them.
 import { describeDecision, endVerdictView, type RecordedEndVerdict } from '../core/decision-words.js';
+import { scopeExclusions } from '../core/policy.js';
 import type { SessionDetail, SessionDiff, TimelineEntry } from '../protocol/sessions.js';
 import type { AuditEvent } from '../runtime/audit/index.js';
 import { changedSince, realPath, ScopeBudgetError } from '../runtime/scope-baseline.js';
@@ -61,7 +62,7 @@ async function diffOf(store: SessionStore, active: boolean, limits: RecordLimits
   if (baseline === null)
     return none('the session was started without an allowlist, so it recorded no baseline of its worktree and its changes cannot be listed (start one with --allow to have them recorded)');
   // As the end-of-session check: while the hooks are rendered, their settings files differ by design.
-  const exclude = [...(active ? policy.scope_exclude : []), ...stateInside(policy)];
+  const exclude = [...scopeExclusions(policy, active), ...stateInside(policy)];
   try {
     const changes = await changedSince(policy.worktree, baseline, { exclude, allow: policy.allow, deadline: Date.now() + limits.compareMs });
     return { files: await worktreeDiff(realPath(policy.worktree), baseline, changes, limits), total: changes.length, problem: null };

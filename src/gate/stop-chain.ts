@@ -1,6 +1,6 @@
 // Builds and runs the Stop-side verifier chain for a session: in-session (every stage, in
 // the configured order) and at the end of the session (the authoritative producers + scope).
-import type { Policy } from '../core/policy.js';
+import { scopeExclusions, type Policy } from '../core/policy.js';
 import { isInside, relativeInside } from '../core/write-gate.js';
 import type { TurnVerifyContext } from '../core/turn/context.js';
 import { buildVerifierChain, type VerifierParts } from '../core/turn/builder.js';
@@ -109,7 +109,7 @@ export async function runInSessionChain(policy: Policy, dir: string, input: Stop
   const work: TurnState = { ...state, kv: { ...state.kv } };
   const built = buildStopChain(policy, input, work);
   if (!built.ok) throw new Error(built.reason);
-  const result = await built.value.chain.run(contextOf(policy, baseline.value, state, input, policy.scope_exclude, true), signal);
+  const result = await built.value.chain.run(contextOf(policy, baseline.value, state, input, scopeExclusions(policy, true), true), signal);
   return { result, state: work, notes: built.value.notes };
 }
 

@@ -1,7 +1,7 @@
 // Starts a Gatehouse session for an agent spawned from the dashboard (`pty.spawn` with
 // `session`), so it runs with its hooks rendered (in its sandbox when one is asked for);
 // at exit: remove the hooks, run the final check, then close the sandbox.
-import { agentMismatch } from '../adapters/agent-programs.js';
+import { agentMismatch, hooksSwitchedOff } from '../adapters/agent-programs.js';
 import { NO_AGENT } from '../adapters/registry.js';
 import { startSession } from '../gate/session-lifecycle.js';
 import { checkSession, endSession, recordNeverRan } from '../gate/session-end.js';
@@ -46,6 +46,8 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
     // Checked before anything is rendered: another agent's CLI under this session would run ungated.
     const mismatch = agentMismatch(params.session.agent, [command, ...args], 'session.agent');
     if (mismatch !== null) return fail(mismatch);
+    const off = hooksSwitchedOff(params.session.agent, [command, ...args], opts.env);
+    if (off !== null) return fail(off);
     const offer: SandboxOffer = {
       // Always offered, so a config with `sandbox.enabled` is sandboxed from the dashboard too.
       requested: params.session.sandbox !== undefined,

@@ -317,7 +317,7 @@ describe.each([...AGENT_NAMES])('%s render', (agent) => {
   }
 
   /** The settings files a user may already have (JSON, not a file Gatehouse owns whole). */
-  const userFiles = (): string[] => adapter.settingsFiles(worktree).filter((f) => f.endsWith('.json') && !basename(f).startsWith('gatehouse.'));
+  const userFiles = (): string[] => adapter.settingsFiles(worktree, process.env).filter((f) => f.endsWith('.json') && !basename(f).startsWith('gatehouse.'));
 
   const skip = noRoundTrip(agent);
   if (skip !== undefined) {
@@ -357,7 +357,7 @@ describe.each([...AGENT_NAMES])('%s render', (agent) => {
     it('render then unrender into a bare worktree leaves nothing behind', async () => {
       // The agent's own folders exist (it has run as this user); a trust entry may create a
       // missing one, as the agent itself would, and that folder is the agent's to keep.
-      for (const d of adapter.dataPaths().dirs) mkdirSync(d, { recursive: true });
+      for (const d of adapter.dataPaths(process.env).dirs) mkdirSync(d, { recursive: true });
       const before = snapshot([home, worktree]);
       const rendered = await render();
       expect(rendered.ok, rendered.ok ? '' : rendered.reason).toBe(true);

@@ -97,6 +97,23 @@ describe('an agent that does not match the program run', () => {
     expect(r.stderr).toContain("capabilities for claude-sdk (only inside a program that calls Gatehouse's SDK hooks; none for any other command)");
   });
 
+  it.each([
+    [['opencode', 'run', '--pure', 'hi'], {}, 'with the flag --pure, opencode skips the hooks'],
+    [['opencode', 'run', 'hi'], { OPENCODE_PURE: '1' }, 'with OPENCODE_PURE=1, opencode skips the hooks'],
+    [['opencode', 'run', 'hi'], { OPENCODE_DISABLE_PROJECT_CONFIG: 'true' }, 'unset OPENCODE_DISABLE_PROJECT_CONFIG'],
+  ])('refuses `run --agent opencode -- %j` with %j, which switches its plugin off, and starts nothing', (argv, env, said) => {
+    const r = gatehouse(['run', '--agent', 'opencode', ...where(), '--', ...argv], { env });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(said);
+    expect(existsSync(join(state, 'sessions'))).toBe(false);
+    expect(existsSync(join(root, '.opencode'))).toBe(false);
+  });
+
+  it('runs OpenCode when its off-switch variable is set to 0', () => {
+    const r = gatehouse(['run', '--agent', 'opencode', ...where(), '--', 'opencode-not-installed-here'], { env: { OPENCODE_PURE: '0' } });
+    expect(r.stderr).not.toContain('skips the hooks');
+  });
+
   it('still runs a known agent under --agent none, ungated on purpose', () => {
     const r = gatehouse(['run', '--agent', 'none', ...where(), '--', 'claude-not-installed-here']);
     expect(r.stderr).not.toContain("agent's CLI");

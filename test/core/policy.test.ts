@@ -16,6 +16,7 @@ const policy: Policy = {
   output_cap_bytes: 65536,
   posture: 'fail-open',
   scope_exclude: [],
+  agent_runtime: [],
   record_allows: false,
   stop_hooks: [{ name: 'lint', command: 'npm run lint', timeout_s: 30 }],
   extension_hooks: [],

@@ -50,9 +50,17 @@ describe.skipIf(!opencodeBinary())('Gatehouse gates the real OpenCode', () => {
       expect(readFileSync(inside, 'utf8')).toBe('export const x = 1;\n');
       const plugin = g.project.path('.opencode/plugin/gatehouse.js');
       expect(existsSync(plugin)).toBe(true);
+      // OpenCode installs its plugin runtime into .opencode/ itself: not the model's work, so the
+      // scope check passes (it used to fail every OpenCode session on thousands of created files).
+      expect(existsSync(g.project.path('.opencode/node_modules'))).toBe(true);
+      const checked = gatehouse(['session', 'check', started.stdout.trim(), '--worktree', g.project.dir, '--state-dir', g.state]);
+      expect(checked.status, checked.stdout + checked.stderr).toBe(0);
       const ended = gatehouse(['session', 'end', started.stdout.trim(), '--worktree', g.project.dir, '--state-dir', g.state]);
       expect(ended.status, ended.stderr).toBe(0);
       expect(existsSync(plugin)).toBe(false);
+      expect(existsSync(g.project.path('.opencode/.gitignore'))).toBe(false);
+      const after = gatehouse(['session', 'check', started.stdout.trim(), '--worktree', g.project.dir, '--state-dir', g.state]);
+      expect(after.status, after.stdout + after.stderr).toBe(0);
     },
     RUN_TEST_TIMEOUT_MS,
   );

@@ -66,6 +66,14 @@ describe('policy compile', () => {
     expect(p.scope_exclude).toEqual(['.claude/settings.local.json']);
   });
 
+  it("protects the settings files of the session's HOME, not Gatehouse's own", async () => {
+    const home = tempDir();
+    const r = await startSession(opts({ allow: ['src/**'], env: { HOME: home } }));
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.value.policy.protect).toEqual(expect.arrayContaining([join(home, '.claude/settings.json'), join(home, '.claude/settings.local.json')]));
+    expect(r.value.policy.protect).not.toContain(join(homedir(), '.claude/settings.json'));
+  });
+
   it('protects every file that can switch hooks off or run code later: git control files, user git config, Gatehouse config and install', async () => {
     execFileSync('git', ['init', '-q'], { cwd: root });
     const home = tempDir();

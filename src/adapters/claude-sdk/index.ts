@@ -1,12 +1,12 @@
 // The Claude Agent SDK adapter: nothing is rendered into files; a program built on the SDK
 // passes `gatehouseHooks({ session })` as `query()`'s `hooks` option, and its callbacks run
 // the same hook gate in-process (see hooks.ts).
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ok } from '../../core/result.js';
 import type { AgentAdapter, Capabilities } from '../adapter.js';
 import { parseSdkEvent } from './event.js';
 import { sdkOutput } from './output.js';
+import { homeOf } from '../agent-home.js';
 
 const CAPABILITIES: Capabilities = {
   write_gate: { level: 'blocking', reason: 'in-process PreToolUse callback (gatehouseHooks); a deny refuses the call and the model sees the reason' },
@@ -23,7 +23,7 @@ export const claudeSdkAdapter: AgentAdapter = {
   // The hooks live in the program, not in a file the agent could edit.
   settingsFiles: () => [],
   // The SDK runs Claude Code, which keeps its sessions in ~/.claude.
-  dataPaths: () => ({ dirs: [join(homedir(), '.claude')], files: [join(homedir(), '.claude.json')] }),
+  dataPaths: (env) => ({ dirs: [join(homeOf(env), '.claude')], files: [join(homeOf(env), '.claude.json')] }),
   renderTargets: () => [],
   render: () => ok([]),
   unrender: () => ok({ removed: 0 }),

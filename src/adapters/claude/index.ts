@@ -1,9 +1,9 @@
 // The Claude Code adapter: a PreToolUse write gate on the exact write tools and a Stop
 // completion gate, rendered into `<worktree>/.claude/settings.local.json`.
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentAdapter, Capabilities } from '../adapter.js';
 import { claudeShapedAdapter } from '../shaped/adapter.js';
+import { homeOf } from '../agent-home.js';
 import { CLAUDE_WRITE_MATCHER, parseClaudeEvent } from './event.js';
 import { claudeOutput } from './output.js';
 
@@ -25,12 +25,12 @@ export const claudeAdapter: AgentAdapter = claudeShapedAdapter({
   name: 'claude',
   capabilities: CAPABILITIES,
   settingsFile: claudeSettingsFile,
-  settingsFiles(worktree) {
+  settingsFiles(worktree, env) {
     // Every settings level that can switch hooks off (`disableAllHooks`) or replace them.
-    return [claudeSettingsFile(worktree), join(worktree, '.claude', 'settings.json'), join(homedir(), '.claude', 'settings.json'), join(homedir(), '.claude', 'settings.local.json')];
+    return [claudeSettingsFile(worktree), join(worktree, '.claude', 'settings.json'), join(homeOf(env), '.claude', 'settings.json'), join(homeOf(env), '.claude', 'settings.local.json')];
   },
   // Claude Code keeps sessions, todos and credentials in ~/.claude and its state in ~/.claude.json.
-  dataPaths: () => ({ dirs: [join(homedir(), '.claude')], files: [join(homedir(), '.claude.json')] }),
+  dataPaths: (env) => ({ dirs: [join(homeOf(env), '.claude')], files: [join(homeOf(env), '.claude.json')] }),
   writeMatcher: CLAUDE_WRITE_MATCHER,
   parseEvent: parseClaudeEvent,
   output: claudeOutput,

@@ -33,8 +33,8 @@ const hooks = claudeShapedAdapter({
   capabilities: CAPABILITIES,
   settingsFile: codexHooksFile,
   // Codex's own config can untrust or disable the hooks; the project's config.toml can too.
-  settingsFiles: (worktree) => [codexHooksFile(worktree), join(worktree, '.codex', 'config.toml'), join(codexHome(), 'hooks.json'), codexConfigFile()],
-  dataPaths: () => ({ dirs: [codexHome()], files: [] }),
+  settingsFiles: (worktree, env) => [codexHooksFile(worktree), join(worktree, '.codex', 'config.toml'), join(codexHome(env), 'hooks.json'), codexConfigFile(env)],
+  dataPaths: (env) => ({ dirs: [codexHome(env)], files: [] }),
   // The one write tool, as a PreToolUse matcher.
   writeMatcher: APPLY_PATCH,
   parseEvent: parseCodexEvent,

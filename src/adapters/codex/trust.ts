@@ -5,7 +5,7 @@
 // session hook now reports `trusted`, and records the config file so `session end` can put it
 // back exactly.
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homeOf } from '../agent-home.js';
 import { join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { undoFileEdit } from '../file-edit.js';
@@ -41,7 +41,7 @@ interface ListedHook {
 
 /** Codex's home folder: `$CODEX_HOME`, else `~/.codex`. */
 export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env['CODEX_HOME'] || join(homedir(), '.codex');
+  return env['CODEX_HOME'] || join(homeOf(env), '.codex');
 }
 
 /** The config file the trust steps write. */

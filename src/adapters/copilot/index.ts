@@ -59,8 +59,8 @@ export const copilotAdapter: AgentAdapter = withTrustStep(
   {
     name: 'copilot',
     capabilities: CAPABILITIES,
-    settingsFiles: (worktree) => [copilotHooksFile(worktree), copilotConfigFile()],
-    dataPaths: () => ({ dirs: [dirname(copilotConfigFile())], files: [] }),
+    settingsFiles: (worktree, env) => [copilotHooksFile(worktree), copilotConfigFile(env)],
+    dataPaths: (env) => ({ dirs: [dirname(copilotConfigFile(env))], files: [] }),
     renderTargets: (worktree) => [copilotHooksFile(worktree)],
     render: renderHooksFile,
     unrender: removeHooksFile,

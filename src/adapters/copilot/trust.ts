@@ -3,7 +3,7 @@
 // `trusted_folders` array of `<COPILOT_HOME or ~/.copilot>/config.json`. `session start` adds it
 // when the folder is not covered yet (recorded); `session end` removes exactly it.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homeOf } from '../agent-home.js';
 import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { isInside } from '../../core/write-gate.js';
@@ -18,7 +18,7 @@ export type CopilotTrustRecord = Infer<typeof CopilotTrustRecord>;
 
 /** Copilot CLI's config file. */
 export function copilotConfigFile(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env['COPILOT_HOME'] || join(homedir(), '.copilot'), 'config.json');
+  return join(env['COPILOT_HOME'] || join(homeOf(env), '.copilot'), 'config.json');
 }
 
 /** The file as Copilot writes it: `//` comment lines on top, then a JSON object. */

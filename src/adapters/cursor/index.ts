@@ -2,12 +2,12 @@
 // tools, beforeShellExecution, and stop continuing through followup_message within its
 // loop_limit. Contract-tested only: no Cursor binary runs on this kind of machine.
 import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { recordsOf, voidOf, type AgentAdapter, type Capabilities, type RenderContext, type RenderedFile } from '../adapter.js';
 import { shapedHook } from '../shaped/adapter.js';
+import { homeOf } from '../agent-home.js';
 import { undoFileEdit } from '../file-edit.js';
 import { CURSOR_WRITE_TOOLS, parseCursorEvent } from './event.js';
 import { cursorOutput } from './output.js';
@@ -124,8 +124,8 @@ function unrender(files: RenderedFile[]): Result<{ removed: number }> {
 export const cursorAdapter: AgentAdapter = {
   name: 'cursor',
   capabilities: CAPABILITIES,
-  settingsFiles: (worktree) => [cursorHooksFile(worktree), join(homedir(), '.cursor', 'hooks.json')],
-  dataPaths: () => ({ dirs: [join(homedir(), '.cursor')], files: [] }),
+  settingsFiles: (worktree, env) => [cursorHooksFile(worktree), join(homeOf(env), '.cursor', 'hooks.json')],
+  dataPaths: (env) => ({ dirs: [join(homeOf(env), '.cursor')], files: [] }),
   renderTargets: (worktree) => [cursorHooksFile(worktree)],
   render,
   unrender,

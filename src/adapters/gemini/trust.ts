@@ -4,7 +4,7 @@
 // `session start` adds it when the folder is not trusted yet (recorded), `session end`
 // removes exactly it; an explicit "do not trust" is the user's decision and is refused.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homeOf } from '../agent-home.js';
 import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { isInside } from '../../core/write-gate.js';
@@ -21,7 +21,7 @@ type Level = 'TRUST_FOLDER' | 'TRUST_PARENT' | 'DO_NOT_TRUST';
 
 /** Gemini CLI's user folder: `<GEMINI_CLI_HOME or ~>/.gemini`. */
 export function geminiUserDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env['GEMINI_CLI_HOME'] || homedir(), '.gemini');
+  return join(env['GEMINI_CLI_HOME'] || homeOf(env), '.gemini');
 }
 
 /** Gemini CLI's trusted-folders file. */

@@ -1,11 +1,12 @@
 // The OpenCode adapter: a generated plugin, `.opencode/plugin/gatehouse.js`, whose
 // `tool.execute.before` runs the session's hook command and throws on a refusal. OpenCode has
 // no blocking stop surface, so the completion gate is the end-of-session check only.
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { ok, type Result } from '../../core/result.js';
 import { recordsOf, voidOf, type AgentAdapter, type Capabilities, type RenderContext, type RenderedFile } from '../adapter.js';
 import { shapedHook } from '../shaped/adapter.js';
+import { xdgDir } from '../agent-home.js';
 import { OwnedFileRecord, removeOwnedFile, writeOwnedFile } from '../owned-file.js';
 import { OPENCODE_EVENT, parseOpencodeEvent } from './event.js';
 import { opencodeOutput } from './output.js';
@@ -55,9 +56,37 @@ export const GatehousePlugin = async ({ directory }) => ({
 `;
 }
 
+/**
+ * The `.gitignore` OpenCode writes into a project's `.opencode/` folder before it installs its
+ * plugin runtime there, byte for byte. It dies when it cannot write one, as in a sandbox where
+ * the folder is read-only, so session start writes it when it is missing.
+ */
+const OPENCODE_GITIGNORE = 'node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore';
+
+function opencodeGitignore(worktree: string): string {
+  return join(worktree, '.opencode', '.gitignore');
+}
+
+/**
+ * What OpenCode installs into `.opencode/` at start, for the plugins there: the runtime's
+ * manifest, lock files and packages. The manifest decides what is installed (and run) next time.
+ */
+function opencodeRuntimeFiles(worktree: string): string[] {
+  return ['node_modules', 'package.json', 'package-lock.json', 'bun.lock'].map((f) => join(worktree, '.opencode', f));
+}
+
 function render(ctx: RenderContext): Result<RenderedFile[]> {
   const written = writeOwnedFile(opencodePluginFile(ctx.worktree), pluginSource(ctx), 2);
-  return written.ok ? ok([{ file: written.value.file, record: written.value }]) : written;
+  if (!written.ok) return written;
+  const plugin = { file: written.value.file, record: written.value };
+  if (existsSync(opencodeGitignore(ctx.worktree))) return ok([plugin]);
+  const ignore = writeOwnedFile(opencodeGitignore(ctx.worktree), OPENCODE_GITIGNORE, 0);
+  if (!ignore.ok) {
+    removeOwnedFile(written.value);
+    return ignore;
+  }
+  // Undone first, so the plugin's removal can take the folders it made once they are empty.
+  return ok([{ file: ignore.value.file, record: ignore.value }, plugin]);
 }
 
 function unrender(files: RenderedFile[]): Result<{ removed: number }> {
@@ -74,15 +103,34 @@ function unrender(files: RenderedFile[]): Result<{ removed: number }> {
 
 const checkRecords = (files: RenderedFile[]): Result<void> => voidOf(recordsOf(OwnedFileRecord, files, 'OpenCode'));
 
+/**
+ * Every file and folder from which OpenCode loads plugins or config that names plugins: the
+ * project's and the user's config files, both plugin folders under each (`plugin/` and
+ * `plugins/`), and `$OPENCODE_CONFIG` / `$OPENCODE_CONFIG_DIR` when the session sets them.
+ * Another plugin could run before ours or rewrite a call's arguments after our check.
+ */
+function opencodeSettingsFiles(worktree: string, env: NodeJS.ProcessEnv): string[] {
+  const configDirs = [join(worktree, '.opencode'), join(xdgDir(env, 'XDG_CONFIG_HOME'), 'opencode')];
+  const extraDir = env['OPENCODE_CONFIG_DIR'];
+  if (extraDir) configDirs.push(resolve(worktree, extraDir));
+  const files = [join(worktree, 'opencode.json'), join(worktree, 'opencode.jsonc'), ...opencodeRuntimeFiles(worktree)];
+  for (const dir of configDirs) files.push(join(dir, 'plugin'), join(dir, 'plugins'), join(dir, 'opencode.json'), join(dir, 'opencode.jsonc'), join(dir, 'config.json'));
+  const extraFile = env['OPENCODE_CONFIG'];
+  if (extraFile) files.push(resolve(worktree, extraFile));
+  return files;
+}
+
 /** The OpenCode adapter. */
 export const opencodeAdapter: AgentAdapter = {
   name: 'opencode',
   capabilities: CAPABILITIES,
-  // The whole plugin folder: another plugin there could run before ours or replace it.
-  settingsFiles: (worktree) => [dirname(opencodePluginFile(worktree)), join(worktree, 'opencode.json')],
+  settingsFiles: opencodeSettingsFiles,
   // OpenCode follows XDG: its config, data (sessions, auth), state and cache folders.
-  dataPaths: () => ({ dirs: ['.config', '.local/share', '.local/state', '.cache'].map((d) => join(homedir(), d, 'opencode')), files: [] }),
-  renderTargets: (worktree) => [opencodePluginFile(worktree)],
+  dataPaths: (env) => ({ dirs: (['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME'] as const).map((d) => join(xdgDir(env, d), 'opencode')), files: [] }),
+  renderTargets: (worktree) => [opencodePluginFile(worktree), opencodeGitignore(worktree)],
+  runtimeFiles: opencodeRuntimeFiles,
+  // `--pure` (OPENCODE_PURE) loads no plugin but OpenCode's own; without project config it never reads .opencode/.
+  offSwitches: { env: ['OPENCODE_PURE', 'OPENCODE_DISABLE_PROJECT_CONFIG'], flags: ['--pure'] },
   render,
   unrender,
   checkRecords,

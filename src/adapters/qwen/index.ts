@@ -1,9 +1,9 @@
 // The Qwen Code adapter: Claude-shaped hooks in `<worktree>/.qwen/settings.json` — a
 // PreToolUse write gate on write_file/edit and a Stop completion gate (exit 2 continues).
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentAdapter, Capabilities } from '../adapter.js';
 import { claudeShapedAdapter } from '../shaped/adapter.js';
+import { homeOf } from '../agent-home.js';
 import { parseQwenEvent, QWEN_WRITE_MATCHER } from './event.js';
 import { qwenOutput } from './output.js';
 
@@ -25,8 +25,8 @@ export const qwenAdapter: AgentAdapter = claudeShapedAdapter({
   name: 'qwen',
   capabilities: CAPABILITIES,
   settingsFile: qwenSettingsFile,
-  settingsFiles: (worktree) => [qwenSettingsFile(worktree), join(homedir(), '.qwen', 'settings.json')],
-  dataPaths: () => ({ dirs: [join(homedir(), '.qwen')], files: [] }),
+  settingsFiles: (worktree, env) => [qwenSettingsFile(worktree), join(homeOf(env), '.qwen', 'settings.json')],
+  dataPaths: (env) => ({ dirs: [join(homeOf(env), '.qwen')], files: [] }),
   writeMatcher: QWEN_WRITE_MATCHER,
   parseEvent: parseQwenEvent,
   output: qwenOutput,

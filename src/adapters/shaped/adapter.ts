@@ -27,9 +27,9 @@ export interface ClaudeShapedSpec {
   /** The settings file the session's hooks are rendered into. */
   settingsFile(worktree: string): string;
   /** Every settings file that could switch the hooks off (the write gate protects them). */
-  settingsFiles(worktree: string): string[];
+  settingsFiles(worktree: string, env: NodeJS.ProcessEnv): string[];
   /** The agent's own data folders and files (absolute), writable inside a sandbox. */
-  dataPaths(): { dirs: string[]; files: string[] };
+  dataPaths(env: NodeJS.ProcessEnv): { dirs: string[]; files: string[] };
   /** The PreToolUse matcher when only the write tools are watched. */
   writeMatcher: string;
   parseEvent(eventName: string, input: unknown, fallbackCwd: string): Result<GateEvent>;
@@ -57,8 +57,8 @@ export function claudeShapedAdapter(spec: ClaudeShapedSpec): SyncRenderAdapter {
   return {
     name: spec.name,
     capabilities: spec.capabilities,
-    settingsFiles: (worktree) => spec.settingsFiles(worktree),
-    dataPaths: () => spec.dataPaths(),
+    settingsFiles: (worktree, env) => spec.settingsFiles(worktree, env),
+    dataPaths: (env) => spec.dataPaths(env),
     renderTargets: (worktree) => [spec.settingsFile(worktree)],
     render(ctx: RenderContext): Result<RenderedFile[]> {
       const ev = spec.events ?? CLAUDE_EVENTS;

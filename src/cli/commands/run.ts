@@ -9,7 +9,7 @@ import { failureList, PASSED_SUMMARY, verdictJson, verdictPassed } from '../../c
 import { redactText } from '../../core/redact-argv.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { gateWorkerPath, printJson } from '../context.js';
-import { agentMismatch } from '../../adapters/agent-programs.js';
+import { agentMismatch, hooksSwitchedOff } from '../../adapters/agent-programs.js';
 import { gatesNothing, parseAgentName } from '../../adapters/registry.js';
 import { formatCapabilities, inSessionGates, startFromFlags, withStartFlags, type StartFlags } from './session.js';
 import type { StartedSession } from '../../gate/session-lifecycle.js';
@@ -128,6 +128,8 @@ export function runCommand(): Command {
       const agent = parseAgentName(flags.agent);
       const mismatch = agent.ok ? agentMismatch(agent.value, command, '--agent') : null;
       if (mismatch !== null) throw new UserError(mismatch, EXIT.usage);
+      const off = agent.ok ? hooksSwitchedOff(agent.value, command, process.env) : null;
+      if (off !== null) throw new UserError(off, EXIT.usage);
       if (flags.network !== undefined && !(SANDBOX_NETWORKS as readonly string[]).includes(flags.network)) {
         throw new UserError(`--network must be one of ${SANDBOX_NETWORKS.join(', ')}, got ${JSON.stringify(flags.network)}`, EXIT.usage);
       }

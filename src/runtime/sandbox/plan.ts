@@ -75,8 +75,8 @@ const BROWSER_PROFILES = [
   'snap/firefox',
 ];
 
-/** What a stand-in settings file holds: an empty JSON object, or nothing (an empty TOML file or hooks list). */
-const standIn = (file: string): string => (file.endsWith('.json') ? '{}\n' : '');
+/** What a stand-in settings file holds: an empty JSON object, or nothing (an empty TOML file or hooks list, or a file where a plugin folder would be). */
+const standIn = (file: string): string => (/\.jsonc?$/.test(file) ? '{}\n' : '');
 
 function realDir(p: string): string {
   mkdirSync(p, { recursive: true, mode: 0o700 });

@@ -112,3 +112,14 @@ describe('pty.spawn with a session: an agent that does not match the program', (
     });
   }
 });
+
+describe('pty.spawn with a session: a flag that switches the agent hooks off', () => {
+  it('refuses OpenCode started with --pure, which loads no plugin, and starts nothing', async () => {
+    const client = await harness();
+    const r = await client.call('pty.spawn', { session: { agent: 'opencode', allow: ['src/**'] }, command: 'opencode', args: ['--pure'] });
+    expect(r.error?.code).toBe(RPC_ERRORS.session_failed.code);
+    expect(r.error?.message).toContain('with the flag --pure, opencode skips the hooks Gatehouse renders without a word');
+    expect(existsSync(join(h!.state, 'sessions'))).toBe(false);
+    expect(existsSync(join(h!.project, '.opencode'))).toBe(false);
+  });
+});

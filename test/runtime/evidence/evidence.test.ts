@@ -57,6 +57,7 @@ const policy: Policy = {
   output_cap_bytes: 1024 * 1024,
   posture: 'fail-closed',
   scope_exclude: [],
+  agent_runtime: [],
   record_allows: false,
   stop_hooks: [],
   extension_hooks: [],

@@ -19,11 +19,18 @@ export function isOpencodeTurn(req: ChatRequest): boolean {
   return first?.role === 'system' && typeof first.content === 'string' && first.content.startsWith('You are opencode');
 }
 
-/** Declares the stub as the project's provider and model. */
+/**
+ * Declares the stub as the project's provider and model. With its `$schema` named: OpenCode
+ * adds one to a project config that lacks it, a change the scope check would report.
+ */
 export function writeOpencodeConfig(project: string, baseUrl: string): void {
   writeFileSync(
     join(project, 'opencode.json'),
-    JSON.stringify({ provider: { stub: { npm: '@ai-sdk/openai-compatible', name: 'stub', options: { baseURL: baseUrl, apiKey: 'test' }, models: { m: { name: 'm' } } } }, model: 'stub/m' }),
+    JSON.stringify({
+      $schema: 'https://opencode.ai/config.json',
+      provider: { stub: { npm: '@ai-sdk/openai-compatible', name: 'stub', options: { baseURL: baseUrl, apiKey: 'test' }, models: { m: { name: 'm' } } } },
+      model: 'stub/m',
+    }),
   );
 }
 
