@@ -21,7 +21,13 @@ const DOCTOR_PRINCIPAL = systemPrincipal('gatehouse-doctor');
 const POLL_MS = 50;
 
 /** Runs the approvals canary for `probe` (which has an `approvalCall`) in `dirs`; the project is reused. */
-export async function probeApprovals(probe: AgentProbe, bin: string, dirs: ProbeDirs, env: NodeJS.ProcessEnv, opts: { timeoutMs: number; cleanup: DoctorCleanup }): Promise<GateResult> {
+export async function probeApprovals(
+  probe: AgentProbe,
+  bin: string,
+  dirs: ProbeDirs,
+  env: NodeJS.ProcessEnv,
+  opts: { timeoutMs: number; cleanup: DoctorCleanup; keepEnv: Record<string, string> },
+): Promise<GateResult> {
   const broken = (evidence: string): GateResult => ({ state: 'BROKEN', claimed: 'blocking', evidence });
   const call = probe.approvalCall;
   if (call === undefined) throw new Error(`no approval call for ${probe.agent}`);
@@ -51,7 +57,7 @@ export async function probeApprovals(probe: AgentProbe, bin: string, dirs: Probe
       }
     }, POLL_MS);
     try {
-      const run = await probe.run(dirs, stub, { bin, timeoutMs: opts.timeoutMs, onSpawn: (pid) => opts.cleanup.addGroup(pid) });
+      const run = await probe.run(dirs, stub, { bin, timeoutMs: opts.timeoutMs, onSpawn: (pid) => opts.cleanup.addGroup(pid), keepEnv: opts.keepEnv });
       if (asked === '') return broken(`the call ran without reaching the approval queue${run.timedOut ? ' (hang)' : ''}`);
       const told = stub.sent()[1]?.includes(APPROVAL_MARKER) === true;
       if (!told) return broken(`the ${asked} call waited for approval and was rejected, but the model was not told the reason`);

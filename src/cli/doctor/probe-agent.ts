@@ -12,9 +12,11 @@ import type { AgentProbe, ProbeDirs } from '../../runtime/doctor/probes.js';
 import { testedAgent } from '../../runtime/doctor/tested-agents.js';
 import { hookBundlePath } from '../context.js';
 import { binaryVersion, type FoundBinary } from './binary.js';
-import type { AgentReport, ProbedGate } from '../../runtime/doctor/agent-report.js';
+import type { AgentReport } from '../../runtime/doctor/agent-report.js';
 import type { DoctorCleanup } from './cleanup.js';
 import { probeApprovals } from './approvals-probe.js';
+import { probeScope } from './scope-probe.js';
+import { offSwitchEnv } from '../../adapters/agent-programs.js';
 
 /** Options of one probe. */
 export interface ProbeOptions {
@@ -24,7 +26,7 @@ export interface ProbeOptions {
   cleanup: DoctorCleanup;
 }
 
-const PROBED: readonly ProbedGate[] = ['write_gate', 'completion_gate'];
+const PROBED: readonly ('write_gate' | 'completion_gate')[] = ['write_gate', 'completion_gate'];
 
 /** The environment of session start and of the agent: every home, XDG dir and Gatehouse state in `dirs`. */
 function isolatedEnv(dirs: ProbeDirs, extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -93,6 +95,9 @@ export async function probeAgent(probe: AgentProbe, bin: FoundBinary, opts: Prob
   const files = canaryFiles(dirs.project);
   const stopClaimed = caps.completion_gate.level === 'blocking';
   const stub = await probe.startStub(canaryScript(files, probe.write));
+  // The run is isolated from the user's environment, except for what switches the agent's hooks off there.
+  const keepEnv = offSwitchEnv(probe.agent, process.env);
+  for (const [name, value] of Object.entries(keepEnv)) report.problems.push(`${name}=${value} is set in your environment and was kept: it switches ${probe.agent}'s hooks off`);
   try {
     probe.prepare?.(dirs, stub.url);
     const env = isolatedEnv(dirs, probe.env(dirs, bin.path));
@@ -115,16 +120,17 @@ export async function probeAgent(probe: AgentProbe, bin: FoundBinary, opts: Prob
     }
     putBack?.();
     try {
-      const run = await probe.run(dirs, stub, { bin: bin.path, timeoutMs: opts.timeoutMs, onSpawn: (pid) => opts.cleanup.addGroup(pid) });
+      const run = await probe.run(dirs, stub, { bin: bin.path, timeoutMs: opts.timeoutMs, onSpawn: (pid) => opts.cleanup.addGroup(pid), keepEnv });
       const sent = stub.sent();
       report.gates.write_gate = caps.write_gate.level === 'blocking' ? writeGateResult(files, sent, run, opts.timeoutMs) : none(caps.write_gate.reason);
       report.gates.completion_gate = stopClaimed ? completionGateResult(files, sent, run, opts.timeoutMs) : none(caps.completion_gate.reason);
+      report.gates.scope_check = await probeScope(session.value.store, files);
       report.problems.push(...stub.problems);
     } finally {
       const ended = endSession(session.value.store);
       if (!ended.ok) report.problems.push(`session end: ${ended.reason}`);
     }
-    if (probe.approvalCall !== undefined && caps.approvals.level === 'blocking') report.gates.approvals = await probeApprovals(probe, bin.path, dirs, env, opts);
+    if (probe.approvalCall !== undefined && caps.approvals.level === 'blocking') report.gates.approvals = await probeApprovals(probe, bin.path, dirs, env, { ...opts, keepEnv });
     return report;
   } finally {
     await stub.close();

@@ -7,7 +7,7 @@ import type { GateResult } from './evidence.js';
 import { readSmallJson } from '../small-file.js';
 
 /** The gates doctor proves by a run; the others are listed as not probed. */
-export type ProbedGate = 'write_gate' | 'completion_gate' | 'approvals';
+type ProbedGate = 'write_gate' | 'completion_gate' | 'approvals' | 'scope_check';
 
 /** One agent's doctor result. */
 export interface AgentReport {

@@ -8,6 +8,7 @@ import { makeCodexHome, runCodex } from './run/codex-run.js';
 import { makeGeminiHome, runGemini } from './run/gemini-run.js';
 import { isQwenTurn, runQwen } from './run/qwen-run.js';
 import { isCopilotTurn, runCopilot } from './run/copilot-run.js';
+import { isOpencodeTurn, runOpencode, writeOpencodeConfig } from './run/opencode-run.js';
 import { tool, type Turn } from './stub/messages-api.js';
 import { startStubModel } from './stub/stub-model.js';
 import { addFilePatch, sentText as responsesText, startResponsesStub } from './stub/responses-api.js';
@@ -38,6 +39,8 @@ interface ProbeRun {
   bin: string;
   timeoutMs: number;
   onSpawn: (pid: number) => void;
+  /** Variables of the user's environment the agent keeps: its hook off-switches, so the run shows what the user's agent does. */
+  keepEnv: Record<string, string>;
 }
 
 /** What doctor knows about driving one agent. */
@@ -75,7 +78,7 @@ const claude: AgentProbe = {
   },
   write: (f) => tool('Write', { file_path: f.abs, content: f.content }),
   approvalCall: tool('Bash', { command: 'echo gatehouse-doctor-approval' }),
-  run: (dirs, stub, r) => runClaude({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
+  run: (dirs, stub, r) => runClaude({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
 };
 
 const codex: AgentProbe = {
@@ -90,7 +93,8 @@ const codex: AgentProbe = {
   write: (f) => tool('apply_patch', addFilePatch(f.rel, f.content)),
   // Codex's shell tool: its hooks see it as `Bash` with `{command}`.
   approvalCall: tool('exec_command', { cmd: 'echo gatehouse-doctor-approval' }),
-  run: (dirs, _stub, r) => runCodex({ cwd: dirs.project, prompt: CANARY_PROMPT, home: codexHome(dirs), bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
+  run: (dirs, _stub, r) =>
+    runCodex({ cwd: dirs.project, prompt: CANARY_PROMPT, home: codexHome(dirs), bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
   trustFiles: (dirs) => [join(codexHome(dirs), 'config.toml')],
 };
 
@@ -105,7 +109,7 @@ const gemini: AgentProbe = {
   prepare: (dirs) => void makeGeminiHome(dirs.home),
   write: (f) => tool('write_file', { file_path: f.abs, content: f.content }),
   approvalCall: tool('run_shell_command', { command: 'echo gatehouse-doctor-approval' }),
-  run: (dirs, stub, r) => runGemini({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: dirs.home, bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
+  run: (dirs, stub, r) => runGemini({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: dirs.home, bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
   trustFiles: (dirs) => [join(dirs.home, '.gemini', 'trustedFolders.json')],
 };
 
@@ -119,7 +123,7 @@ const qwen: AgentProbe = {
   },
   write: (f) => tool('write_file', { file_path: f.abs, content: f.content }),
   approvalCall: tool('run_shell_command', { command: 'echo gatehouse-doctor-approval' }),
-  run: (dirs, stub, r) => runQwen({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
+  run: (dirs, stub, r) => runQwen({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
 };
 
 const copilot: AgentProbe = {
@@ -133,11 +137,26 @@ const copilot: AgentProbe = {
   prepare: (dirs) => void mkdirSync(copilotHome(dirs), { recursive: true }),
   write: (f) => tool('create', { path: f.abs, file_text: f.content }),
   approvalCall: tool('bash', { command: 'echo gatehouse-doctor-approval', description: 'doctor' }),
-  run: (dirs, stub, r) => runCopilot({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: copilotHome(dirs), bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn }),
+  run: (dirs, stub, r) => runCopilot({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: copilotHome(dirs), bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
   trustFiles: (dirs) => [join(copilotHome(dirs), 'config.json')],
 };
 
-const PROBES: readonly AgentProbe[] = [claude, codex, gemini, qwen, copilot];
+const opencode: AgentProbe = {
+  agent: 'opencode',
+  programs: ['opencode'],
+  env: () => ({}),
+  async startStub(script) {
+    const stub = await startChatStub((req, i) => script(chatText(req), i), { isTurn: isOpencodeTurn });
+    return { url: stub.url, sent: () => stub.turns.map(chatText), problems: stub.problems, close: () => stub.close() };
+  },
+  // The stand-in is the project's provider (opencode.json); the approvals run points it at its own.
+  prepare: (dirs, url) => writeOpencodeConfig(dirs.project, url),
+  write: (f) => tool('write', { filePath: f.abs, content: f.content }),
+  approvalCall: tool('bash', { command: 'echo gatehouse-doctor-approval', description: 'doctor' }),
+  run: (dirs, _stub, r) => runOpencode({ cwd: dirs.project, prompt: CANARY_PROMPT, home: dirs.home, bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
+};
+
+const PROBES: readonly AgentProbe[] = [claude, codex, gemini, qwen, copilot, opencode];
 
 /**
  * Why doctor cannot run an agent it knows: no binary runs here, or its run needs the network.
@@ -146,7 +165,6 @@ const PROBES: readonly AgentProbe[] = [claude, codex, gemini, qwen, copilot];
 export const UNPROBED: Readonly<Record<string, string>> = {
   cursor: 'no Cursor binary runs on this kind of machine; its hooks are covered by contract tests only',
   'claude-sdk': 'a library, not a command: gate a program with gatehouseHooks() and run its own tests',
-  opencode: "OpenCode's first run in a project installs its plugin runtime from the npm registry, so it cannot be probed offline",
 };
 
 /** The probe for an agent, or undefined when doctor has none (see {@link UNPROBED}). */

@@ -38,9 +38,13 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /** Runs `bin args` with stdin closed and waits for it (killing its group after `timeoutMs`); `onSpawn` learns its pid. */
-export async function runAgentProcess(bin: string, args: string[], opts: { cwd: string; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void }): Promise<AgentProcessRun> {
+export async function runAgentProcess(
+  bin: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void; keepEnv?: Record<string, string> },
+): Promise<AgentProcessRun> {
   const started = Date.now();
-  const child = spawn(bin, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(bin, args, { cwd: opts.cwd, env: { ...opts.env, ...opts.keepEnv }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   if (child.pid !== undefined) opts.onSpawn?.(child.pid);
   let stdout = '';
   let stderr = '';
@@ -74,9 +78,11 @@ export interface RunnerOptions {
   scratchParent?: string;
   /** Learns the agent's pid (its process group), e.g. to end it on Ctrl-C. */
   onSpawn?: (pid: number) => void;
+  /** Variables of the caller's own environment the run keeps, over the runner's (doctor: the agent's hook off-switches). */
+  keepEnv?: Record<string, string>;
 }
 
-/** The `onSpawn` of runner options, in the shape {@link runAgentProcess} takes. */
-export function spawnHook(opts: RunnerOptions): { onSpawn?: (pid: number) => void } {
-  return opts.onSpawn ? { onSpawn: opts.onSpawn } : {};
+/** The `onSpawn` and `keepEnv` of runner options, in the shape {@link runAgentProcess} takes. */
+export function spawnHook(opts: RunnerOptions): { onSpawn?: (pid: number) => void; keepEnv?: Record<string, string> } {
+  return { ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}), ...(opts.keepEnv ? { keepEnv: opts.keepEnv } : {}) };
 }
