@@ -2,10 +2,11 @@
 // a silent failure caught (Codex hooks left untrusted: exit 1), usage errors (exit 2), a hang
 // reported, and nothing left behind when it is interrupted.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cachedAgentBinary } from '../../src/runtime/doctor/tested-agents.js';
+import { agentCacheDir, cachedAgentBinary } from '../../src/runtime/doctor/tested-agents.js';
+import { sdkEntry } from '../../src/runtime/doctor/run/sdk-run.js';
 import { formatReport, type DoctorReport } from '../../src/cli/doctor/report.js';
 import { CLI, gatehouse, tempDir } from '../support/cli.js';
 
@@ -93,23 +94,50 @@ describe.skipIf(!have('claude') || !have('codex') || !have('gemini'))('gatehouse
   );
 });
 
-describe.skipIf(!have('qwen') || !have('copilot') || !have('opencode'))('gatehouse doctor against Qwen Code, Copilot CLI and OpenCode', () => {
-  it(
-    'proves every gate each adapter claims blocking, and that OpenCode has no blocking stop',
-    () => {
-      const { status, report, stderr } = doctor(['--agent', 'qwen', '--agent', 'copilot', '--agent', 'opencode']);
-      expect(status, stderr).toBe(0);
-      for (const a of report.agents) {
-        expect(a.tested, a.agent).toBe(true);
-        for (const gate of ['write_gate', 'scope_check', 'approvals'] as const) expect(a.gates[gate]?.state, `${a.agent} ${gate}: ${a.gates[gate]?.evidence}`).toBe('blocking');
+describe('gatehouse doctor against Qwen Code, Copilot CLI and OpenCode', () => {
+  for (const [agent, stop] of [
+    ['qwen', 'blocking'],
+    ['copilot', 'blocking'],
+    ['opencode', 'none'],
+  ] as const) {
+    it.skipIf(!have(agent))(
+      `proves every gate the ${agent} adapter claims blocking (its stop: ${stop})`,
+      () => {
+        const { status, report, stderr } = doctor(['--agent', agent]);
+        expect(status, stderr).toBe(0);
+        const a = report.agents[0]!;
+        expect(a.tested).toBe(true);
+        for (const gate of ['write_gate', 'scope_check', 'approvals'] as const) expect(a.gates[gate]?.state, `${gate}: ${a.gates[gate]?.evidence}`).toBe('blocking');
+        expect(a.gates.completion_gate).toMatchObject({ state: stop, claimed: stop });
         expect(a.problems).toEqual([]);
-      }
-      const [qwen, copilot, opencode] = report.agents;
-      expect(qwen?.gates.completion_gate?.state).toBe('blocking');
-      expect(copilot?.gates.completion_gate?.state).toBe('blocking');
-      expect(opencode?.gates.completion_gate).toMatchObject({ state: 'none', claimed: 'none' });
-      // OpenCode installs its plugin runtime into .opencode/ on its own: not counted against the task.
-      expect(opencode?.gates.scope_check?.evidence).toContain('src/doctor-canary.txt');
+        // OpenCode installs its plugin runtime into .opencode/ on its own: not counted against the task.
+        expect(a.gates.scope_check?.evidence).toContain('src/doctor-canary.txt');
+        expect(readdirSync(tmp)).toEqual([]);
+      },
+      RUN_TEST_TIMEOUT_MS,
+    );
+  }
+});
+
+const sdk = sdkEntry('/', agentCacheDir(process.env));
+
+describe.skipIf(sdk === null || !have('claude'))('gatehouse doctor against the Claude Agent SDK', () => {
+  it(
+    'runs the SDK in-process with gatehouseHooks(), proving every gate, and prefers the SDK the current project installs',
+    () => {
+      const { status, report, stderr } = doctor(['--agent', 'claude-sdk']);
+      expect(status, stderr).toBe(0);
+      const a = report.agents[0]!;
+      expect(a).toMatchObject({ agent: 'claude-sdk', binary_from: 'cache', tested: true });
+      for (const gate of ['write_gate', 'completion_gate', 'scope_check', 'approvals'] as const) expect(a.gates[gate]?.state, `${gate}: ${a.gates[gate]?.evidence}`).toBe('blocking');
+      // A project with its own SDK (here a link to the pinned one) is probed with that one.
+      const project = tempDir('gh-doctor-sdk-project-');
+      mkdirSync(join(project, 'node_modules', '@anthropic-ai'), { recursive: true });
+      symlinkSync(dirname(sdk!.path), join(project, 'node_modules', '@anthropic-ai', 'claude-agent-sdk'));
+      const r = gatehouse(['doctor', '--json', '--agent', 'claude-sdk'], { cwd: project, env: env() });
+      expect(r.status, r.stderr).toBe(0);
+      expect((JSON.parse(r.stdout) as DoctorReport).agents[0]).toMatchObject({ binary_from: 'project', version: a.version });
+      rmSync(project, { recursive: true, force: true });
       expect(readdirSync(tmp)).toEqual([]);
     },
     RUN_TEST_TIMEOUT_MS,

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemPrincipal } from '../../core/approvals/principal.js';
 import { startSession } from '../../gate/session-lifecycle.js';
+import { gatehouseHooks } from '../../gate/sdk-hooks.js';
 import { endSession } from '../../gate/session-end.js';
 import { ApprovalQueue } from '../../runtime/approvals/queue.js';
 import type { GateResult } from '../../runtime/doctor/evidence.js';
@@ -57,7 +58,13 @@ export async function probeApprovals(
       }
     }, POLL_MS);
     try {
-      const run = await probe.run(dirs, stub, { bin, timeoutMs: opts.timeoutMs, onSpawn: (pid) => opts.cleanup.addGroup(pid), keepEnv: opts.keepEnv });
+      const run = await probe.run(dirs, stub, {
+        bin,
+        timeoutMs: opts.timeoutMs,
+        onSpawn: (pid) => opts.cleanup.addGroup(pid),
+        keepEnv: opts.keepEnv,
+        hooks: probe.inProcess ? gatehouseHooks({ session: session.value.policy.session_id, worktree: dirs.project, stateDir: session.value.policy.state_dir }) : undefined,
+      });
       if (asked === '') return broken(`the call ran without reaching the approval queue${run.timedOut ? ' (hang)' : ''}`);
       const told = stub.sent()[1]?.includes(APPROVAL_MARKER) === true;
       if (!told) return broken(`the ${asked} call waited for approval and was rejected, but the model was not told the reason`);

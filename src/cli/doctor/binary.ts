@@ -5,16 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findOnPath } from '../../runtime/find-on-path.js';
 import { cachedAgentBinary } from '../../runtime/doctor/tested-agents.js';
+import type { ProbeTarget } from '../../runtime/doctor/probes.js';
 
 /** A `--version` that takes longer than this is reported as unknown rather than waited for. */
 const VERSION_TIMEOUT_MS = 15_000;
 
-/** Where an agent's binary was found. */
-export interface FoundBinary {
-  path: string;
-  /** `path` (on PATH) or `cache` (Gatehouse's agent cache, scripts/install-agents.mjs). */
-  from: 'path' | 'cache';
-}
+/** Where an agent's binary was found: on PATH, in Gatehouse's agent cache (scripts/install-agents.mjs), or (a library) in the current project. */
+export type FoundBinary = ProbeTarget;
 
 /** The agent's program on PATH, else the pinned one in the agent cache, else null. */
 export function findAgentBinary(agent: string, programs: readonly string[], env: NodeJS.ProcessEnv): FoundBinary | null {

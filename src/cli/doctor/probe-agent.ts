@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSession } from '../../gate/session-lifecycle.js';
+import { gatehouseHooks } from '../../gate/sdk-hooks.js';
 import { endSession } from '../../gate/session-end.js';
 import { capabilitiesFor } from '../../adapters/registry.js';
 import { CANARY_ALLOW, canaryCheck, canaryFiles, canaryScript } from '../../runtime/doctor/canary.js';
@@ -64,9 +65,9 @@ function snapshot(files: string[]): () => void {
 }
 
 /** The report fields that do not depend on the run. */
-export function reportHead(agent: string, bin: FoundBinary | null): AgentReport {
+export function reportHead(agent: string, bin: FoundBinary | null, versionOf: (path: string) => string | null = binaryVersion): AgentReport {
   const tested = testedAgent(agent)?.version ?? null;
-  const version = bin === null ? null : binaryVersion(bin.path);
+  const version = bin === null ? null : versionOf(bin.path);
   return {
     agent,
     binary: bin?.path ?? null,
@@ -85,7 +86,7 @@ export function reportHead(agent: string, bin: FoundBinary | null): AgentReport 
 /** Runs `probe` once with the binary `bin` and reports each gate. */
 export async function probeAgent(probe: AgentProbe, bin: FoundBinary, opts: ProbeOptions): Promise<AgentReport> {
   const started = Date.now();
-  const report = reportHead(probe.agent, bin);
+  const report = reportHead(probe.agent, bin, probe.version);
   const caps = capabilitiesFor(probe.agent);
   report.not_probed = Object.entries(caps)
     .filter(([gate, c]) => c.level === 'blocking' && !(PROBED as readonly string[]).includes(gate) && !(gate === 'approvals' && probe.approvalCall !== undefined))
@@ -120,7 +121,8 @@ export async function probeAgent(probe: AgentProbe, bin: FoundBinary, opts: Prob
     }
     putBack?.();
     try {
-      const run = await probe.run(dirs, stub, { bin: bin.path, timeoutMs: opts.timeoutMs, onSpawn: (pid) => opts.cleanup.addGroup(pid), keepEnv });
+      const hooks = probe.inProcess ? gatehouseHooks({ session: session.value.policy.session_id, worktree: dirs.project, stateDir: session.value.policy.state_dir }) : undefined;
+      const run = await probe.run(dirs, stub, { bin: bin.path, timeoutMs: opts.timeoutMs, onSpawn: (pid) => opts.cleanup.addGroup(pid), keepEnv, hooks });
       const sent = stub.sent();
       report.gates.write_gate = caps.write_gate.level === 'blocking' ? writeGateResult(files, sent, run, opts.timeoutMs) : none(caps.write_gate.reason);
       report.gates.completion_gate = stopClaimed ? completionGateResult(files, sent, run, opts.timeoutMs) : none(caps.completion_gate.reason);

@@ -39,7 +39,7 @@ function versionText(a: AgentReport): string {
 /** One block for an agent: a head line, one line per gate, what was not probed. */
 function agentBlock(a: AgentReport): string {
   if (a.skipped !== undefined) return `${a.agent}: not run: ${a.skipped}\n`;
-  const from = a.binary_from === 'cache' ? ' (agent cache)' : '';
+  const from = a.binary_from === 'cache' ? ' (agent cache)' : a.binary_from === 'project' ? ' (this project)' : '';
   const lines = [`${a.agent}: ${a.binary ?? '?'}${from}, ${versionText(a)}, ${(a.duration_ms / 1000).toFixed(1)} s`];
   for (const [gate, g] of Object.entries(a.gates)) lines.push(`  ${gate.padEnd(16)} ${g.state.padEnd(9)} ${safeForDisplay(g.evidence)}`);
   if (a.not_probed.length > 0) lines.push(`  not probed: ${a.not_probed.join(', ')} (claimed blocking; doctor does not drive them)`);

@@ -13,8 +13,8 @@ type ProbedGate = 'write_gate' | 'completion_gate' | 'approvals' | 'scope_check'
 export interface AgentReport {
   agent: string;
   binary: string | null;
-  /** `path` (on PATH) or `cache` (the agent cache): where the binary was found. */
-  binary_from: 'path' | 'cache' | null;
+  /** `path` (on PATH), `cache` (the agent cache) or `project` (a library the current project installs): where it was found. */
+  binary_from: 'path' | 'cache' | 'project' | null;
   version: string | null;
   /** The version Gatehouse's tests pin (scripts/install-agents.mjs), null when it pins none. */
   tested_version: string | null;

@@ -15,6 +15,9 @@ import { addFilePatch, sentText as responsesText, startResponsesStub } from './s
 import { sentText as geminiText, startGeminiStub } from './stub/gemini-api.js';
 import { startChatStub, type ChatRequest } from './stub/openai-chat.js';
 import { CANARY_PROMPT, type CanaryFile } from './canary.js';
+import { runSdk, sdkEntry, sdkVersion } from './run/sdk-run.js';
+import { findOnPath } from '../find-on-path.js';
+import { agentCacheDir, cachedAgentBinary } from './tested-agents.js';
 
 /** The throwaway folders of one probe, all under `root`. */
 export interface ProbeDirs {
@@ -41,6 +44,14 @@ interface ProbeRun {
   onSpawn: (pid: number) => void;
   /** Variables of the user's environment the agent keeps: its hook off-switches, so the run shows what the user's agent does. */
   keepEnv: Record<string, string>;
+  /** The in-process hooks of the session (`gatehouseHooks()`), for a probe that is `inProcess`. */
+  hooks: unknown;
+}
+
+/** Where a probe found what it runs: on PATH, in the agent cache, or (a library) in the current project. */
+export interface ProbeTarget {
+  path: string;
+  from: 'path' | 'cache' | 'project';
 }
 
 /** What doctor knows about driving one agent. */
@@ -62,6 +73,12 @@ export interface AgentProbe {
   approvalCall?: Turn;
   /** Files the session's trust step edits (doctor's --skip-trust puts them back, to show a silent failure). */
   trustFiles?(dirs: ProbeDirs): string[];
+  /** The agent runs inside doctor's own process with the session's `gatehouseHooks()` (the Agent SDK). */
+  inProcess?: true;
+  /** Finds what to run when it is not a program on PATH (a library); null when it is not installed. */
+  locate?(env: NodeJS.ProcessEnv): ProbeTarget | null;
+  /** Its version when `--version` cannot ask it (a library). */
+  version?(path: string): string | null;
 }
 
 const chatText = (req: ChatRequest): string => JSON.stringify(req.body?.messages ?? []);
@@ -156,7 +173,38 @@ const opencode: AgentProbe = {
   run: (dirs, _stub, r) => runOpencode({ cwd: dirs.project, prompt: CANARY_PROMPT, home: dirs.home, bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
 };
 
-const PROBES: readonly AgentProbe[] = [claude, codex, gemini, qwen, copilot, opencode];
+/** The Claude Code binary the SDK drives: on PATH, else the pinned one. */
+const sdkClaude = (env: NodeJS.ProcessEnv): string | null => findOnPath('claude', env) ?? cachedAgentBinary('claude', env);
+
+const claudeSdk: AgentProbe = {
+  agent: 'claude-sdk',
+  programs: [],
+  env: () => ({}),
+  startStub: claude.startStub,
+  write: claude.write,
+  approvalCall: claude.approvalCall,
+  inProcess: true,
+  locate: (env) => (sdkClaude(env) === null ? null : sdkEntry(process.cwd(), agentCacheDir(env))),
+  version: sdkVersion,
+  run(dirs, stub, r) {
+    const claudeBin = sdkClaude(process.env);
+    if (claudeBin === null) throw new Error('no Claude Code binary for the SDK to drive: install claude, or run scripts/install-agents.mjs');
+    return runSdk({
+      entry: r.bin,
+      cwd: dirs.project,
+      prompt: CANARY_PROMPT,
+      model: stub,
+      claudeBin,
+      hooks: r.hooks,
+      scratchParent: dirs.scratch,
+      timeoutMs: r.timeoutMs,
+      onSpawn: r.onSpawn,
+      keepEnv: r.keepEnv,
+    });
+  },
+};
+
+const PROBES: readonly AgentProbe[] = [claude, codex, gemini, qwen, copilot, opencode, claudeSdk];
 
 /**
  * Why doctor cannot run an agent it knows: no binary runs here, or its run needs the network.
@@ -164,7 +212,6 @@ const PROBES: readonly AgentProbe[] = [claude, codex, gemini, qwen, copilot, ope
  */
 export const UNPROBED: Readonly<Record<string, string>> = {
   cursor: 'no Cursor binary runs on this kind of machine; its hooks are covered by contract tests only',
-  'claude-sdk': 'a library, not a command: gate a program with gatehouseHooks() and run its own tests',
 };
 
 /** The probe for an agent, or undefined when doctor has none (see {@link UNPROBED}). */

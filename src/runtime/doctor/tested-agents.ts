@@ -24,7 +24,7 @@ export function testedAgent(agent: string): TestedAgent | undefined {
 }
 
 /** The agent cache: `$GATEHOUSE_AGENT_CACHE`, else `~/.cache/gatehouse-agents`. */
-function agentCache(env: NodeJS.ProcessEnv): string {
+export function agentCacheDir(env: NodeJS.ProcessEnv): string {
   return env['GATEHOUSE_AGENT_CACHE'] || join(homedir(), '.cache', 'gatehouse-agents');
 }
 
@@ -35,6 +35,6 @@ function agentCache(env: NodeJS.ProcessEnv): string {
 export function cachedAgentBinary(agent: string, env: NodeJS.ProcessEnv = process.env): string | null {
   const tested = testedAgent(agent);
   if (tested?.bin === undefined) return null;
-  const path = join(agentCache(env), `${tested.name}@${tested.version}`, tested.bin);
+  const path = join(agentCacheDir(env), `${tested.name}@${tested.version}`, tested.bin);
   return existsSync(path) ? path : null;
 }
