@@ -66,6 +66,28 @@ function parseLines(stdout: string): StreamMessage[] {
 }
 
 /**
+ * Claude Code's environment against the stub at `url`: its own HOME and XDG folders, a private
+ * temp folder (its per-uid folder and sockets must be 0700 and short), a stub key, no other traffic.
+ */
+export function claudeStubEnv(home: string, tmp: string, url: string): Record<string, string> {
+  return {
+    ...inheritedEnv(),
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    TMPDIR: tmp,
+    CLAUDE_CODE_TMPDIR: tmp,
+    ANTHROPIC_BASE_URL: url,
+    ANTHROPIC_API_KEY: 'test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    // bypassPermissions refuses to start as root without it.
+    IS_SANDBOX: '1',
+  };
+}
+
+/**
  * Runs `claude -p <prompt> --output-format stream-json --verbose` once and waits for it to exit.
  *
  * @example
@@ -83,22 +105,10 @@ export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeRun> {
   mkdirSync(home, { recursive: true });
   mkdirSync(ccTmp, { mode: 0o700 });
 
-  const env: Record<string, string> = inheritedEnv();
-  Object.assign(env, {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-    TMPDIR: ccTmp,
-    CLAUDE_CODE_TMPDIR: ccTmp,
-    ANTHROPIC_BASE_URL: opts.model.url,
-    ANTHROPIC_API_KEY: 'test',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    // bypassPermissions refuses to start as root without it.
-    IS_SANDBOX: '1',
+  const env: Record<string, string> = {
+    ...claudeStubEnv(home, ccTmp, opts.model.url),
     ...opts.env,
-  });
+  };
 
   const args = ['-p', opts.prompt, '--output-format', 'stream-json', '--verbose', '--permission-mode', opts.permissionMode ?? 'bypassPermissions', ...(opts.args ?? [])];
 

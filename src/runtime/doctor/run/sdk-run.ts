@@ -8,7 +8,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { inheritedEnv, type AgentProcessRun, type RunnerOptions } from './agent-process.js';
+import type { AgentProcessRun, RunnerOptions } from './agent-process.js';
+import { claudeStubEnv } from './claude-run.js';
 import { testedAgent } from '../tested-agents.js';
 
 const SDK_PACKAGE = '@anthropic-ai/claude-agent-sdk';
@@ -55,17 +56,7 @@ export async function runSdk(
   const ccTmp = join(scratch, 'tmp');
   mkdirSync(home, { recursive: true });
   mkdirSync(ccTmp, { mode: 0o700 });
-  const env = {
-    ...inheritedEnv(),
-    HOME: home,
-    TMPDIR: ccTmp,
-    CLAUDE_CODE_TMPDIR: ccTmp,
-    ANTHROPIC_BASE_URL: opts.model.url,
-    ANTHROPIC_API_KEY: 'test',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    IS_SANDBOX: '1',
-    ...opts.keepEnv,
-  };
+  const env = { ...claudeStubEnv(home, ccTmp, opts.model.url), ...opts.keepEnv };
   const abort = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
