@@ -13,6 +13,8 @@ import { notifyBench, NOTIFY_METRICS } from './notify.mjs';
 import { ptyBench } from './pty.mjs';
 import { sandboxBench, SANDBOX_METRICS } from './sandbox.mjs';
 import { sdkBench } from './sdk.mjs';
+import { curves, scaleBench, scaleMetricNames } from './scale.mjs';
+import { writeCurves } from './plot.mjs';
 import { failed, finish, table } from './stats.mjs';
 import { verifierBench } from './verifier.mjs';
 
@@ -28,6 +30,7 @@ const MODES = {
     audit: { events: 100_000, repeats: 3, perWriter: 500 },
     pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 },
     sandbox: { runs: 100, warmup: 10 },
+    scale: { runs: 10, allowlist: [1, 10, 100, 1000], worktree: [1_000, 10_000, 50_000], audit: [10_000, 100_000, 1_000_000], approvals: [1, 10, 100] },
   },
   quick: {
     hook: { runs: 8, warmup: 2 },
@@ -39,6 +42,7 @@ const MODES = {
     audit: { events: 20_000, repeats: 2, perWriter: 100 },
     pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 },
     sandbox: { runs: 20, warmup: 3 },
+    scale: { runs: 3, allowlist: [1, 1000], worktree: [1_000], audit: [10_000], approvals: [1, 20] },
   },
 };
 
@@ -52,6 +56,7 @@ const GROUPS = {
   audit: (o, log) => auditBench({ ...o.audit, log }),
   pty: (o, log) => ptyBench({ ...o.pty, log }),
   sandbox: (o, log) => sandboxBench({ ...o.sandbox, log }),
+  scale: (o, log) => scaleBench({ ...o.scale, log }),
 };
 
 /** Every metric name a full run reports, per group (a group that crashes reports them as errors). */
@@ -77,15 +82,16 @@ const METRIC_NAMES = {
   sandbox: Object.values(SANDBOX_METRICS),
 };
 
-const USAGE = `usage: node bench/run.mjs [--quick] [--out FILE] [--only GROUP[,GROUP…]] [--runs N] [--events N] [--mb N] [--keys N]
+const USAGE = `usage: node bench/run.mjs [--quick] [--out FILE] [--plots DIR] [--only GROUP[,GROUP…]] [--runs N] [--events N] [--mb N] [--keys N]
 groups: ${Object.keys(GROUPS).join(', ')}
   --quick     fewer runs and smaller sizes (same metrics)
   --out FILE  where to write the JSON (default bench/results.json; with --only, none unless given)
+  --plots DIR where to write the scale curves as SVG (default docs/img for a full run of every group; otherwise none unless given)
   --runs N    hook rounds, approval and notification round trips and sandbox rounds; --events N audit verify log size; --mb N PTY flood size; --keys N keystrokes`;
 
 /** Parses the command line; throws a usage error. */
 function parseArgs(argv) {
-  const opts = { quick: false, out: null, only: null, overrides: {} };
+  const opts = { quick: false, out: null, plots: null, only: null, overrides: {} };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -100,6 +106,7 @@ function parseArgs(argv) {
     };
     if (a === '--quick') opts.quick = true;
     else if (a === '--out') opts.out = value();
+    else if (a === '--plots') opts.plots = value();
     else if (a === '--only') opts.only = value().split(',');
     else if (a === '--runs') opts.overrides.runs = count();
     else if (a === '--events') opts.overrides.events = count();
@@ -162,7 +169,7 @@ async function runSuite(argv) {
         raw.push(...(await GROUPS[g](o, log)));
       } catch (err) {
         log(`${g} failed: ${err.stack ?? err}`);
-        for (const name of METRIC_NAMES[g]) raw.push(failed(name, '', err));
+        for (const name of g === 'scale' ? scaleMetricNames(o.scale) : METRIC_NAMES[g]) raw.push(failed(name, '', err));
       }
       seconds[g] = (Date.now() - t0) / 1000;
       log(`${g} done in ${seconds[g].toFixed(1)} s`);
@@ -190,6 +197,8 @@ async function runSuite(argv) {
   for (const m of metrics) if (m.note) process.stdout.write(`  ${m.name}: ${m.note}\n`);
   const errors = metrics.filter((m) => m.error !== undefined).length;
   process.stdout.write(`\n${metrics.length} metrics, ${errors} could not be measured; took ${results.duration_s.total.toFixed(0)} s. Benchmarks are not pass/fail: the machine is shared and noisy.\n`);
+  const plots = opts.plots ?? (opts.only || opts.quick ? null : join(ROOT, 'docs', 'img'));
+  if (plots && groups.includes('scale')) for (const f of writeCurves(resolve(plots), curves(metrics, o.scale))) process.stdout.write(`plot: ${f}\n`);
   const out = opts.out ?? (opts.only ? null : join(ROOT, 'bench', 'results.json'));
   if (out) {
     writeJsonAtomic(resolve(out), results);
