@@ -5,7 +5,8 @@ import { defineConfig } from 'tsup';
 // load nothing but itself (no CLI framework, no YAML/TOML parser, no schema library).
 export default defineConfig([
   {
-    entry: { cli: 'src/cli/main.ts', index: 'src/index.ts' },
+    // The parallel audit verify's worker thread sits beside the chunk that starts it.
+    entry: { cli: 'src/cli/main.ts', index: 'src/index.ts', 'audit-verify-worker': 'src/runtime/audit/verify-worker.ts' },
     format: ['esm'],
     target: 'node20',
     platform: 'node',
