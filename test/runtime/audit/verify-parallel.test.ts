@@ -10,8 +10,9 @@ import { verifyAuditParallel, verifyThreads } from '../../../src/runtime/audit/v
 import { gateEvent, tempKey, tempProject } from './helpers.js';
 
 const WORKER = resolve('dist/audit-verify-worker.js');
-// Past the size where verify goes parallel, and past several whole ranges of 4,096 lines.
+// Several whole ranges of 4,096 lines; the size where verify goes parallel is lowered for it.
 const EVENTS = 18_000;
+const MIN_BYTES = 1 << 20;
 
 let project: ReturnType<typeof tempProject>;
 let key: SigningKey;
@@ -38,12 +39,12 @@ function tampered(name: string, edit: (lines: string[]) => string[] | string): s
 }
 
 async function both(dir: string): Promise<{ serial: unknown; parallel: unknown }> {
-  return { serial: verifyAudit(dir, [key.publicKey]), parallel: await verifyAuditParallel(dir, [key.publicKey], { threads: 2, workerFile: WORKER }) };
+  return { serial: verifyAudit(dir, [key.publicKey]), parallel: await verifyAuditParallel(dir, [key.publicKey], { threads: 2, workerFile: WORKER, minBytes: MIN_BYTES }) };
 }
 
 describe('parallel audit verify', () => {
   it('agrees with the serial verify on an intact log, verified on more than one thread', async () => {
-    expect(verifyThreads(statSync(join(project.audit, 'log.jsonl')).size, 2)).toBe(2);
+    expect(verifyThreads(statSync(join(project.audit, 'log.jsonl')).size, 2, MIN_BYTES)).toBe(2);
     const { serial, parallel } = await both(project.audit);
     expect(serial).toMatchObject({ ok: true, events: EVENTS, checkpoints: 3 });
     expect(parallel).toEqual(serial);
@@ -51,7 +52,7 @@ describe('parallel audit verify', () => {
 
   it('agrees on more threads than cores, and on one', async () => {
     const serial = verifyAudit(project.audit, [key.publicKey]);
-    for (const threads of [1, 3, 5]) expect(await verifyAuditParallel(project.audit, [key.publicKey], { threads, workerFile: WORKER })).toEqual(serial);
+    for (const threads of [1, 3, 5]) expect(await verifyAuditParallel(project.audit, [key.publicKey], { threads, workerFile: WORKER, minBytes: MIN_BYTES })).toEqual(serial);
   });
 
   it.each([
