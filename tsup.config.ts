@@ -1,11 +1,12 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 // Two entry points on purpose: the hook bundle runs on every tool call and must
 // load nothing but itself (no CLI framework, no YAML/TOML parser, no schema library).
 export default defineConfig([
   {
-    entry: { cli: 'src/cli/main.ts', index: 'src/index.ts' },
+    // The parallel audit verify's worker thread sits beside the chunk that starts it.
+    entry: { cli: 'src/cli/main.ts', index: 'src/index.ts', 'audit-verify-worker': 'src/runtime/audit/verify-worker.ts' },
     format: ['esm'],
     target: 'node20',
     platform: 'node',
@@ -18,19 +19,39 @@ export default defineConfig([
     banner: { js: '#!/usr/bin/env node' },
   },
   {
-    entry: { hook: 'src/cli/hook-main.ts' },
-    format: ['esm'],
+    // The hook itself, as one CommonJS file: the entry below runs it through V8's code cache
+    // (node:vm), which only scripts have; an ES module could not be cached on Node 20.
+    entry: { 'hook-body': 'src/cli/hook-main.ts' },
+    format: ['cjs'],
     target: 'node20',
     platform: 'node',
-    // Everything the hook needs is inlined so that Node resolves one file and nothing else.
+    // Everything the hook needs is inlined so that Node resolves one file and nothing else; code
+    // only the block and Stop paths need (audit log, evidence, keys) is still imported lazily:
+    // it stays uncompiled until a call needs it.
     noExternal: [/.*/],
-    // Code only the block and Stop paths need (audit log, evidence, keys) goes to chunks
-    // that an allowed PreToolUse call never loads.
-    splitting: true,
+    outDir: 'dist/hook',
+    // esbuild's own tree shaking: tsup's (rollup) would hoist every built-in's require to the top,
+    // so an allowed call would load child_process, net and streams that only a Stop needs.
+    treeshake: false,
+    minify: true,
+    // As above: without it, the bundle kept requires of built-ins that only unused code needed.
+    removeNodeProtocol: false,
+    sourcemap: false,
+    clean: false,
+  },
+  {
+    // The command the agent runs (`node dist/hook/hook.js …`): loads hook-body.cjs through the cache.
+    // CommonJS, like everything in dist/hook but the gate worker (.mjs): an ES module entry would
+    // make Node load its ES module loader (and fs/promises, readline…) in every hook process.
+    entry: { hook: 'src/cli/hook-loader.ts' },
+    format: ['cjs'],
+    outExtension: () => ({ js: '.js' }),
+    target: 'node20',
+    platform: 'node',
+    noExternal: [/.*/],
     outDir: 'dist/hook',
     treeshake: true,
     minify: true,
-    // As above: without it, every chunk kept imports of built-ins that only unused code needed.
     removeNodeProtocol: false,
     sourcemap: false,
     clean: false,
@@ -39,6 +60,7 @@ export default defineConfig([
     onSuccess: async () => {
       copyFileSync('src/cli/warm-hook.sh', 'dist/hook/warm.sh');
       copyFileSync('src/cli/socket-hook.pl', 'dist/hook/socket-hook.pl');
+      writeFileSync('dist/hook/package.json', '{ "type": "commonjs" }\n');
     },
   },
   {
@@ -46,6 +68,8 @@ export default defineConfig([
     // chunks stay exactly what an allowed PreToolUse call loads.
     entry: { 'gate-worker': 'src/gate/worker-main.ts' },
     format: ['esm'],
+    // .mjs: dist/hook is CommonJS (its package.json), for the hook's sake.
+    outExtension: () => ({ js: '.mjs' }),
     target: 'node20',
     platform: 'node',
     noExternal: [/.*/],

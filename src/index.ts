@@ -27,7 +27,7 @@ export type { StopHookContext } from './runtime/stop-hooks/context.js';
 export type { StopHookSpec, StopHookResult } from './runtime/stop-hooks/shell.js';
 export type { GoalObjective } from './runtime/stop-hooks/goal-gate.js';
 // Audit log and evidence, for tools that verify or append outside the CLI.
-export { AuditLog, verifyAudit } from './runtime/audit/index.js';
+export { AuditLog, verifyAudit, verifyAuditParallel } from './runtime/audit/index.js';
 export type { AuditEvent, AuditEventType, VerifyReport, StoredCheckpoint } from './runtime/audit/index.js';
 export { verifyEvidence, verifyEvidenceFile } from './runtime/evidence/index.js';
 export { loadOrCreateKey, publicKeyFromPem, keyIdOf } from './runtime/keys.js';

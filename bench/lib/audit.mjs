@@ -2,7 +2,8 @@
 // start included, as every hook call pays it), and `verifyAudit` events/s on a log of
 // `events` events with a signed checkpoint every 10,000.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { metric } from './stats.mjs';
 import { LIB_URL, NODE, tempDir, track } from './common.mjs';
@@ -16,9 +17,9 @@ const EVENT = (i) => ({
   data: { event: 'pre_tool', tool: 'Write', targets: [`/x/${i}`], decision: 'block', rule: 'write.not_allowed', input_digest: 'a'.repeat(64) },
 });
 
-export async function auditBench({ events, repeats, perWriter, log }) {
+export async function auditBench({ events, repeats, perWriter, parallelSizes, log }) {
   const PER_WRITER = perWriter;
-  const { AuditLog, verifyAudit, loadOrCreateKey } = await import(LIB_URL);
+  const { AuditLog, verifyAudit, verifyAuditParallel, loadOrCreateKey } = await import(LIB_URL);
   const base = tempDir('gh-bench-audit-');
   const child = join(base, 'writer.mjs');
   writeFileSync(
@@ -76,7 +77,39 @@ for (let i = 0; i < ${PER_WRITER}; i++) log.append({ type: 'gate_decision', acto
     if (!report.ok || report.events !== events) throw new Error(`verify failed: ${report.problems?.[0] ?? `${report.events} events`}`);
     rates.push(report.events / s);
   }
+  // The parallel verify on logs of each size (the `events` log is reused for its size), with the
+  // threads it used and the machine's cores in the note.
+  const cores = availableParallelism();
+  const parallel = [];
+  for (const size of [...new Set([...(parallelSizes ?? []), events])].sort((a, b) => a - b)) {
+    let dir = vdir;
+    if (size !== events) {
+      dir = join(base, `verify-${size}`);
+      const l = new AuditLog(dir);
+      for (let i = 0; i < size; i++) {
+        l.append(EVENT(i));
+        if ((i + 1) % 10_000 === 0) l.checkpoint(key);
+      }
+      log(`audit: built a ${size.toLocaleString('en-US')}-event log`);
+    }
+    const threads = statSync(join(dir, 'log.jsonl')).size >= 64 << 20 ? cores : 1;
+    const prates = [];
+    for (let r = 0; r < 3; r++) {
+      const t1 = process.hrtime.bigint();
+      const report = await verifyAuditParallel(dir, [key.publicKey]);
+      const s = Number(process.hrtime.bigint() - t1) / 1e9;
+      if (!report.ok || report.events !== size) throw new Error(`parallel verify failed: ${report.problems?.[0] ?? `${report.events} events`}`);
+      prates.push(report.events / s);
+    }
+    parallel.push(
+      metric(`audit.verify_parallel.${size}`, 'events/s', prates, {
+        targetChecks: [{ on: 'median', op: '>=', value: cores >= 16 ? 1_000_000 : 300_000 }],
+        note: `verifyAuditParallel on ${size.toLocaleString('en-US')} events: ${threads} worker thread${threads === 1 ? ' (under 64 MB: serial)' : 's'}, ${cores} cores; target ≥ 300,000/s on 2 cores, ≥ 1,000,000/s on 16`,
+      }),
+    );
+  }
   return [
+    ...parallel,
     metric(AUDIT_METRICS.one, 'appends/s', one, { note: `${PER_WRITER} appends by one new process, process start included` }),
     metric(AUDIT_METRICS.eight, 'appends/s', eight, { baselineOf: AUDIT_METRICS.one, note: `8 processes × ${PER_WRITER} appends at once; ratio vs one writer` }),
     metric(AUDIT_METRICS.inProcess, 'ms', perAppend, {

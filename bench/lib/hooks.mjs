@@ -172,7 +172,9 @@ export async function hookBench({ runs, warmup, log }) {
   try {
     coldHooks = startSession({ worktree: coldWt, stateDir: join(base, 'cold-state'), id: 'bench-cold', require: [`ok=touch ${coldMarker}`], transport: transport ? 'command' : null });
     cases.push(...sessionCases('cold', HOOK_METRICS.cold, coldHooks, coldWt, transcript, coldMarker, null));
-    for (const n of [HOOK_METRICS.cold.allow, HOOK_METRICS.cold.block]) targets[n] = [{ on: 'ratio', op: '<=', value: 1.3 }];
+    // The allow path pays only a start from the code cache; a refusal also seals its audit event and evidence.
+    targets[HOOK_METRICS.cold.allow] = [{ on: 'ratio', op: '<=', value: 1.15 }];
+    targets[HOOK_METRICS.cold.block] = [{ on: 'ratio', op: '<=', value: 1.3 }];
   } catch (err) {
     for (const n of Object.values(HOOK_METRICS.cold)) errors.push(failed(n, 'ms', err, { baselineOf: HOOK_METRICS.baseline }));
   }

@@ -16,7 +16,7 @@ export function hookBundlePath(): string {
 
 /** Absolute path of the gate's worker-thread bundle, beside the hook bundle (long-lived hosts run hook calls in it). */
 export function gateWorkerPath(): string {
-  return fileURLToPath(new URL('./hook/gate-worker.js', import.meta.url));
+  return fileURLToPath(new URL('./hook/gate-worker.mjs', import.meta.url));
 }
 
 /** The project state dir for a worktree (default: the current folder). */

@@ -90,8 +90,8 @@ function mayBeWayBack(policy: Policy, write: Verdict, shell: ShellAnalysis | nul
 async function loadDiffers(policy: Policy, sessionDir: string): Promise<DiffersFromBaseline | null> {
   const baseline = loadSessionBaseline(policy, sessionDir);
   if (!baseline.ok || baseline.value === null) return null;
-  // Through the Stop chain's module, which the hook bundle already splits off: one lazy chunk, not two.
-  const { differsFromBaseline } = await import('./stop-chain.js');
+  // The probe alone, not the Stop chain that re-exports it: a refusal loads no child_process, producers or git.
+  const { differsFromBaseline } = await import('../runtime/scope-probe.js');
   const seen = new Map<string, boolean>();
   const base = baseline.value;
   return (abs) => {

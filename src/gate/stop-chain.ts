@@ -14,9 +14,6 @@ import { shellStopHooksVerifier } from '../runtime/stop-hooks/shell.js';
 import type { StopHookContext } from '../runtime/stop-hooks/context.js';
 import { producersVerifier, scopeVerifier, SCOPE_BUDGET_S, type StopContext } from '../runtime/stop-verifiers.js';
 import type { Baseline } from '../runtime/scope-baseline.js';
-
-/** For the PreToolUse way back, which loads this module lazily rather than the scope code on its own. */
-export { differsFromBaseline } from '../runtime/scope-baseline.js';
 import { loadSessionBaseline } from '../runtime/session-files.js';
 import { settledTranscriptTodos } from '../runtime/transcript.js';
 import { AWAITED_TASK_CALL_KEY } from '../core/turn/task-tools.js';

@@ -18,10 +18,10 @@ export interface HostedGate {
 type Reply = { id: number; out?: HookOutput; error?: string };
 
 /**
- * The gate for a host: in the worker built at `workerFile` (dist/hook/gate-worker.js beside the
+ * The gate for a host: in the worker built at `workerFile` (dist/hook/gate-worker.mjs beside the
  * hook bundle), started on the first call and again after it dies; in process when that file is
  * not there.
- * @example const gate = hostedGate(join(dirname(hookBundle), 'gate-worker.js')); await gate.run(req)
+ * @example const gate = hostedGate(join(dirname(hookBundle), 'gate-worker.mjs')); await gate.run(req)
  */
 export function hostedGate(workerFile: string | null): HostedGate {
   if (workerFile === null || !existsSync(workerFile)) return { run: runHookGate, close: async () => {} };

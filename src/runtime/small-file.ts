@@ -5,10 +5,11 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isRecord } from '../core/is-record.js';
 
 /**
- * The text of `file`, or null when it is missing, a link, not a regular file, or over `max` bytes.
- * @example readSmallText('/state/project.json', 8192)
+ * The bytes of `file`, or null when it is missing, a link, not a regular file, over `max` bytes, or
+ * changed size while it was read.
+ * @example readSmallBytes('/state/cache.bin', 8 << 20)
  */
-function readSmallText(file: string, max: number): string | null {
+export function readSmallBytes(file: string, max: number): Buffer | null {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -18,15 +19,21 @@ function readSmallText(file: string, max: number): string | null {
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > max) return null;
-    const buf = Buffer.alloc(max + 1);
+    // One byte more than its size: a file that grew while it was read fills it and is refused.
+    const buf = Buffer.allocUnsafe(st.size + 1);
     let n = 0;
-    for (let got = 1; got > 0 && n <= max; n += got) got = readSync(fd, buf, n, buf.length - n, null);
-    return n > max ? null : buf.subarray(0, n).toString('utf8');
+    for (let got = 1; got > 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
+    return n === st.size ? buf.subarray(0, n) : null;
   } catch {
     return null;
   } finally {
     closeSync(fd);
   }
+}
+
+/** The text of `file`, or null when it cannot be read (see {@link readSmallBytes}). */
+function readSmallText(file: string, max: number): string | null {
+  return readSmallBytes(file, max)?.toString('utf8') ?? null;
 }
 
 /** `file` parsed as a JSON object, or null when it cannot be read (see {@link readSmallText}) or is not one. */

@@ -1,4 +1,4 @@
-// A long-lived host runs hook calls in the gate's worker thread (the built dist/hook/gate-worker.js):
+// A long-lived host runs hook calls in the gate's worker thread (the built dist/hook/gate-worker.mjs):
 // a call stuck on a lock another process holds stalls no terminal or client of the host, and it
 // gives the very verdict the hook process gives.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,7 +11,7 @@ import { hostedGate, type HostedGate } from '../../src/gateway/gate-runner.js';
 import { withLock } from '../../src/runtime/audit/lock.js';
 import { HOOK, tempDir } from '../support/cli.js';
 
-const WORKER = join(dirname(HOOK), 'gate-worker.js');
+const WORKER = join(dirname(HOOK), 'gate-worker.mjs');
 
 let root: string;
 let state: string;

@@ -264,9 +264,23 @@ export class CompactRange {
     this.pushBinary(leafHashBinary(data));
   }
 
+  /**
+   * Appends a complete subtree of 2^level leaves, given as its hash, where it fits: the range's
+   * size must be a multiple of 2^level. The subtree's inner nodes are not reported to `onNode`.
+   */
+  pushSubtree(level: number, hash: Uint8Array): void {
+    const width = 2 ** level;
+    if (this.count % width !== 0) throw new Error(`CompactRange.pushSubtree: size ${this.count} is not a multiple of ${width}`);
+    this.pushNode(level, Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('latin1'), width);
+  }
+
   private pushBinary(leaf: string): void {
-    let node: RangeNode = { level: 0, start: this.count, hash: leaf };
-    this.count++;
+    this.pushNode(0, leaf, 1);
+  }
+
+  private pushNode(level: number, hash: string, width: number): void {
+    let node: RangeNode = { level, start: this.count, hash };
+    this.count += width;
     this.onNode?.(node);
     for (let top = this.nodes.at(-1); top !== undefined && top.level === node.level; top = this.nodes.at(-1)) {
       this.nodes.pop();

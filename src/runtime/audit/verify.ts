@@ -18,9 +18,10 @@ import type { AuditEventDataMap } from './events.js';
 import { readTextLines } from './lines.js';
 import { CHECKPOINT_FILE, LOG_FILE } from './log.js';
 import { ProofRecorder } from './proof-recorder.js';
-import { GENESIS_HASH, inspectEvent, isCanonicalEventLine, recomputeHash, type AuditEvent } from './record.js';
+import { GENESIS_HASH } from './record.js';
+import { lineProblem, parseObject } from './verify-line.js';
 import { verifyRotationEndorsement } from './rotation.js';
-import { checkCheckpoints, claimsOf, type Finding, type TrustedKey } from './verify-checkpoints.js';
+import { checkCheckpoints, claimsOf, type Claim, type Finding, type TrustedKey } from './verify-checkpoints.js';
 
 // A badly damaged log yields a problem per line; past this many the rest are counted only.
 const MAX_PROBLEMS = 100;
@@ -47,7 +48,7 @@ export interface VerifyReport {
 }
 
 /** What streaming the log found. */
-interface LogScan {
+export interface LogScan {
   events: number;
   range: CompactRange;
   rootAt: Map<number, Buffer>;
@@ -59,44 +60,6 @@ function trustedFrom(keys: readonly KeyObject[]): TrustedKey[] {
     const keyId = keyIdOf(publicKey);
     return { keyId, name: keyNameOf(keyId), publicKey, fromSize: 0 };
   });
-}
-
-/** What is wrong with the form of a line (JSON, fields, canonical encoding), or null. */
-function formProblem(e: Record<string, unknown> | null, text: string, bytes: Buffer | null): string | null {
-  if (e === null) return 'the line is not a JSON object';
-  const fields = inspectEvent(e);
-  if (fields !== null) return fields;
-  // Invalid UTF-8 decodes to U+FFFD, whose text could still look canonical.
-  if (bytes !== null && !Buffer.from(text, 'utf8').equals(bytes)) return 'the line is not valid UTF-8: its bytes were changed after it was written';
-  if (!isCanonicalEventLine(e as unknown as AuditEvent, text)) return 'the line is not in canonical form: it was rewritten by something other than the audit log';
-  return null;
-}
-
-/** Checks a well-formed event's hash and its place in the chain; returns what is wrong, or null. */
-function chainProblem(e: AuditEvent, text: string, prevSeq: number, prevHash: string | null): string | null {
-  if (recomputeHash(text) !== e.hash) return "the event's hash does not match its content: the line was edited after it was written";
-  const expected = prevSeq + 1;
-  if (e.seq !== expected) {
-    const found = e.seq as number;
-    return prevSeq < 0
-      ? `the first event has seq ${found}: the events before it were removed`
-      : `seq ${found} follows seq ${prevSeq}: events were ${found > expected ? 'removed or reordered' : 'reordered or duplicated'} here`;
-  }
-  if (prevHash !== null && e.prev_hash !== prevHash) {
-    return prevSeq < 0
-      ? "the first event's prev_hash is not the genesis value: events before it were removed"
-      : `prev_hash does not match the hash of seq ${prevSeq}: the chain is broken here (seq ${prevSeq} was rewritten with a fresh hash, or this link was forged)`;
-  }
-  return null;
-}
-
-function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 function scanLog(file: string, keys: TrustedKey[], wanted: ReadonlySet<number>, recorder: ProofRecorder): LogScan {
@@ -125,7 +88,7 @@ function scanLog(file: string, keys: TrustedKey[], wanted: ReadonlySet<number>, 
       }
       const text = line.text;
       const e = parseObject(text);
-      const problem = formProblem(e, text, line.bytes) ?? chainProblem(e as unknown as AuditEvent, text, prevSeq, prevHash);
+      const problem = lineProblem(e, text, line.bytes, prevSeq, prevHash);
       if (problem !== null) findings.push({ seq: at, reason: problem });
       else if (e!.type === 'key_rotated') learnRotation(e!.data as AuditEventDataMap['key_rotated'], at, keys, findings);
       // Resynchronise so that one deletion or one swap is reported once or twice, not
@@ -149,7 +112,7 @@ function scanLog(file: string, keys: TrustedKey[], wanted: ReadonlySet<number>, 
 }
 
 /** Trusts the key a rotation introduces if a key trusted so far endorsed it. */
-function learnRotation(data: AuditEventDataMap['key_rotated'], seq: number, keys: TrustedKey[], findings: Finding[]): void {
+export function learnRotation(data: AuditEventDataMap['key_rotated'], seq: number, keys: TrustedKey[], findings: Finding[]): void {
   if (keys.some((k) => k.keyId === data.key_id)) return;
   const previous = keys.find((k) => k.keyId === data.previous_key_id);
   // Rotations from keys the operator did not hand us teach nothing, and prove nothing wrong.
@@ -168,16 +131,34 @@ function learnRotation(data: AuditEventDataMap['key_rotated'], seq: number, keys
  * @example const r = verifyAudit(join(state, 'audit'), [...knownPublicKeys(state).values()]); if (!r.ok) console.error(r.first_bad)
  */
 export function verifyAudit(auditDir: string, trustedKeys: KeyObject[]): VerifyReport {
+  const plan = planVerify(auditDir, trustedKeys);
+  return finishVerify(plan, scanLog(join(auditDir, LOG_FILE), plan.keys, plan.wanted, plan.recorder));
+}
+
+/** What verify reads before the log: the checkpoints' claims, the sizes whose roots they need, the keys. */
+export interface VerifyPlan {
+  file: ReturnType<typeof readCheckpointFile>;
+  claims: Claim[];
+  claimFindings: Finding[];
+  /** Tree sizes whose root a checkpoint claims. */
+  wanted: ReadonlySet<number>;
+  recorder: ProofRecorder;
+  /** Trusted so far; a verified `key_rotated` event adds to it. */
+  keys: TrustedKey[];
+}
+
+/** Reads the checkpoints of `<auditDir>` and prepares the log scan. */
+export function planVerify(auditDir: string, trustedKeys: KeyObject[]): VerifyPlan {
   const file = readCheckpointFile(join(auditDir, CHECKPOINT_FILE));
   const { claims, findings: claimFindings } = claimsOf(file.records);
-  const wanted = new Set(claims.map((c) => c.size));
   const pairs = claims.slice(1).map((c, i) => [claims[i]!.size, c.size] as const);
-  const recorder = new ProofRecorder(pairs);
-  const keys = trustedFrom(trustedKeys);
+  return { file, claims, claimFindings, wanted: new Set(claims.map((c) => c.size)), recorder: new ProofRecorder(pairs), keys: trustedFrom(trustedKeys) };
+}
 
-  const scan = scanLog(join(auditDir, LOG_FILE), keys, wanted, recorder);
+/** Checks the checkpoints against what the scan of the log found, and writes the report. */
+export function finishVerify(plan: VerifyPlan, scan: LogScan): VerifyReport {
+  const { file, claims, claimFindings, recorder, keys } = plan;
   const checked = checkCheckpoints(claims, keys, { size: scan.events, rootAt: scan.rootAt, recorder });
-
   const cpFindings: Finding[] = [...file.problems.map((reason) => ({ seq: null, reason })), ...claimFindings, ...checked.findings];
   if (file.tornBytes > 0) cpFindings.push({ seq: null, reason: `checkpoints.jsonl ends with ${file.tornBytes} bytes of an interrupted checkpoint write; the next checkpoint cuts them off` });
   // Log findings name events exactly; checkpoint findings only bound where the damage is.
