@@ -130,11 +130,12 @@ function wordMatches(pattern: string, value: string): boolean {
   return pattern.split('|').some((alt) => alt === '*' || alt === value || (alt.endsWith('*') && alt.length > 1 && value.startsWith(alt.slice(0, -1))));
 }
 
-function unsafeReason(unsafe: Readonly<Record<string, string>> | undefined, token: string): string | null {
+/** The unsafe flag `token` is (GNU abbreviations included, unless the abbreviation is itself a known flag, as `--set` is beside `--set-file`). */
+function unsafeReason(unsafe: Readonly<Record<string, string>> | undefined, token: string, known: ReadonlySet<string> = new Set()): string | null {
   if (!unsafe) return null;
   const name = token.split('=')[0]!;
   for (const [key, why] of Object.entries(unsafe)) {
-    const hit = key.includes('=') ? token.startsWith(key) : key.startsWith('--') ? longMatches(name, key) : name === key;
+    const hit = key.includes('=') ? token.startsWith(key) : key.startsWith('--') && !known.has(name) ? longMatches(name, key) : name === key;
     if (hit) return `\`${token}\` ${why}`;
   }
   return null;
@@ -145,7 +146,8 @@ function restProblem(kb: ToolKb, e: KbEntry, path: readonly Word[], rest: readon
   const values = new Set([...(e.values ?? []), ...(kb.globals?.values ?? [])]);
   const bools = new Set([...(e.flags === 'any' ? [] : (e.flags ?? [])), ...(kb.globals?.flags ?? [])]);
   const positionals: Word[] = [];
-  const flagProblem = (token: string): string | null => unsafeReason(kb.unsafe, token) ?? unsafeReason(e.unsafe, token);
+  const known = new Set([...values, ...bools]);
+  const flagProblem = (token: string): string | null => unsafeReason(kb.unsafe, token, known) ?? unsafeReason(e.unsafe, token, known);
   for (let i = 0; i < rest.length; i++) {
     const w = rest[i]!;
     const v = w.value;

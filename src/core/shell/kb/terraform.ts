@@ -19,7 +19,7 @@ export const TERRAFORM: ToolKb = {
     },
     { path: 'show', class: 'approve', why: 'shows state or a plan, sensitive values masked', flags: ['-no-color'], unsafe: { '-json': 'prints sensitive values in the clear' }, maxPositionals: 1 },
     { path: 'validate', class: 'approve', why: 'checks the configuration', flags: ['-no-color', '-json', '-no-tests'], maxPositionals: 0 },
-    { path: 'fmt', class: 'approve', why: 'checks formatting without writing', flags: ['-check', '-diff', '-recursive', '-no-color', '-list=true', '-write=false'] },
+    { path: 'fmt', class: 'approve', why: 'checks formatting without writing', flags: ['-check', '-diff', '-recursive', '-no-color'], requires: ['-check'] },
     { path: 'version|providers|graph', class: 'approve', why: 'describes the configuration', flags: ['-json', '-no-color'], values: ['-type', '-plan'] },
     { path: 'state list|show', class: 'approve', why: 'lists resources in the state, sensitive values masked', flags: ['-no-color'], values: ['-state', '-id'] },
     { path: 'workspace list|show', class: 'approve', why: 'names workspaces', flags: [] },

@@ -143,6 +143,7 @@ export const PAGER = single('less', ['less', 'more', 'most'], {
     '--lesskey-file': 'reads a lesskey file',
     '-P': 'sets a prompt',
   },
+  askPositional: { match: /^\+/, why: 'runs less commands at start, and `!` among them runs a shell' },
 });
 
 export const TREE = single('tree', ['tree'], {
