@@ -92,7 +92,7 @@ function leadWords(kb: ToolKb, args: readonly Word[]): Lead | string {
     const bad = unsafeReason(kb.unsafe, w.value);
     if (bad) return bad;
     if (kb.globals?.values?.includes(name)) {
-      if (!w.value.includes('=')) i++;
+      if (!w.value.includes('=') && !looksLikeFlag(args[i + 1])) i++;
       continue;
     }
     if (kb.globals?.flags?.includes(name)) continue;
@@ -165,7 +165,8 @@ function restProblem(kb: ToolKb, e: KbEntry, path: readonly Word[], rest: readon
     const name = v.split('=')[0]!;
     const long = v.startsWith('--') || kb.longSingleDash === true;
     if (values.has(name)) {
-      if (!v.includes('=')) {
+      // A value that looks like a flag is judged as one: parsers differ on whether they take it.
+      if (!v.includes('=') && !looksLikeFlag(rest[i + 1])) {
         const value = rest[++i];
         if (value && !value.literal && value.splits) return `the value of \`${name}\` (${value.text}) expands at run time and may split into more arguments`;
       }
@@ -174,7 +175,7 @@ function restProblem(kb: ToolKb, e: KbEntry, path: readonly Word[], rest: readon
     if (bools.has(name) || (long && e.flags === 'any')) continue;
     if (long) return `\`${named}\` with \`${v}\`: Gatehouse does not know that flag to only read`;
     const cluster = shortCluster(v, values, bools, e.flags === 'any', flagProblem);
-    if (cluster === 'value') i++;
+    if (cluster === 'value' && !looksLikeFlag(rest[i + 1])) i++;
     else if (cluster !== null && cluster !== 'ok') return cluster.startsWith('`') ? cluster : `\`${named}\` with \`${cluster}\`: Gatehouse does not know that flag to only read`;
   }
   const given = (names: readonly string[]): boolean => rest.some((w) => names.includes(w.value.split('=')[0]!));
@@ -185,6 +186,10 @@ function restProblem(kb: ToolKb, e: KbEntry, path: readonly Word[], rest: readon
   const hit = e.askPositional && [...path, ...positionals].find((p) => e.askPositional!.match.test(p.value));
   if (hit) return `\`${named} ${hit.value}\` ${e.askPositional!.why}`;
   return e.check ? CHECKS[e.check](rest) : null;
+}
+
+function looksLikeFlag(w: Word | undefined): boolean {
+  return w !== undefined && w.value.startsWith('-') && w.value !== '-';
 }
 
 /** A cluster of short flags (`-tulpn`, `-n5`): 'ok', 'value' (the next word is the last flag's value), or the flag (or reason) that is not safe. */
