@@ -26,6 +26,10 @@ export { extensionStopHooksVerifier, loadExtensionHooks } from './runtime/stop-h
 export type { StopHookContext } from './runtime/stop-hooks/context.js';
 export type { StopHookSpec, StopHookResult } from './runtime/stop-hooks/shell.js';
 export type { GoalObjective } from './runtime/stop-hooks/goal-gate.js';
+// The shell classifier: deny, approve or ask for a bash command line, with the rule (and
+// knowledge-base entry) that decided. `analyzeShell('kubectl get pods', {cwd, protectedPaths: []}).class` is 'approve'.
+export { analyzeShell } from './core/shell/index.js';
+export type { ShellAnalysis, ShellClass, ShellContext } from './core/shell/index.js';
 // Audit log and evidence, for tools that verify or append outside the CLI.
 export { AuditLog, verifyAudit, verifyAuditParallel } from './runtime/audit/index.js';
 export type { AuditEvent, AuditEventType, VerifyReport, StoredCheckpoint } from './runtime/audit/index.js';

@@ -4,6 +4,7 @@ import { framed } from '../core/display.js';
 import { Command, CommanderError } from 'commander';
 import { agentsCommand, hookGateCommand, whereCommand } from './commands/misc.js';
 import { demoCommand } from './commands/demo.js';
+import { explainCommand } from './commands/explain.js';
 import { doctorCommand } from './commands/doctor.js';
 import { auditCommand } from './commands/audit.js';
 import { evidenceCommand } from './commands/evidence.js';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
     doctorCommand(),
     hookGateCommand(),
     demoCommand(),
+    explainCommand(),
   ])
     program.addCommand(cmd);
   const exitOverride = (c: Command): void => {

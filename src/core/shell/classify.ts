@@ -10,7 +10,7 @@ import { evaluatesReason, evaluatingWord, Judgement, type ShellClass } from './j
 import { linkSources } from './links.js';
 import { parseShellAt } from './parser.js';
 import { normalizePath, resolvePath } from './paths.js';
-import { readOnlyReason } from './read-only.js';
+import { readOnlyReason, takesAnyArguments } from './read-only.js';
 import { BASH_COMPATIBLE_SHELLS, codeSource, isDecoderOrDownloader, SHELLS } from './runners.js';
 import { CD_BUILTINS, cloneScope, envOf, havoc, newScope, type Scope } from './scope.js';
 import { assignedValue, substituteTarget, substituteWords, valueWord } from './substitute.js';
@@ -43,6 +43,10 @@ export interface ShellAnalysis {
   /** deny if any command is denied, else ask if any asks, else approve. */
   class: ShellClass;
   reason: string;
+  /** The rule that decided the worst command (`deny-list`, `write-target`, `knowledge-base`, `read-only:ls`, `unparsed`, …). */
+  rule: string;
+  /** The knowledge-base entry that decided it (`kubectl get`), when one did. */
+  kb?: string;
   commands: SimpleCommandInfo[];
   writeTargets: WriteTarget[];
   /** False when the command line did not parse whole: only the lines before the error were analysed. */
@@ -65,6 +69,19 @@ const DEFAULT_GATEHOUSE_COMMANDS = ['gatehouse'];
  */
 const DANGEROUS_VARIABLES =
   /^(PATH|IFS|ENV|BASH_ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|PERL5LIB|RUBYOPT|(LD|DYLD|GIT|BASH)_.*)$/;
+
+/**
+ * Variables that point a program at other configuration, credentials, endpoints or helper
+ * programs (`XDG_CONFIG_HOME` gives git a config with `core.pager`, `KUBECONFIG` an `exec` plugin,
+ * `AWS_ENDPOINT_URL` another host): asked when given to a command, though a plain `FOO=bar` is not.
+ */
+const CONFIG_VARIABLES =
+  /^(XDG_|AWS_|AZURE_|CLOUDSDK_|GOOGLE_|GCLOUD_|KUBE|DOCKER_|GH_|GITHUB_|NPM_|YARN_|PNPM_|PIP_|UV_|CARGO|RUST|TF_|HELM_|FZF_|LESS|SYSTEMD_|SSH_|GPG|GNUPG|PYTHON|NODE_|JAVA|_JAVA|JDK_|PERL|RUBY|GEM_|BUNDLE|GO|MAKE|CC$|CXX$|GCONV|LOC|NLS|ZDOTDIR|TERMINFO|BAT_|DELTA_|MYSQL|PG|REDIS|VAULT_|SUDO_)|(CONFIG|PATH|HOME|DIR|FILE|OPTS|OPTIONS|FLAGS|PAGER|EDITOR|ASKPASS|SHELL|PROGRAM|COMMAND|CMD|HOOK|PLUGIN|PRELOAD|LIB|ENDPOINT|URL|HOST|SERVER|PROXY|WRAPPER|EXEC|BROWSER|TOOL)/i;
+
+/** True if a variable given to one command may change what it reads or runs (see CONFIG_VARIABLES). */
+function isConfigVariable(name: string): boolean {
+  return CONFIG_VARIABLES.test(name) || name.toLowerCase().startsWith('npm_config_');
+}
 
 /** A folder only known at run time. */
 const UNKNOWN_FOLDER: Word = { text: '"$(unknown)"', value: '$(unknown)', literal: false, splits: false, evaluates: false, subs: [] };
@@ -115,7 +132,7 @@ class Analyzer extends FlowAnalyzer {
     this.subs(allWords, scope, depth);
     const j = new Judgement();
     const evaluating = evaluatingWord(allWords, false);
-    if (evaluating) j.raise('ask', evaluatesReason(evaluating.text));
+    if (evaluating) j.raise('ask', evaluatesReason(evaluating.text), undefined, 'evaluates');
     const env = envOf(scope);
     const words = substituteWords(cmd.words, env);
     const targets = redirectTargets(cmd.redirects.map((r) => ({ ...r, target: substituteTarget(r.target, env) })));
@@ -124,42 +141,50 @@ class Analyzer extends FlowAnalyzer {
     const before = cloneScope(scope);
     let effect: (() => Scope | null) | null = null;
     if (words.length === 0) {
-      for (const a of cmd.assignments) if (DANGEROUS_VARIABLES.test(a.name)) j.raise('ask', `it sets ${a.name}, which changes how later commands are found or run`);
+      for (const a of cmd.assignments) if (DANGEROUS_VARIABLES.test(a.name)) j.raise('ask', `it sets ${a.name}, which changes how later commands are found or run`, undefined, 'environment');
       if (cmd.assignments.length > 0 && j.class === 'approve') j.reason = 'it only sets shell variables';
+      j.approvedBy('assignment');
       effect = () => {
         // Left to right: `A=1 B=$A` gives B the new A.
         for (const a of cmd.assignments) scope.vars.set(a.name, assignedValue(a, envOf(scope)));
         return null;
       };
     } else {
-      for (const a of cmd.assignments) if (!isSafeEnvName(a.name)) j.raise('ask', `it sets ${a.name} for the command, which can change what it runs`);
+      for (const a of cmd.assignments) {
+        if (!isSafeEnvName(a.name) && (DANGEROUS_VARIABLES.test(a.name) || isConfigVariable(a.name)))
+          j.raise('ask', `it sets ${a.name} for the command, which can change what it runs`, undefined, 'environment');
+      }
       const u = unwrapCommand(words);
       if (u.cwdChanged) cwds = null;
       const name = commandName(u.words[0]);
       for (const cwd of cwds ?? [null]) {
         const deny = denyReason(u.words, cwd, this.names, this.home);
-        if (deny) j.raise('deny', deny);
+        if (deny) j.raise('deny', deny, undefined, 'deny-list');
       }
       if (name === null) {
-        j.raise('ask', `the command name ${u.words[0]!.text} is only known at run time`);
+        j.raise('ask', `the command name ${u.words[0]!.text} is only known at run time`, undefined, 'command-name');
         effect = () => (havoc(scope, { names: new Set(), cd: false, all: true }), null);
       } else {
         // GIT_DIR given to the command moves its repository anywhere.
         const gitDirSet = [...cmd.assignments.map((a) => a.name), ...u.envNames].some((n) => n === 'GIT_DIR' || n === 'GIT_COMMON_DIR');
         targets.push(...commandTargets(u.words), ...gitControlTargets(u.words).map((t) => (gitDirSet && t.repoFile ? { ...t, dir: UNKNOWN_FOLDER } : t)));
-        judgeLinkSources(linkSources(u.words), this.targetScope(before, cwds), j);
-        const handled = this.codeRunner(u.words, name, cmd, scope, depth, feed, j);
+        j.under('write-target', () => judgeLinkSources(linkSources(u.words), this.targetScope(before, cwds), j));
+        const handled = j.under('code-runner', () => this.codeRunner(u.words, name, cmd, scope, depth, feed, j));
         this.findExec(u.words, name, scope, depth);
-        if (gatehouseArgs(u.words, this.names)) j.raise('ask', 'it runs the Gatehouse CLI, which supervises this session');
-        for (const reason of u.asks) j.raise('ask', reason);
-        if (!handled) {
-          const notReadOnly = readOnlyReason(u.words);
-          if (notReadOnly) j.raise('ask', notReadOnly);
+        if (gatehouseArgs(u.words, this.names)) j.raise('ask', 'it runs the Gatehouse CLI, which supervises this session', undefined, 'gatehouse');
+        for (const reason of u.asks) j.raise('ask', reason, undefined, 'wrapper');
+        if (u.wrappers.includes('xargs') && !takesAnyArguments(name)) {
+          j.raise('ask', `\`xargs\` appends arguments read from its input, which Gatehouse cannot see, and \`${name}\` has flags they could turn on`, undefined, 'wrapper');
         }
+        if (!handled) {
+          const ro = readOnlyReason(u.words);
+          if (ro.problem) j.raise('ask', ro.problem, undefined, ro.rule, ro.kb);
+          else j.approvedBy(ro.rule, ro.kb);
+        } else j.approvedBy('code-runner');
         effect = () => this.stateEffect(u.words, name, cmd, scope);
       }
     }
-    this.targets.push(...judgeTargets(targets, this.targetScope(before, cwds), j));
+    this.targets.push(...j.under('write-target', () => judgeTargets(targets, this.targetScope(before, cwds), j)));
     this.record(
       [...cmd.assignments.map((a) => `${a.name}=${a.value.text}`), ...words.map((w) => (w.literal ? w.value : w.text))],
       words.every((w) => w.literal),
@@ -288,7 +313,16 @@ class Analyzer extends FlowAnalyzer {
       if (!['-exec', '-execdir', '-ok', '-okdir'].includes(words[i]!.value)) continue;
       const end = words.findIndex((w, k) => k > i && (w.value === ';' || w.value === '+'));
       const inner = words.slice(i + 1, end === -1 ? words.length : end);
-      if (inner.length > 0) this.simple({ type: 'simple', assignments: [], words: inner, redirects: [] }, cloneScope(scope), depth, null);
+      const shell = commandName(inner[0]);
+      if (shell !== null && SHELLS.has(shell) && inner.some((w) => w.value.includes('{}'))) {
+        const j = new Judgement();
+        j.raise('ask', `find puts each file name into the text of the ${shell} script, where a name can be code`, undefined, 'find-exec');
+        this.record(
+          inner.map((w) => w.text),
+          false,
+          j,
+        );
+      } else if (inner.length > 0) this.simple({ type: 'simple', assignments: [], words: inner, redirects: [] }, cloneScope(scope), depth, null);
       i = end === -1 ? words.length : end;
     }
   }

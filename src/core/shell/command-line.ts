@@ -135,7 +135,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   exec: { options: { shortWithValue: 'a', stopAtPositional: true }, ask: '`exec` replaces the shell with it' },
   xargs: {
     options: { shortWithValue: 'adEILnPs', longWithValue: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'], stopAtPositional: true },
-    ask: '`xargs` appends arguments read from its input, which Gatehouse cannot see',
+    // No ask here: classify.ts allows it when the inner command has no flag that its appended arguments could turn on.
   },
 };
 

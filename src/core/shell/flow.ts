@@ -20,6 +20,10 @@ export interface SimpleCommandInfo {
   reason: string;
   /** For a refusal: what the agent can do instead that the gate allows. */
   instead?: string;
+  /** The rule that decided (`deny-list`, `write-target`, `knowledge-base`, `read-only:ls`, …). */
+  rule: string;
+  /** The knowledge-base entry that decided (`kubectl get`), when one did. */
+  kb?: string;
 }
 
 /** What runs into a command's standard input, as far as the analysis needs to know. */
@@ -188,7 +192,7 @@ export abstract class FlowAnalyzer {
   /** Asks if bash evaluates one of `words` (or, in `[[`, an arithmetic comparison's operand) as arithmetic. */
   protected evaluated(type: string, words: readonly Word[], cond = false): void {
     const w = evaluatingWord(words, cond);
-    if (w) this.commands.push({ argv: [type, ...words.map((x) => x.text)], literal: false, class: 'ask', reason: evaluatesReason(w.text) });
+    if (w) this.commands.push({ argv: [type, ...words.map((x) => x.text)], literal: false, class: 'ask', reason: evaluatesReason(w.text), rule: 'evaluates' });
   }
 
   protected redirectWords(redirects: readonly Redirect[]): Word[] {
@@ -197,7 +201,7 @@ export abstract class FlowAnalyzer {
 
   private functionDef(n: FunctionNode, scope: Scope, depth: number): null {
     if (isForkBomb(n.name, n.body)) {
-      this.commands.push({ argv: [`${n.name}()`], literal: true, class: 'deny', reason: 'it defines a function that calls itself in a pipeline or in the background: a fork bomb' });
+      this.commands.push({ argv: [`${n.name}()`], literal: true, class: 'deny', reason: 'it defines a function that calls itself in a pipeline or in the background: a fork bomb', rule: 'deny-list' });
     }
     this.functions.set(n.name, effectsOf(n.body, this.functions));
     // The body is judged as if it ran here: a definition is usually followed by a call.
@@ -212,12 +216,12 @@ export abstract class FlowAnalyzer {
     const targets = redirectTargets(redirects.map((r) => ({ ...r, target: substituteTarget(r.target, env) })));
     if (targets.length === 0) return;
     const j = new Judgement();
-    this.targets.push(...judgeTargets(targets, this.targetScope(scope, scope.cwds), j));
+    this.targets.push(...j.under('write-target', () => judgeTargets(targets, this.targetScope(scope, scope.cwds), j)));
     this.record([type, ...redirects.map((r) => `${r.fd ?? ''}${r.op}${r.target.text}`)], true, j);
   }
 
   protected record(argv: string[], literal: boolean, j: Judgement): void {
-    this.commands.push({ argv, literal, class: j.class, reason: j.reason, ...(j.class === 'deny' && j.instead ? { instead: j.instead } : {}) });
+    this.commands.push({ argv, literal, class: j.class, reason: j.reason, rule: j.rule, ...(j.kb ? { kb: j.kb } : {}), ...(j.class === 'deny' && j.instead ? { instead: j.instead } : {}) });
   }
 
   protected targetScope(scope: Scope, cwds: readonly string[] | null): TargetScope {

@@ -14,13 +14,40 @@ export class Judgement {
   reason = 'it only reads';
   /** For a refusal: what the agent can do instead that the gate allows; absent when nothing can. */
   instead: string | undefined;
+  /** The rule that set the class (`deny-list`, `write-target`, `knowledge-base`, `read-only:ls`, …). */
+  rule = 'read-only';
+  /** The knowledge-base entry that set the class, when one did (`kubectl get`). */
+  kb: string | undefined;
 
-  raise(c: ShellClass, reason: string, instead?: string): void {
+  /** The rule a raise without one is credited to (see {@link under}). */
+  private current = 'classifier';
+
+  raise(c: ShellClass, reason: string, instead?: string, rule = this.current, kb?: string): void {
     if (CLASS_RANK[c] > CLASS_RANK[this.class]) {
       this.class = c;
       this.reason = reason;
       this.instead = instead;
+      this.rule = rule;
+      this.kb = kb;
     }
+  }
+
+  /** Runs `fn`, crediting the raises inside it that name no rule to `rule`. */
+  under<T>(rule: string, fn: () => T): T {
+    const before = this.current;
+    this.current = rule;
+    try {
+      return fn();
+    } finally {
+      this.current = before;
+    }
+  }
+
+  /** Names the rule (and knowledge-base entry) that found the command read-only, while nothing has raised it. */
+  approvedBy(rule: string, kb?: string): void {
+    if (this.class !== 'approve') return;
+    this.rule = rule;
+    this.kb = kb;
   }
 }
 

@@ -6,8 +6,8 @@ import { ExpansionScanner } from './expansions.js';
 /** Words that end a list when they stand in command position. */
 export const LIST_TERMINATORS = new Set(['then', 'elif', 'else', 'fi', 'do', 'done', 'esac', '}']);
 
-/** Words recognised as reserved in command position (bash's list, minus `coproc`). */
-const RESERVED = new Set([...LIST_TERMINATORS, 'if', 'while', 'until', 'for', 'select', 'case', 'function', '{', '!', '[[', 'in', ']]']);
+/** Words recognised as reserved in command position (bash's list). */
+const RESERVED = new Set([...LIST_TERMINATORS, 'if', 'while', 'until', 'for', 'select', 'case', 'function', 'coproc', '{', '!', '[[', 'in', ']]']);
 
 /** Length of the longest reserved word (`function`); peeking further is wasted work. */
 const LONGEST_RESERVED = 8;

@@ -92,8 +92,25 @@ class Parser extends ListParser {
       if (this.peek() === '(') this.expectEmptyParens();
       return this.parseFunctionBody(name.value);
     }
+    if (r === 'coproc') return this.parseCoproc();
     if (r !== null && LIST_TERMINATORS.has(r)) this.fail(`unexpected '${r}'`);
     return null;
+  }
+
+  /**
+   * `coproc [NAME] COMPOUND` or `coproc SIMPLE-COMMAND`: the command runs asynchronously in a child
+   * shell, so it is kept as a subshell whose body runs in the background. A NAME is taken only
+   * before a compound command, as bash does.
+   */
+  private parseCoproc(): Node {
+    this.pos += 'coproc'.length;
+    this.skipBlanks();
+    const start = this.pos;
+    const name = this.peek() === '(' || this.peekReserved() !== null ? null : this.readWord();
+    this.skipBlanks();
+    if (name && !(this.peek() === '(' || this.peekReserved() !== null)) this.pos = start;
+    const body = this.parseCommand();
+    return { type: 'subshell', body: { type: 'script', items: [{ node: body, background: true }] }, redirects: [] };
   }
 
   protected parseNested(text: string, offset: number): Script {

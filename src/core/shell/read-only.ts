@@ -3,17 +3,35 @@
 import type { Word } from './ast.js';
 import { commandName, hasOption, parseArgs } from './command-line.js';
 import { gitCommand } from './git-targets.js';
+import { gitKbVerdict, kbVerdict } from './kb/interpret.js';
 
 /** A check on a listed command's arguments: a reason it needs review, or null. */
 type ArgCheck = (args: Word[]) => string | null;
 
+/** Commands with no flag that writes or runs anything: whatever arguments they get, they only read. */
 const fine: ArgCheck = () => null;
+
+/** What the read-only list and the knowledge base say about one command. */
+export interface ReadOnly {
+  /** Why it needs a person; null when it only reads. */
+  problem: string | null;
+  /** The rule that decided (`read-only:ls`, `knowledge-base`, `not-listed`). */
+  rule: string;
+  /** The knowledge-base entry that decided (`kubectl get`), when one did. */
+  kb?: string;
+}
+
+const reads = (rule: string, kb?: string): ReadOnly => (kb ? { problem: null, rule, kb } : { problem: null, rule });
+const asks = (problem: string, rule: string): ReadOnly => ({ problem, rule });
 
 /** Folders whose programs are the system's own; `./ls` or `/tmp/cat` could be anything. */
 const SYSTEM_BIN_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/opt/homebrew/bin']);
 
-/** find's actions that run programs, delete or write files. */
-const FIND_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls']);
+/** find's actions that delete or write files (`-exec` and friends are judged by their inner command, in classify.ts). */
+const FIND_ACTIONS = new Set(['-delete', '-fprint', '-fprint0', '-fprintf', '-fls']);
+
+/** find's actions that run a command: the command is judged on its own, and must not be empty. */
+const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 
 /** For commands with dangerous flags: an argument that expands at run time could become one of them. */
 function expanding(args: Word[], name: string): string | null {
@@ -41,8 +59,15 @@ const GIT_READ_ONLY = new Set([
   'show-ref',
 ]);
 
-/** git global options that can make any subcommand run a program. */
-const GIT_UNSAFE_GLOBALS = new Set(['-c', '--config-env', '--exec-path']);
+/** git global options that can make any subcommand run a program (`-c` is judged by its key). */
+const GIT_UNSAFE_GLOBALS = new Set(['--config-env', '--exec-path', '--paginate', '-p']);
+
+/** `git -c KEY=VALUE` keys that only change how output looks; any other key (core.pager, core.sshCommand, diff.external, …) may name a program. */
+const GIT_DISPLAY_KEYS =
+  /^(color(\.[a-z.]+)?|core\.quotepath|core\.abbrev|diff\.noprefix|diff\.mnemonicprefix|diff\.renames|diff\.relative|log\.decorate|log\.abbrevcommit|log\.date|column\.ui|advice\.[a-z]+|init\.defaultbranch|safe\.directory|pager\.[a-z-]+=false|core\.pager=cat)(=|$)/i;
+
+/** git flags that run a diff or textconv program from the configuration. */
+const GIT_EXTERNAL_DIFF = new Set(['--ext-diff']);
 
 /** `git branch` flags that only list; any other flag creates, moves or deletes a branch. */
 const BRANCH_LIST_FLAGS = new Set([
@@ -78,17 +103,38 @@ const BRANCH_LIST_FLAGS = new Set([
 /** `git branch` listing flags followed by a commit or pattern argument. */
 const BRANCH_FLAGS_WITH_VALUE = new Set(['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format']);
 
-function gitCheck(args: Word[]): string | null {
+function gitCheck(args: Word[]): ReadOnly {
   const nonLiteral = expanding(args, 'git');
-  if (nonLiteral) return nonLiteral;
+  if (nonLiteral) return asks(nonLiteral, 'read-only:git');
   const { sub, rest, globals } = gitCommand(args);
   const unsafe = globals.find((g) => GIT_UNSAFE_GLOBALS.has(g));
-  if (unsafe) return `\`git ${unsafe}\` can make git run any program`;
-  if (sub === null || !GIT_READ_ONLY.has(sub)) return `\`git ${sub ?? ''}\` can change the repository or the worktree`;
+  if (unsafe) return asks(`\`git ${unsafe}\` can make git run any program`, 'read-only:git');
+  const config = configOverride(args);
+  if (config) return asks(`\`git -c ${config}\` can make git run a program`, 'read-only:git -c');
+  if (sub === null) return globals.some((g) => g === '--version' || g === '--help' || g === '-h') ? reads('read-only:git', 'git --version') : asks('`git` without a subcommand', 'read-only:git');
+  if (!GIT_READ_ONLY.has(sub)) {
+    const v = gitKbVerdict(args.slice(args.length - rest.length - 1));
+    return { problem: v.problem, rule: 'knowledge-base', kb: v.entry };
+  }
   const values = rest.map((w) => w.value);
-  if (values.some((v) => v === '--output' || v.startsWith('--output='))) return `\`git ${sub} --output\` writes a file`;
-  if (sub === 'grep' && values.some((v) => v.startsWith('--open-files-in-pager') || /^-[A-Za-z]*O/.test(v))) return '`git grep -O` runs a pager program';
-  if (sub === 'branch') return branchCheck(values);
+  const at = `read-only:git ${sub}`;
+  if (values.some((v) => v === '--output' || v.startsWith('--output='))) return asks(`\`git ${sub} --output\` writes a file`, at);
+  if (values.some((v) => GIT_EXTERNAL_DIFF.has(v))) return asks(`\`git ${sub} --ext-diff\` runs the configured external diff program`, at);
+  if (sub === 'grep' && values.some((v) => v.startsWith('--open-files-in-pager') || /^-[A-Za-z]*O/.test(v))) return asks('`git grep -O` runs a pager program', at);
+  if (sub === 'branch') return { problem: branchCheck(values), rule: at };
+  return reads(at);
+}
+
+/** The first `-c KEY=VALUE` before the subcommand whose key may name a program, or null. */
+function configOverride(args: Word[]): string | null {
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (!v.startsWith('-')) return null;
+    if (v === '-c') {
+      const kv = args[++i]?.value ?? '';
+      if (!GIT_DISPLAY_KEYS.test(kv)) return kv;
+    } else if (['-C', '--git-dir', '--work-tree', '--namespace'].includes(v)) i++;
+  }
   return null;
 }
 
@@ -146,7 +192,10 @@ const READ_ONLY: Record<string, ArgCheck> = {
   sleep: fine,
   find: (args) => {
     const action = args.find((w) => FIND_ACTIONS.has(w.value));
-    return action ? `\`find ${action.value}\` runs programs or changes files` : expanding(args, 'find');
+    if (action) return `\`find ${action.value}\` changes files`;
+    const exec = args.findIndex((w) => FIND_EXEC.has(w.value));
+    if (exec !== -1 && (args[exec + 1] === undefined || [';', '+'].includes(args[exec + 1]!.value))) return `\`find ${args[exec]!.value}\` names no command`;
+    return expanding(args, 'find');
   },
   rg: (args) => (hasOption(parseArgs(args, {}), '--pre') ? '`rg --pre` runs a program on every file' : expanding(args, 'rg')),
   sort: (args) =>
@@ -161,22 +210,80 @@ const READ_ONLY: Record<string, ArgCheck> = {
   command: fine, // reached only for `command -v NAME` / `command -V NAME`: the wrapper form is unwrapped first
   file: (args) => (hasOption(parseArgs(args, {}), '-C', '--compile') ? '`file -C` writes a magic file' : expanding(args, 'file')),
   env: (args) => (args.length === 0 ? null : '`env` with arguments runs a command with a changed environment'),
-  git: gitCheck,
+  tac: fine,
+  rev: fine,
+  nl: fine,
+  od: fine,
+  hexdump: fine,
+  strings: fine,
+  md5sum: fine,
+  sha1sum: fine,
+  sha224sum: fine,
+  sha256sum: fine,
+  sha384sum: fine,
+  sha512sum: fine,
+  b2sum: fine,
+  cksum: fine,
+  sum: fine,
+  md5: fine,
+  shasum: fine,
+  column: fine,
+  fold: fine,
+  fmt: fine,
+  paste: fine,
+  comm: fine,
+  expand: fine,
+  unexpand: fine,
+  join: fine,
+  look: fine,
+  expr: fine,
+  numfmt: fine,
+  base64: fine,
+  base32: fine,
+  factor: fine,
+  cal: fine,
+  whereis: fine,
+  whatis: fine,
+  apropos: fine,
+  getconf: fine,
+  hostid: fine,
+  read: fine,
+  exa: fine,
+  eza: fine,
+  lsd: fine,
+  zgrep: fine,
+  zegrep: fine,
+  lsattr: fine,
+  getfacl: fine,
+  ulimit: (args) => (args.every((w) => w.literal && /^-[a-zA-Z]+$/.test(w.value)) ? null : '`ulimit` with a value sets a limit'),
 };
 
+/** The check for a listed command; own keys only, so `constructor` is not a command. */
+function listed(name: string): ArgCheck | undefined {
+  return Object.hasOwn(READ_ONLY, name) ? READ_ONLY[name] : undefined;
+}
+
 /**
- * Null if the command (after unwrapping) is on the approve list and its arguments are safe;
- * otherwise why it needs a person.
- * @example readOnlyReason(words('git status')) // null
+ * What the read-only list (or, for programs not on it, the knowledge base) says about the command
+ * after unwrapping: `problem` null if it only reads, otherwise why it needs a person.
+ * @example readOnlyReason(words('git status')).problem // null
  */
-export function readOnlyReason(words: readonly Word[]): string | null {
+export function readOnlyReason(words: readonly Word[]): ReadOnly {
   const first = words[0];
   const name = commandName(first);
-  if (!first || name === null) return 'the command name is not literal';
-  const check = READ_ONLY[name];
-  if (!check) return `\`${name}\` is not on the read-only list`;
+  if (!first || name === null) return asks('the command name is not literal', 'not-listed');
   if (first.value.includes('/') && !SYSTEM_BIN_DIRS.has(first.value.slice(0, first.value.lastIndexOf('/')))) {
-    return `${first.value} is not the system's ${name}`;
+    return asks(`${first.value} is not the system's ${name}`, 'program-path');
   }
-  return check(words.slice(1));
+  if (name === 'git') return gitCheck(words.slice(1));
+  const check = listed(name);
+  if (check) return { problem: check(words.slice(1)), rule: `read-only:${name}` };
+  const kb = kbVerdict(name, words.slice(1));
+  if (kb) return { problem: kb.problem, rule: 'knowledge-base', kb: kb.entry };
+  return asks(`\`${name}\` is not on the read-only list`, 'not-listed');
+}
+
+/** True if `name` is on the read-only list with no flag that can write or run anything, so arguments appended by `xargs` cannot harm. */
+export function takesAnyArguments(name: string): boolean {
+  return listed(name) === fine;
 }

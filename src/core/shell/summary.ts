@@ -14,7 +14,7 @@ const MAX_SHOWN_CHARS = 160;
 export function summarize(commands: SimpleCommandInfo[], writeTargets: WriteTarget[]): ShellAnalysis {
   const top = commands.reduce<SimpleCommandInfo | null>((best, c) => (best === null || CLASS_RANK[c.class] > CLASS_RANK[best.class] ? c : best), null);
   const cls: ShellClass = top?.class ?? 'approve';
-  const base = { class: cls, commands, writeTargets, parsed: true };
+  const base = { class: cls, commands, writeTargets, parsed: true, rule: top?.rule ?? 'empty', ...(top?.kb ? { kb: top.kb } : {}) };
   if (top === null) return { ...base, reason: 'The command runs nothing.' };
   const shown = show(top.argv);
   if (cls === 'deny') {
@@ -35,8 +35,8 @@ export function summarize(commands: SimpleCommandInfo[], writeTargets: WriteTarg
  * the error (`prefix`) and what the lenient scan found: refused if any part could write, else asked.
  */
 export function unreadSummary(prefix: ShellAnalysis, parseError: string, unread: Unread, ranLines: boolean): ShellAnalysis {
-  const base = { commands: prefix.commands, writeTargets: prefix.writeTargets, parsed: false, unread };
-  if (prefix.class === 'deny') return { ...base, class: 'deny', reason: prefix.reason };
+  const base = { commands: prefix.commands, writeTargets: prefix.writeTargets, parsed: false, unread, rule: 'unparsed' };
+  if (prefix.class === 'deny') return { ...base, class: 'deny', reason: prefix.reason, rule: prefix.rule };
   if (unread.couldWrite) {
     const ran = ranLines ? ', and bash would still run the lines before the error' : '';
     return {

@@ -275,5 +275,5 @@ function commandCouldWrite(words: Word[]): boolean {
   if (commandName(u.words[0]) === null) return true;
   const src = codeSource(u.words);
   if (src !== null && src.kind !== 'none') return true;
-  return readOnlyReason(u.words) !== null || commandTargets(u.words).length > 0;
+  return readOnlyReason(u.words).problem !== null || commandTargets(u.words).length > 0;
 }

@@ -14,7 +14,8 @@ export function analysis(cmds: Cmd[], writeTargets: ShellAnalysis['writeTargets'
   return {
     class: cls,
     reason: `rated ${cls}`,
-    commands: cmds.map(([argv, c, literal]) => ({ argv, literal: literal ?? true, class: c, reason: `rated ${c}` })),
+    rule: 'fixture',
+    commands: cmds.map(([argv, c, literal]) => ({ argv, literal: literal ?? true, class: c, reason: `rated ${c}`, rule: 'fixture' })),
     writeTargets,
     parsed: true,
   };

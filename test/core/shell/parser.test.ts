@@ -3,6 +3,7 @@ import type { Node, Redirect, Script, SimpleCommand, Word } from '../../../src/c
 import { MAX_NESTING_DEPTH } from '../../../src/core/shell/lexer.js';
 import { MAX_COMMAND_LENGTH, parseShell } from '../../../src/core/shell/parser.js';
 import { someSimpleCommand } from '../../../src/core/shell/walk.js';
+import { analyzeShell } from '../../../src/core/shell/index.js';
 
 /** How much slower the hostile inputs may parse than plain ones of the same sizes (3-5x here; a rescan: thousands). */
 const MAX_HOSTILE_SLOWDOWN = 50;
@@ -435,5 +436,38 @@ describe('parseShell: errors are values, never exceptions', () => {
       for (let k = next() % 30; k > 0; k--) src += alphabet[next() % alphabet.length];
       expect(() => parseShell(src)).not.toThrow();
     }
+  });
+});
+
+describe('parseShell: coproc', () => {
+  const body = (src: string): unknown => {
+    const r = parseShell(src);
+    if (!r.ok) throw new Error(r.reason);
+    return r.value.items[0]!.node;
+  };
+
+  it('parses a coproc of a group, in the background of a child shell', () => {
+    const n = body('coproc { ls; cat a; }') as { type: string; body: { items: { background: boolean; node: { type: string } }[] } };
+    expect(n.type).toBe('subshell');
+    expect(n.body.items[0]!.background).toBe(true);
+    expect(n.body.items[0]!.node.type).toBe('group');
+  });
+
+  it('parses a named coproc of a group and of a subshell', () => {
+    expect(parseShell('coproc WORKER { sleep 1; }').ok).toBe(true);
+    expect(parseShell('coproc W (ls)').ok).toBe(true);
+  });
+
+  it('parses a coproc of a simple command, whose first word is the command, not a name', () => {
+    const n = body('coproc cat a.txt') as { body: { items: { node: { type: string; words: { value: string }[] } }[] } };
+    expect(n.body.items[0]!.node.words.map((w) => w.value)).toEqual(['cat', 'a.txt']);
+  });
+
+  it('judges what a coproc runs like any other command', () => {
+    const ctx = { cwd: '/w', protectedPaths: ['/w/.gatehouse/'] };
+    expect(analyzeShell('coproc { ls; }', ctx).class).toBe('approve');
+    expect(analyzeShell('coproc W { rm -rf /; }', ctx).class).toBe('deny');
+    expect(analyzeShell('coproc cat > out.txt', ctx).class).toBe('ask');
+    expect(analyzeShell('coproc { echo x > /w/.gatehouse/k; }', ctx).class).toBe('deny');
   });
 });
