@@ -26,8 +26,8 @@ import { gitControlTargets } from './git-config-targets.js';
 export interface ShellContext {
   /** The directory the command runs in (absolute, `/`-separated). */
   cwd: string;
-  /** Absolute paths of the gate's own files; writes and deletes there are denied. */
-  protectedPaths: string[];
+  /** Absolute paths of the gate's own files; writes and deletes there are denied (none when absent). */
+  protectedPaths?: string[];
   /** Names of our CLI; default `['gatehouse']`. */
   gatehouseCommands?: string[];
   /** $HOME of the session: `~`, `~/`, `$HOME` and `${HOME}` expand to it. Unknown (absent or null): they can be anything. */
@@ -121,7 +121,7 @@ class Analyzer extends FlowAnalyzer {
 
   constructor(ctx: ShellContext) {
     const confine = ctx.confine ? normalizePath(ctx.confine) : null;
-    super({ baseCwd: normalizePath(ctx.cwd), protectedPaths: ctx.protectedPaths.map(normalizePath), confine, restorable: ctx.restorable ?? null });
+    super({ baseCwd: normalizePath(ctx.cwd), protectedPaths: (ctx.protectedPaths ?? []).map(normalizePath), confine, restorable: ctx.restorable ?? null });
     this.names = ctx.gatehouseCommands ?? DEFAULT_GATEHOUSE_COMMANDS;
     this.home = ctx.home ? normalizePath(ctx.home) : null;
   }

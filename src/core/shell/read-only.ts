@@ -1,6 +1,7 @@
 // The approve list: commands that only read, run without review when they have no dangerous
 // flag. A command passes only if it is named here and its own check finds nothing to fear.
 import type { Word } from './ast.js';
+import { credentialRead } from './credential-files.js';
 import { commandName, hasOption, parseArgs } from './command-line.js';
 import { gitCommand } from './git-targets.js';
 import { gitKbVerdict, kbVerdict } from './kb/interpret.js';
@@ -26,6 +27,32 @@ const asks = (problem: string, rule: string): ReadOnly => ({ problem, rule });
 
 /** Folders whose programs are the system's own; `./ls` or `/tmp/cat` could be anything. */
 const SYSTEM_BIN_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/opt/homebrew/bin']);
+
+/** Variable names that hold credentials by convention (`ANTHROPIC_API_KEY`, `GH_TOKEN`, `DB_PASSWORD`). */
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASS|CRED|AUTH|SESSION|COOKIE|PRIVATE|CERT/i;
+
+/** Read-only commands that show a file's name, size, type or digest, never its content. */
+const SHOWS_NO_CONTENT = new Set([
+  'ls',
+  'stat',
+  'du',
+  'wc',
+  'file',
+  'md5sum',
+  'sha1sum',
+  'sha224sum',
+  'sha256sum',
+  'sha384sum',
+  'sha512sum',
+  'b2sum',
+  'cksum',
+  'realpath',
+  'readlink',
+  'basename',
+  'dirname',
+  'test',
+  '[',
+]);
 
 /** find's actions that delete or write files (`-exec` and friends are judged by their inner command, in classify.ts). */
 const FIND_ACTIONS = new Set(['-delete', '-fprint', '-fprint0', '-fprintf', '-fls']);
@@ -209,7 +236,14 @@ const READ_ONLY: Record<string, ArgCheck> = {
   },
   command: fine, // reached only for `command -v NAME` / `command -V NAME`: the wrapper form is unwrapped first
   file: (args) => (hasOption(parseArgs(args, {}), '-C', '--compile') ? '`file -C` writes a magic file' : expanding(args, 'file')),
-  env: (args) => (args.length === 0 ? null : '`env` with arguments runs a command with a changed environment'),
+  // The whole environment holds the session's credentials (API keys, tokens): printing it is a credential print.
+  env: (args) => (args.length === 0 ? '`env` prints every environment variable, credentials included' : '`env` with arguments runs a command with a changed environment'),
+  printenv: (args) => {
+    const names = parseArgs(args, {}).positionals;
+    if (names.length === 0) return '`printenv` prints every environment variable, credentials included';
+    const secret = names.find((w) => !w.literal || SECRET_NAME.test(w.value));
+    return secret === undefined ? null : `\`printenv ${secret.text}\` may print a credential`;
+  },
   tac: fine,
   rev: fine,
   nl: fine,
@@ -277,9 +311,11 @@ export function readOnlyReason(words: readonly Word[]): ReadOnly {
   }
   if (name === 'git') return gitCheck(words.slice(1));
   const check = listed(name);
-  if (check) return { problem: check(words.slice(1)), rule: `read-only:${name}` };
+  if (check) return { problem: check(words.slice(1)) ?? (SHOWS_NO_CONTENT.has(name) ? null : credentialRead(words.slice(1))), rule: `read-only:${name}` };
   const kb = kbVerdict(name, words.slice(1));
-  if (kb) return { problem: kb.problem, rule: 'knowledge-base', kb: kb.entry };
+  // `openssl x509` reads certificates only: a private key given to it is refused, not printed.
+  const x509 = name === 'openssl' && words[1]?.value === 'x509';
+  if (kb) return { problem: kb.problem ?? (x509 ? null : credentialRead(words.slice(1))), rule: 'knowledge-base', kb: kb.entry };
   return asks(`\`${name}\` is not on the read-only list`, 'not-listed');
 }
 

@@ -42,7 +42,6 @@ describe('analyzeShell: approves read-only commands', () => {
     'cat <<EOF\nhello > x\nEOF',
     'ls # ; rm -rf /',
     'diff <(sort a) <(sort b)',
-    'env',
     'command -v node',
     "sh -c 'ls | wc -l'",
     'time ls',

@@ -35,7 +35,6 @@ export const PS: ToolKb = {
     'groups',
     'users',
     'logname',
-    'printenv',
     'lsmem',
     'lsipc',
     'lslocks',

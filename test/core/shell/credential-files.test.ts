@@ -1,0 +1,51 @@
+// A read-only command that names a file holding credentials by convention asks: it would print
+// the credential into the model's context. Commands that show only names, sizes or digests, and
+// the public halves and committed examples, stay approved.
+import { describe, expect, it } from 'vitest';
+import { analyzeShell } from '../../../src/index.js';
+
+const cls = (command: string): string => analyzeShell(command, { cwd: '/work/app' }).class;
+
+describe('credential files', () => {
+  it.each([
+    'cat ~/.aws/credentials',
+    'cat $HOME/.ssh/id_rsa',
+    'head -n 3 /home/u/.ssh/id_ed25519',
+    'cat .env',
+    'less .env.production',
+    'jq . ~/.docker/config.json',
+    'cat ~/.kube/config',
+    'cat ~/.config/gh/hosts.yml',
+    'grep token ~/.npmrc',
+    'cat ~/.netrc',
+    'cat .git-credentials',
+    'cat server.key',
+    'cat certs/tls.pem',
+    'cat config/secrets.yml',
+    'cat terraform.tfstate',
+    'cat prod.tfvars',
+    'grep -r password --include=*.yml ~/.aws/',
+    'printenv',
+    'env',
+    'printenv GITHUB_TOKEN',
+    'printenv ANTHROPIC_API_KEY',
+  ])('asks for `%s`', (command) => {
+    expect(cls(command)).toBe('ask');
+  });
+
+  it.each([
+    'cat ~/.ssh/id_ed25519.pub',
+    'cat ~/.ssh/known_hosts',
+    'cat .env.example',
+    'cat .env.sample',
+    'ls -la ~/.ssh',
+    'wc -l .env',
+    'sha256sum server.key',
+    'stat ~/.aws/credentials',
+    'openssl x509 -noout -subject -in cert.pem',
+    'printenv HOME PATH',
+    'cat README.md',
+  ])('approves `%s`', (command) => {
+    expect(cls(command)).toBe('approve');
+  });
+});
