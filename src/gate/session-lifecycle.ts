@@ -21,7 +21,7 @@ import { resolveProjectState, stateBase } from '../runtime/state-base.js';
 import type { Capabilities, RenderedFile } from '../adapters/adapter.js';
 import { auditLogFor, digestOf, osUserActor } from '../runtime/recorder.js';
 import { canonicalJson } from '../core/crypto/canonical-json.js';
-import { loadExtensionHooks } from '../runtime/stop-hooks/extension.js';
+import { loadExtensionHooks } from '../runtime/stop-hooks/extension-config.js';
 import { PROJECT_HOOKS_FILE } from '../runtime/stop-hooks/extension-config.js';
 import { clampProfile } from '../core/turn/context.js';
 import { compileAlwaysAllow, type AlwaysAllowRule } from '../core/approvals/always-allow.js';

@@ -7,7 +7,6 @@ import { runShellCommand, type CommandRun } from './run-command.js';
 import { joinReasons } from './shell.js';
 import { isRecord } from '../../core/is-record.js';
 
-export { loadExtensionHooks } from './extension-config.js';
 export type { ExtensionStopHook } from './extension-config.js';
 
 /** A per-session key-value store passed in; either method may return a promise. */

@@ -6,11 +6,11 @@ import {
   CONSECUTIVE_VETOES_KEY,
   MAX_CONSECUTIVE_VETOES,
   extensionStopHooksVerifier,
-  loadExtensionHooks,
   runExtensionHook,
   type ExtensionStopHook,
   type SessionKeyValueStore,
 } from '../../../src/runtime/stop-hooks/extension.js';
+import { loadExtensionHooks } from '../../../src/runtime/stop-hooks/extension-config.js';
 import { CTX, tempDir } from './support.js';
 
 let t: ReturnType<typeof tempDir>;
