@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { adapterFor, knownAgents } from '../../src/adapters/registry.js';
 import { isInside } from '../../src/core/path-inside.js';
 
-const worktree = '/work/tree';
+const worktree = '/srv/tree';
 const home = '/elsewhere/home';
 const env: NodeJS.ProcessEnv = { HOME: home };
 

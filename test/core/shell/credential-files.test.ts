@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeShell } from '../../../src/index.js';
 
-const cls = (command: string): string => analyzeShell(command, { cwd: '/work/app' }).class;
+const cls = (command: string): string => analyzeShell(command, { cwd: '/srv/app' }).class;
 
 describe('credential files', () => {
   it.each([
