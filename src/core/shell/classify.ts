@@ -20,6 +20,7 @@ import { scanUnread, type Unread } from './unread.js';
 import { wordRuns } from './walk.js';
 import type { WriteTarget } from './write-target.js';
 import { commandTargets, redirectTargets } from './write-targets.js';
+import { credentialRead } from './credential-files.js';
 import { gitControlTargets } from './git-config-targets.js';
 
 /** What the classifier needs to know about the session. */
@@ -177,10 +178,16 @@ class Analyzer extends FlowAnalyzer {
           j.raise('ask', `\`xargs\` appends arguments read from its input, which Gatehouse cannot see, and \`${name}\` has flags they could turn on`, undefined, 'wrapper');
         }
         if (!handled) {
-          const ro = readOnlyReason(u.words);
+          const ro = readOnlyReason(u.words, cwds);
           if (ro.problem) j.raise('ask', ro.problem, undefined, ro.rule, ro.kb);
           else j.approvedBy(ro.rule, ro.kb);
         } else j.approvedBy('code-runner');
+        // `cat < ~/.aws/credentials` reads the file as surely as `cat ~/.aws/credentials`.
+        const fromFile = credentialRead(
+          cmd.redirects.filter((r) => r.op === '<' || r.op === '<>').map((r) => r.target),
+          cwds,
+        );
+        if (fromFile !== null) j.raise('ask', fromFile, undefined, 'credential-file');
         effect = () => this.stateEffect(u.words, name, cmd, scope);
       }
     }

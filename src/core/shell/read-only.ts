@@ -302,7 +302,7 @@ function listed(name: string): ArgCheck | undefined {
  * after unwrapping: `problem` null if it only reads, otherwise why it needs a person.
  * @example readOnlyReason(words('git status')).problem // null
  */
-export function readOnlyReason(words: readonly Word[]): ReadOnly {
+export function readOnlyReason(words: readonly Word[], cwds: readonly string[] | null = null): ReadOnly {
   const first = words[0];
   const name = commandName(first);
   if (!first || name === null) return asks('the command name is not literal', 'not-listed');
@@ -311,11 +311,11 @@ export function readOnlyReason(words: readonly Word[]): ReadOnly {
   }
   if (name === 'git') return gitCheck(words.slice(1));
   const check = listed(name);
-  if (check) return { problem: check(words.slice(1)) ?? (SHOWS_NO_CONTENT.has(name) ? null : credentialRead(words.slice(1))), rule: `read-only:${name}` };
+  if (check) return { problem: check(words.slice(1)) ?? (SHOWS_NO_CONTENT.has(name) ? null : credentialRead(words.slice(1), cwds)), rule: `read-only:${name}` };
   const kb = kbVerdict(name, words.slice(1));
   // `openssl x509` reads certificates only: a private key given to it is refused, not printed.
   const x509 = name === 'openssl' && words[1]?.value === 'x509';
-  if (kb) return { problem: kb.problem ?? (x509 ? null : credentialRead(words.slice(1))), rule: 'knowledge-base', kb: kb.entry };
+  if (kb) return { problem: kb.problem ?? (x509 ? null : credentialRead(words.slice(1), cwds)), rule: 'knowledge-base', kb: kb.entry };
   return asks(`\`${name}\` is not on the read-only list`, 'not-listed');
 }
 

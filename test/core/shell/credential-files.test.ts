@@ -48,4 +48,21 @@ describe('credential files', () => {
   ])('approves `%s`', (command) => {
     expect(cls(command)).toBe('approve');
   });
+
+  it.each([
+    'cd ~/.kube && cat config',
+    'cd /home/u/.ssh && cat id_ed25519',
+    'cd ~/.aws; head credentials',
+    'cat /proc/self/environ',
+    'tr "\\0" "\\n" < /proc/1/environ',
+    'strings /proc/42/environ',
+    'cat < ~/.aws/credentials',
+    'wc -c < .env && head -n 1 < .env',
+  ])('asks for `%s`: a credential file named from the folder the command runs in, or a process environment', (command) => {
+    expect(analyzeShell(command, { cwd: '/srv/app', home: '/home/u' }).class).toBe('ask');
+  });
+
+  it('approves reading an ordinary file after cd into an ordinary folder', () => {
+    expect(analyzeShell('cd docs && cat config', { cwd: '/srv/app', home: '/home/u' }).class).toBe('approve');
+  });
 });
