@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentCacheDir, cachedAgentBinary } from '../../src/runtime/doctor/tested-agents.js';
 import { sdkEntry } from '../../src/runtime/doctor/run/sdk-run.js';
+import { probeFor } from '../../src/runtime/doctor/probes.js';
 import { formatReport, type DoctorReport } from '../../src/cli/doctor/report.js';
 import { CLI, gatehouse, tempDir } from '../support/cli.js';
 
@@ -137,6 +138,9 @@ describe.skipIf(sdk === null || !have('claude'))('gatehouse doctor against the C
       const r = gatehouse(['doctor', '--json', '--agent', 'claude-sdk'], { cwd: project, env: env() });
       expect(r.status, r.stderr).toBe(0);
       expect((JSON.parse(r.stdout) as DoctorReport).agents[0]).toMatchObject({ binary_from: 'project', version: a.version });
+      // Found on its own (no --agent), the SDK is the pinned one: a project's node_modules is code the agent may have written.
+      expect(probeFor('claude-sdk')!.locate!(process.env, null)).toMatchObject({ from: 'cache' });
+      expect(probeFor('claude-sdk')!.locate!(process.env, project)).toMatchObject({ from: 'project' });
       rmSync(project, { recursive: true, force: true });
       expect(readdirSync(tmp)).toEqual([]);
     },

@@ -61,7 +61,7 @@ async function runDoctor(flags: DoctorFlags): Promise<void> {
     for (const agent of agents) {
       const probe = probeFor(agent);
       const programs = probe?.programs ?? agentPrograms().find((a) => a.agent === agent)?.programs ?? [];
-      const bin = probe?.locate !== undefined ? probe.locate(process.env) : findAgentBinary(agent, programs, process.env);
+      const bin = probe?.locate !== undefined ? probe.locate(process.env, named ? process.cwd() : null) : findAgentBinary(agent, programs, process.env);
       if (probe === undefined || bin === null) {
         // Without --agent, an agent that is not installed is simply not this machine's; one that is
         // installed but cannot be probed is said, so its silence is not read as a pass.

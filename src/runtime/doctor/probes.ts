@@ -76,7 +76,8 @@ export interface AgentProbe {
   /** The agent runs inside doctor's own process with the session's `gatehouseHooks()` (the Agent SDK). */
   inProcess?: true;
   /** Finds what to run when it is not a program on PATH (a library); null when it is not installed. */
-  locate?(env: NodeJS.ProcessEnv): ProbeTarget | null;
+  /** `project`: the folder whose installed library may be used (doctor passes one only for an agent named with --agent). */
+  locate?(env: NodeJS.ProcessEnv, project: string | null): ProbeTarget | null;
   /** Its version when `--version` cannot ask it (a library). */
   version?(path: string): string | null;
 }
@@ -184,7 +185,8 @@ const claudeSdk: AgentProbe = {
   write: claude.write,
   approvalCall: claude.approvalCall,
   inProcess: true,
-  locate: (env) => (sdkClaude(env) === null ? null : sdkEntry(process.cwd(), agentCacheDir(env))),
+  // The current project's SDK is code of that project, run in doctor's own process: only when asked for by name.
+  locate: (env, project) => (sdkClaude(env) === null ? null : sdkEntry(project, agentCacheDir(env))),
   version: sdkVersion,
   run(dirs, stub, r) {
     const claudeBin = sdkClaude(process.env);

@@ -19,12 +19,14 @@ interface Sdk {
   query(args: { prompt: string; options: Record<string, unknown> }): AsyncIterable<{ type: string; subtype?: string; result?: string }>;
 }
 
-/** The SDK's entry module: resolved from `cwd` (the user's project), else the pinned one in the agent cache; null when neither. */
-export function sdkEntry(cwd: string, cache: string | null): { path: string; from: 'project' | 'cache' } | null {
-  try {
-    return { path: createRequire(join(cwd, 'noop.js')).resolve(SDK_PACKAGE), from: 'project' };
-  } catch {
-    // Not installed in this project.
+/** The SDK's entry module: resolved from `cwd` (the user's project) when given, else the pinned one in the agent cache; null when neither. */
+export function sdkEntry(cwd: string | null, cache: string | null): { path: string; from: 'project' | 'cache' } | null {
+  if (cwd !== null) {
+    try {
+      return { path: createRequire(join(cwd, 'noop.js')).resolve(SDK_PACKAGE), from: 'project' };
+    } catch {
+      // Not installed in this project.
+    }
   }
   const pinned = testedAgent('claude-sdk');
   if (cache === null || pinned === undefined) return null;
