@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { splitCommand } from '../core/argv.js';
 import type { ProducerSpec } from '../core/policy.js';
+import { parseStoreSetting, type StoreSpec } from './store/store-setting.js';
 
 /** Producer timeout when none is given: long enough for a typical test suite. */
 const DEFAULT_TIMEOUT_S = 300;
@@ -301,6 +302,16 @@ export const ConfigFile = z.strictObject(
       )
       .prefault({}),
     notify: z.preprocess((v) => (v === null ? {} : v), z.strictObject(NotifyShape, { error: 'expected the `notify` section to be a mapping' })).prefault({}),
+    // `store: postgres://user@host/db?password_env=NAME`: the team's database (docs/teams.md).
+    store: z
+      .string({ error: 'expected `file` or a postgres:// URL (a string)' })
+      .transform((v, ctx): StoreSpec => {
+        const spec = parseStoreSetting(v, 'store');
+        if (spec.ok) return spec.value;
+        ctx.addIssue({ code: 'custom', message: spec.reason.replace(/^store: /, '') });
+        return z.NEVER;
+      })
+      .optional(),
     gateway: unsupported('gateway'),
   },
   { error: 'expected a mapping of sections (e.g. `gate:`) at the top of the file' },

@@ -8,6 +8,7 @@ import { ConfigFile, describeIssues, OLD_TIMEOUT_KEYS } from './config-schema.js
 import { isRecord } from '../core/is-record.js';
 import type { ConfigProblem } from './config-schema.js';
 import { parseTomlText, parseYaml, type KeyPath } from './config-text.js';
+import type { StoreSpec } from './store/store-setting.js';
 
 /** The `gate` section after validation, with every default filled in. */
 export type GateConfig = ConfigFile['gate'];
@@ -29,6 +30,8 @@ export interface LoadedConfig {
   permissions: PermissionsConfig;
   sandbox: SandboxConfig;
   notify: NotifyConfig;
+  /** `store:` — where approvals, audit, evidence index and sessions live; null when the file does not say. */
+  store: StoreSpec | null;
   /** Things that work but should change (an older key spelling), with file and line, to show once. */
   warnings: string[];
 }
@@ -115,7 +118,16 @@ export function parseConfigSections(text: string, format: Format, fileLabel: str
       const line = lineOf(path);
       return `${line === null ? fileLabel : `${fileLabel}:${line}`}: ${formatKeyPath(path)} is the older spelling of \`timeout_s\`; it still works, but write \`timeout_s\``;
     });
-    return ok({ gate: checked.data.gate, turn, approvals: checked.data.approvals, permissions: checked.data.permissions, sandbox: checked.data.sandbox, notify: checked.data.notify, warnings });
+    return ok({
+      gate: checked.data.gate,
+      turn,
+      approvals: checked.data.approvals,
+      permissions: checked.data.permissions,
+      sandbox: checked.data.sandbox,
+      notify: checked.data.notify,
+      store: checked.data.store ?? null,
+      warnings,
+    });
   }
   const lines = describeIssues(checked.error.issues)
     .map((p) => ({ ...p, line: lineOf(p.path) }))
@@ -152,7 +164,16 @@ function formatKeyPath(path: KeyPath): string {
 
 function defaults(): Omit<LoadedConfig, 'file'> {
   const d = ConfigFile.parse({});
-  return { gate: d.gate, turn: { stop_hooks: d.stop_hooks, verifiers: d.verifiers }, approvals: d.approvals, permissions: d.permissions, sandbox: d.sandbox, notify: d.notify, warnings: [] };
+  return {
+    gate: d.gate,
+    turn: { stop_hooks: d.stop_hooks, verifiers: d.verifiers },
+    approvals: d.approvals,
+    permissions: d.permissions,
+    sandbox: d.sandbox,
+    notify: d.notify,
+    store: null,
+    warnings: [],
+  };
 }
 
 function formatOf(file: string): Format | null {

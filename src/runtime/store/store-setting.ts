@@ -1,0 +1,73 @@
+// Which store holds a project's approvals, audit log, evidence index and session registry:
+// the state folder on this machine (the default), or a team's PostgreSQL database. The
+// setting names the database; its password never appears in it.
+import { fail, ok, type Result } from '../../core/result.js';
+
+/** The file store (this machine's state folder) or a PostgreSQL database. */
+export type StoreSpec = { kind: 'file' } | PostgresSpec;
+
+export interface PostgresSpec {
+  kind: 'postgres';
+  /** The connection URL with no password in it (and no `password_env`). */
+  url: string;
+  /** The environment variable holding the password; null: PGPASSWORD or a pgpass file, as libpq reads them. */
+  passwordEnv: string | null;
+}
+
+/** Query parameters passed on to the driver; anything else is refused, so a typo never goes unnoticed. */
+const PASSED_PARAMS = new Set(['sslmode', 'application_name', 'connect_timeout']);
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** The file store. */
+const FILE_STORE: StoreSpec = { kind: 'file' };
+
+/**
+ * Reads a store setting: `file`, or `postgres://user@host:port/db` with an optional
+ * `?password_env=NAME` naming the variable that holds the password. `where` names the
+ * setting's source in messages (`gatehouse.yaml: store`, `GATEHOUSE_STORE`).
+ * @example parseStoreSetting('postgres://gh@db:5432/gatehouse?password_env=GH_PG', 'GATEHOUSE_STORE')
+ */
+export function parseStoreSetting(text: string, where: string): Result<StoreSpec> {
+  const value = text.trim();
+  if (value === 'file') return ok(FILE_STORE);
+  if (!/^postgres(ql)?:\/\//i.test(value) || !URL.canParse(value)) {
+    return fail(`${where}: expected \`file\` or a postgres:// URL (postgres://user@host:5432/database), got ${JSON.stringify(value)}.`);
+  }
+  const url = new URL(value);
+  if (url.password !== '') {
+    return fail(`${where}: the URL holds a password; never write it in a setting. Remove it and name the variable that holds it with ?password_env=NAME, or put it in a pgpass file.`);
+  }
+  if (url.hostname === '') return fail(`${where}: the URL names no host; write postgres://user@host:5432/database.`);
+  if (url.username === '') return fail(`${where}: the URL names no user; write postgres://user@host:5432/database.`);
+  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (database === '' || database.includes('/')) return fail(`${where}: the URL names no database; write postgres://user@host:5432/database.`);
+  let passwordEnv: string | null = null;
+  for (const [key, v] of [...url.searchParams]) {
+    if (key === 'password_env') {
+      if (!ENV_NAME.test(v)) return fail(`${where}: password_env must be the name of an environment variable, got ${JSON.stringify(v)}.`);
+      passwordEnv = v;
+      url.searchParams.delete(key);
+    } else if (!PASSED_PARAMS.has(key)) {
+      return fail(`${where}: unknown URL parameter \`${key}\`; expected password_env, ${[...PASSED_PARAMS].join(', ')}.`);
+    }
+  }
+  return ok({ kind: 'postgres', url: url.toString(), passwordEnv });
+}
+
+/**
+ * The store in force: the project config's `store:` when it has one, else `GATEHOUSE_STORE`,
+ * else the file store. A machine-wide variable never overrides what a project chose.
+ */
+export function selectStore(configured: StoreSpec | null, env: NodeJS.ProcessEnv): Result<StoreSpec> {
+  if (configured !== null) return ok(configured);
+  const fromEnv = env['GATEHOUSE_STORE'];
+  if (fromEnv === undefined || fromEnv.trim() === '') return ok(FILE_STORE);
+  return parseStoreSetting(fromEnv, 'GATEHOUSE_STORE');
+}
+
+/** The URL as shown to people: the store's user, host, port and database, never a secret. */
+export function storeLabel(spec: StoreSpec): string {
+  if (spec.kind === 'file') return 'file (this machine)';
+  const u = new URL(spec.url);
+  return `postgres://${u.username}@${u.host}${u.pathname}`;
+}
