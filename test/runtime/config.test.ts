@@ -248,6 +248,7 @@ describe('findConfigFile and loadConfig', () => {
         permissions: { custom: {} },
         sandbox: { enabled: false, network: 'host', hide: [] },
         notify: DEFAULT_NOTIFY,
+        store: null,
         warnings: [],
       },
     });
@@ -269,6 +270,7 @@ describe('findConfigFile and loadConfig', () => {
         permissions: { custom: {} },
         sandbox: { enabled: false, network: 'host', hide: [] },
         notify: DEFAULT_NOTIFY,
+        store: null,
         warnings: [],
       },
     });
@@ -296,6 +298,7 @@ describe('findConfigFile and loadConfig', () => {
         permissions: { custom: {} },
         sandbox: { enabled: false, network: 'host', hide: [] },
         notify: DEFAULT_NOTIFY,
+        store: null,
         warnings: [],
       },
     });
@@ -420,5 +423,18 @@ describe('one timeout spelling: timeout_s, with the older ones still read', () =
     if (!r.ok) throw new Error(r.reason);
     expect(r.value.turn.stop_hooks[0]?.timeout_s).toBe(30);
     expect(r.value.approvals.timeout_s).toBe(600);
+  });
+});
+
+describe('store:', () => {
+  it('reads a postgres URL and refuses one with a password, naming the line', () => {
+    const good = parseConfigSections('store: postgres://gh@db:5432/team?password_env=GATEHOUSE_PG\n', 'yaml', 'gatehouse.yaml');
+    expect(good.ok && good.value.store).toEqual({ kind: 'postgres', url: 'postgres://gh@db:5432/team', passwordEnv: 'GATEHOUSE_PG' });
+    const bad = parseConfigSections('gate:\n  allow: [src/**]\nstore: postgres://gh:hunter2@db/team\n', 'yaml', 'gatehouse.yaml');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) {
+      expect(bad.reason).toMatch(/^gatehouse\.yaml:3: store: the URL holds a password/);
+      expect(bad.reason).not.toContain('hunter2');
+    }
   });
 });
