@@ -4,6 +4,7 @@
 // same way, all cases interleaved so that drift in machine load hits every case alike.
 // Cold path (a Node process per call), warm path (the bash client asking a running
 // supervisor), and the same Bash event through a peer hook (cc-safety-net).
+import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { failed, metric } from './stats.mjs';
@@ -13,6 +14,10 @@ import { ensurePeer, PEER, peerHookCommand } from './peer.mjs';
 const HOOK_METRICS = {
   baseline: 'hook.baseline.node_e0',
   cold: { allow: 'hook.cold.pretooluse_allow', block: 'hook.cold.pretooluse_block', stop: 'hook.cold.stop' },
+  /** The required check's own process, started alone as the gate starts it (argv, no shell). */
+  check: 'hook.cold.stop_check_alone',
+  /** The cold Stop less the median of the check alone: Gatehouse's own cost of a Stop. */
+  stopOwn: 'hook.cold.stop_excluding_checks',
   warm: { allow: 'hook.warm.pretooluse_allow', block: 'hook.warm.pretooluse_block', stop: 'hook.warm.stop' },
   ours: 'peer.gatehouse.pretooluse_bash',
   peer: 'peer.cc_safety_net.pretooluse_bash',
@@ -172,6 +177,7 @@ export async function hookBench({ runs, warmup, log }) {
   try {
     coldHooks = startSession({ worktree: coldWt, stateDir: join(base, 'cold-state'), id: 'bench-cold', require: [`ok=touch ${coldMarker}`], transport: transport ? 'command' : null });
     cases.push(...sessionCases('cold', HOOK_METRICS.cold, coldHooks, coldWt, transcript, coldMarker, null));
+    cases.push({ name: HOOK_METRICS.check, run: () => timedSpawn('touch', [coldMarker], coldWt), check: expectAllow });
     // The allow path pays only a start from the code cache; a refusal also seals its audit event and evidence.
     targets[HOOK_METRICS.cold.allow] = [{ on: 'ratio', op: '<=', value: 1.15 }];
     targets[HOOK_METRICS.cold.block] = [{ on: 'ratio', op: '<=', value: 1.3 }];
@@ -266,8 +272,33 @@ export async function hookBench({ runs, warmup, log }) {
       out.push(m);
     }
   }
+  const own = stopExcludingChecks(samples, broken);
+  if (own !== null) out.push(own);
   if (!baselineOk(out)) log('hook latency: the node -e 0 baseline failed; ratios are missing');
   return out;
+}
+
+/** Runs argv directly (as the gate runs a required check) and times it. */
+function timedSpawn(cmd, args, cwd) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.error) throw r.error;
+  return { ms, status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Each cold Stop less the median run of its check alone, against `node -e 0`: the target is on Gatehouse's own part. */
+function stopExcludingChecks(samples, broken) {
+  const stop = samples.get(HOOK_METRICS.cold.stop);
+  const check = samples.get(HOOK_METRICS.check);
+  if (!stop?.length || !check?.length || broken.has(HOOK_METRICS.cold.stop) || broken.has(HOOK_METRICS.check)) return null;
+  const checkMedian = [...check].sort((a, b) => a - b)[check.length >> 1];
+  return metric(
+    HOOK_METRICS.stopOwn,
+    'ms',
+    stop.map((ms) => ms - checkMedian),
+    { baselineOf: HOOK_METRICS.baseline, targetChecks: [{ on: 'ratio', op: '<=', value: 1.5 }], note: `cold Stop minus the median of its required check alone (${checkMedian.toFixed(1)} ms)` },
+  );
 }
 
 const baselineOk = (ms) => ms.some((m) => m.name === HOOK_METRICS.baseline && m.error === undefined);

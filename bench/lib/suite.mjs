@@ -66,6 +66,8 @@ const METRIC_NAMES = {
     'hook.cold.pretooluse_allow',
     'hook.cold.pretooluse_block',
     'hook.cold.stop',
+    'hook.cold.stop_check_alone',
+    'hook.cold.stop_excluding_checks',
     'hook.warm.pretooluse_allow',
     'hook.warm.pretooluse_block',
     'hook.warm.stop',

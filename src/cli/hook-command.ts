@@ -1,6 +1,6 @@
 // The hook command shared by the lean bundle (dist/hook/hook.js) and `gatehouse hook-gate`:
 // parse argv, read stdin, decide, write the agent's output, return the exit code.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { runHookGate, type HookRequest } from '../gate/hook-gate.js';
 import { MAX_INPUT_BYTES } from '../core/hook-input.js';
 
@@ -46,13 +46,32 @@ function readStdin(): string | null {
 export async function hookMain(argv: readonly string[]): Promise<number> {
   const args = parseHookArgs(argv);
   if (!args) {
-    process.stderr.write(`${USAGE}\n`);
+    writeAll(2, `${USAGE}\n`);
     // A malformed render must not wedge the agent; it is not a block either.
     return 0;
   }
   const stdin = readStdin();
   const out = await runHookGate({ ...args, stdin: stdin ?? '', ...(stdin === null ? { stdinTooLarge: true } : {}), cwd: process.cwd() });
-  if (out.stdout) process.stdout.write(out.stdout);
-  if (out.stderr) process.stderr.write(out.stderr);
+  if (out.stdout) writeAll(1, out.stdout);
+  if (out.stderr) writeAll(2, out.stderr);
   return out.exitCode;
 }
+
+/**
+ * Writes the answer straight to the descriptor. `process.stderr` on a pipe builds a stream
+ * and loads Node's net and stream modules, about 4 ms of a refusal's cold start, to write
+ * one line. A non-blocking pipe that is full (EAGAIN) is waited on and written again.
+ */
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let off = 0, tries = 0; off < bytes.length;) {
+    try {
+      off += writeSync(fd, bytes, off);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || ++tries > 1000) return;
+      Atomics.wait(PAUSE, 0, 0, 1);
+    }
+  }
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
