@@ -1,7 +1,8 @@
 // The WebSocket client of the PTY throughput run, in its own process as a browser would be:
 // spawns a PTY writer through the gateway, takes output as binary messages and acks it as the
-// dashboard does, and prints `{ got, mbps }` when the PTY exits, timed to the last output (the
-// writer lingers before it exits). `--base64` takes output as JSON with base64 instead.
+// dashboard does, and prints `{ got, mbps, cpuMs }` (cpuMs: its own user + system CPU) when the
+// PTY exits, timed to the last output (the writer lingers before it exits). `--base64` takes
+// output as JSON with base64 instead.
 // Usage: node bench/lib/ws-client.mjs URL ACCESS_TOKEN ARGS_JSON [--base64]
 import { WebSocket } from 'ws';
 
@@ -40,7 +41,8 @@ ws.on('message', (raw, isBinary) => {
   if (m.params.topic === 'pty.output') received(Buffer.from(m.params.data.data, 'base64').length);
   else if (m.params.topic === 'pty.exit') {
     const s = Number((last > 0n ? last : process.hrtime.bigint()) - t0) / 1e9;
-    process.stdout.write(JSON.stringify({ got, mbps: got / 1048576 / s }));
+    const cpu = process.cpuUsage();
+    process.stdout.write(JSON.stringify({ got, mbps: got / 1048576 / s, cpuMs: (cpu.user + cpu.system) / 1000 }));
     ws.close();
   }
 });
