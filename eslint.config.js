@@ -49,7 +49,7 @@ const layerZones = [
 
 // The protocol files the dashboard may take values from: they hold no zod schema. A new protocol file
 // is type-only to the dashboard until it is added here.
-const ZOD_FREE_PROTOCOL = ['close-codes.ts', 'flow-control.ts', 'json-rpc-peer.ts', 'rpc-errors.ts', 'pty-states.ts'];
+const ZOD_FREE_PROTOCOL = ['binary-output.ts', 'close-codes.ts', 'flow-control.ts', 'json-rpc-peer.ts', 'rpc-errors.ts', 'pty-states.ts'];
 // The dashboard is a browser bundle: values from protocol/'s zod-free files, types from anywhere.
 // core/ is not listed: the dashboard takes values from it today (argv, program-of, redact-argv,
 // approvals/always-scope), which the layer map in docs/architecture.md does not foresee.

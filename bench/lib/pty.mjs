@@ -12,7 +12,15 @@ import { fileURLToPath } from 'node:url';
 import { failed, metric } from './stats.mjs';
 import { LIB_URL, NODE, ROOT, sleep, tempDir, track, within } from './common.mjs';
 
-const PTY_METRICS = { direct: 'pty.direct_read', ws: 'pty.ws_throughput', keys: 'pty.keystroke_echo', retained: 'pty.stalled_viewer_retained', dropped: 'pty.stalled_viewer_dropped' };
+const PTY_METRICS = {
+  direct: 'pty.direct_read',
+  ws: 'pty.ws_throughput',
+  directCpu: 'pty.direct_cpu_per_mb',
+  wsCpu: 'pty.ws_cpu_per_mb',
+  keys: 'pty.keystroke_echo',
+  retained: 'pty.stalled_viewer_retained',
+  dropped: 'pty.stalled_viewer_dropped',
+};
 
 /**
  * A child that writes `bytes` of `x` and then keeps the terminal open for {@link WRITER_LINGER_MS}:
@@ -28,8 +36,15 @@ const WRITER_LINGER_MS = 300;
 /** How long the direct read waits, after the writer exits, for output still on its way. */
 const EXIT_DRAIN_MS = 5_000;
 
-/** Direct: node-pty read in this process, nothing else. */
+/** User + system CPU of this process since `since` (a `process.cpuUsage()`), in ms. */
+const cpuMsSince = (since) => {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1000;
+};
+
+/** Direct: node-pty read in this process, nothing else. Returns MB/s and this process's CPU ms per MB. */
 async function direct(pty, root, bytes) {
+  const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   let got = 0;
   let last = null;
@@ -47,7 +62,7 @@ async function direct(pty, root, bytes) {
     });
   });
   if (got < bytes || last === null) throw new Error(`direct read got ${got} of ${bytes} bytes`);
-  return got / 1048576 / (Number(last - t0) / 1e9);
+  return { mbps: got / 1048576 / (Number(last - t0) / 1e9), cpuPerMb: cpuMsSince(cpu0) / (got / 1048576) };
 }
 
 function connect(WebSocket, url, accessToken) {
@@ -102,6 +117,7 @@ async function child({ mb, keys, rounds, floodMb }) {
   const throughWs = async () => {
     const g = await gateway();
     try {
+      const cpu0 = process.cpuUsage();
       const out = await new Promise((res, rej) => {
         const c = track(spawn(NODE, [join(ROOT, 'bench', 'lib', 'ws-client.mjs'), g.url.href, g.accessToken, JSON.stringify(writerArgs(bytes))], { stdio: ['ignore', 'pipe', 'inherit'] }));
         let text = '';
@@ -109,7 +125,8 @@ async function child({ mb, keys, rounds, floodMb }) {
         c.on('exit', (code) => (code === 0 ? res(JSON.parse(text)) : rej(new Error(`the WebSocket client exited ${code}`))));
       });
       if (out.got < bytes) throw new Error(`the WebSocket client got ${out.got} of ${bytes} bytes`);
-      return out.mbps;
+      // Noise-proof where MB/s is not: what the gateway and the client spend per MB, whatever else runs.
+      return { mbps: out.mbps, cpuPerMb: (cpuMsSince(cpu0) + out.cpuMs) / (out.got / 1048576) };
     } finally {
       await g.close();
     }
@@ -199,13 +216,19 @@ async function child({ mb, keys, rounds, floodMb }) {
 
   const directMbps = [];
   const wsMbps = [];
+  const directCpu = [];
+  const wsCpu = [];
   for (let r = 0; r < rounds; r++) {
-    directMbps.push(await direct(pty, root, bytes));
-    wsMbps.push(await throughWs());
+    const d = await direct(pty, root, bytes);
+    directMbps.push(d.mbps);
+    directCpu.push(d.cpuPerMb);
+    const w = await throughWs();
+    wsMbps.push(w.mbps);
+    wsCpu.push(w.cpuPerMb);
   }
   const keySamples = await keystrokes();
   const stalled = await stalledViewer();
-  return { directMbps, wsMbps, keySamples, stalled };
+  return { directMbps, wsMbps, directCpu, wsCpu, keySamples, stalled };
 }
 
 /** Runs the PTY benchmarks in a child `node --expose-gc` and turns its report into metrics. */
@@ -245,6 +268,8 @@ export async function ptyBench({ mb, keys, rounds, floodMb, log }) {
     return [
       failed(PTY_METRICS.direct, 'MB/s', err),
       failed(PTY_METRICS.ws, 'MB/s', err, { baselineOf: PTY_METRICS.direct, targetChecks: wsTarget() }),
+      failed(PTY_METRICS.directCpu, 'ms/MB', err),
+      failed(PTY_METRICS.wsCpu, 'ms/MB', err, { baselineOf: PTY_METRICS.directCpu }),
       failed(PTY_METRICS.keys, 'ms', err, { targetChecks: [{ on: 'median', op: '<', value: 5 }] }),
       failed(PTY_METRICS.retained, 'MB', err),
       failed(PTY_METRICS.dropped, 'frames', err),
@@ -257,6 +282,11 @@ export async function ptyBench({ mb, keys, rounds, floodMb, log }) {
       baselineOf: PTY_METRICS.direct,
       targetChecks: wsTarget(),
       note: `${mb} MB through the gateway to a WebSocket client process that acks like the dashboard; ${coresText()}`,
+    }),
+    metric(PTY_METRICS.directCpu, 'ms/MB', report.directCpu, { note: 'CPU (user + system) of the direct reader per MB read' }),
+    metric(PTY_METRICS.wsCpu, 'ms/MB', report.wsCpu, {
+      baselineOf: PTY_METRICS.directCpu,
+      note: 'CPU of the gateway and the WebSocket client together per MB delivered (the writer not counted, as in the direct read)',
     }),
     metric(PTY_METRICS.keys, 'ms', report.keySamples, { targetChecks: [{ on: 'median', op: '<', value: 5 }], note: 'keystroke → echo over the WebSocket (`cat` with -icanon)' }),
     metric(PTY_METRICS.retained, 'MB', [s.retainedMb], {

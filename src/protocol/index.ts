@@ -2,6 +2,7 @@
 // types, codes and constants, and the JSON-RPC peer. No Node imports, nothing of the server:
 // the browser uses it too.
 export { AlwaysTarget, PendingApproval, PendingList } from './approvals.js';
+export { decodeBinaryOutput } from './binary-output.js';
 export { CLOSE_CODES } from './close-codes.js';
 export { EVENT_SCHEMAS, parseWireEvent, TOPICS, type WireEvent } from './events.js';
 export { FlowControlConstants } from './flow-control.js';

@@ -1,5 +1,6 @@
 // A JSON-RPC 2.0 client over the gateway's one WebSocket: reconnects with backoff,
 // signs in again on every new connection, and tells the page when it is ready.
+import { decodeBinaryOutput } from '../protocol/binary-output.js';
 import { CLOSE_CODES } from '../protocol/close-codes.js';
 import { JsonRpcPeer } from '../protocol/json-rpc-peer.js';
 import { JsonRpcError, RPC_ERRORS } from '../protocol/rpc-errors.js';
@@ -88,6 +89,8 @@ export class RpcClient {
     this.#retry = null;
     this.#opts.onState('connecting', '');
     const ws = new WebSocket(this.#opts.url);
+    // Binary messages are `pty.output` (asked for with `events.subscribe {output: 'binary'}`): decoded in place, no Blob read.
+    ws.binaryType = 'arraybuffer';
     this.#ws = ws;
     ws.onopen = () => {
       if (this.#ws !== ws) return;
@@ -95,6 +98,10 @@ export class RpcClient {
       this.#peer = peer;
       ws.onmessage = (ev: MessageEvent) => {
         if (typeof ev.data === 'string') peer.receive(ev.data);
+        else if (ev.data instanceof ArrayBuffer) {
+          const event = decodeBinaryOutput(new Uint8Array(ev.data));
+          if (event !== null) this.#opts.onNotification('event', event);
+        }
       };
       void this.#opened(ws);
     };

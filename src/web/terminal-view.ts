@@ -172,7 +172,7 @@ export class TerminalView {
   }
 
   #apply(o: PtyOutput): void {
-    const bytes = decodeBase64(o.data);
+    const bytes = typeof o.data === 'string' ? decodeBase64(o.data) : o.data;
     if (o.seq <= this.#attachSeq) {
       // In the replayed screen already; still delivered, so still acknowledged, or the
       // gateway would count it as unparsed for as long as we control the session.

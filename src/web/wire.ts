@@ -8,8 +8,8 @@ import { EXIT_REASONS } from '../protocol/pty-states.js';
 export type { AttachResult, ExitInfo as PtyExit, PtyInfo, SpawnParams } from '../protocol/pty.js';
 export type { PendingApproval } from '../protocol/approvals.js';
 
-/** `pty.output`: a chunk of terminal output, base64 of the raw bytes. */
-export type PtyOutput = EventData<'pty.output'>;
+/** `pty.output`: a chunk of terminal output, the raw bytes (a binary message) or their base64 (a JSON one). */
+export type PtyOutput = Omit<EventData<'pty.output'>, 'data'> & { data: string | Uint8Array };
 
 /** `pty.exit`: sent once, after the session's last output. */
 export type PtyExitEvent = EventData<'pty.exit'>;
@@ -66,7 +66,7 @@ export function asEventParams(v: unknown): EventParams | null {
 
 /** A `pty.output` payload, or null. */
 export function asPtyOutput(v: unknown): PtyOutput | null {
-  if (!isRecord(v) || typeof v.session_id !== 'string' || typeof v.seq !== 'number' || typeof v.data !== 'string') return null;
+  if (!isRecord(v) || typeof v.session_id !== 'string' || typeof v.seq !== 'number' || !(typeof v.data === 'string' || v.data instanceof Uint8Array)) return null;
   return { session_id: v.session_id, seq: v.seq, data: v.data };
 }
 

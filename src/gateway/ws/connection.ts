@@ -1,12 +1,14 @@
 // One WebSocket client: its grant once authenticated, its subscriptions, its event
 // sequence and its outbox; everything the server sends it goes through here.
 import type { WebSocket } from 'ws';
+import type { OutputEncoding } from '../../protocol/binary-output.js';
 import type { Capability, Grant } from '../credentials.js';
 import type { RpcError } from './errors.js';
 import { CLOSE_CODES } from './errors.js';
 import type { Topic } from './events.js';
 import type { RpcId } from './frames.js';
 import { errorFrame, eventFrame, outputFrame, resultFrame } from './frames.js';
+import type { OutputChunk } from './output-chunk.js';
 import type { OutboxStats } from './outbox.js';
 import { Outbox } from './outbox.js';
 import type { Peer } from './session-hub.js';
@@ -29,6 +31,8 @@ export class Connection implements Peer {
   #seq = 0;
   /** Set by the heartbeat: whether a pong came back since the last ping. */
   alive = true;
+  /** How this client takes `pty.output` (`events.subscribe {output}`); JSON with base64 until it asks. */
+  output: OutputEncoding = 'base64';
 
   constructor(
     readonly id: number,
@@ -69,9 +73,15 @@ export class Connection implements Peer {
     this.#outbox.push(eventFrame(topic, dataJson, ++this.#seq, this.now()));
   }
 
-  sendOutput(payloads: readonly string[], droppable: boolean): void {
+  sendOutput(chunk: OutputChunk, droppable: boolean): void {
     const ts = this.now();
-    const frames = payloads.map((p) => outputFrame(p, ++this.#seq, ts));
+    if (this.output === 'binary') {
+      const frames = chunk.binaryFrames(() => ++this.#seq, ts);
+      if (droppable) this.#outbox.offer(frames, true);
+      else this.#outbox.pushBinary(frames);
+      return;
+    }
+    const frames = chunk.payloads().map((p) => outputFrame(p, ++this.#seq, ts));
     if (droppable) this.#outbox.offer(frames);
     else for (const f of frames) this.#outbox.push(f);
   }

@@ -1,6 +1,7 @@
 // `events.subscribe` / `events.unsubscribe`: which topics a connection receives, by exact
 // name or namespace glob, each topic only with the capability the registry names for it.
 import { z } from 'zod';
+import { OUTPUT_ENCODINGS } from '../../protocol/binary-output.js';
 import { RpcError } from './errors.js';
 import type { Topic } from './events.js';
 import { EVENT_TOPICS, TOPIC_NAMESPACES, topicsOf } from './events.js';
@@ -11,6 +12,12 @@ import { defineMethod } from './method.js';
 const MAX_TOPIC_PATTERNS = 32;
 
 const TopicsParams = z.strictObject({ topics: z.array(z.string()).min(1).max(MAX_TOPIC_PATTERNS) });
+
+/**
+ * `output` picks how `pty.output` reaches this connection from now on (`binary`: binary
+ * messages, protocol/binary-output.ts); left out, it stays as it was (`base64` at first).
+ */
+const SubscribeParams = TopicsParams.extend({ output: z.enum(OUTPUT_ENCODINGS).optional() });
 
 /** The topics the patterns cover, or the error naming the first bad or forbidden one. */
 function resolvePatterns(ctx: MethodContext, patterns: readonly string[]): Topic[] | RpcError {
@@ -32,12 +39,14 @@ function resolvePatterns(ctx: MethodContext, patterns: readonly string[]): Topic
 
 /** The `events.*` methods by name. */
 export const EVENT_METHODS: Readonly<Record<string, Method>> = {
-  'events.subscribe': defineMethod(null, TopicsParams, (ctx, p) => {
+  'events.subscribe': defineMethod(null, SubscribeParams, (ctx, p) => {
     const topics = resolvePatterns(ctx, p.topics);
     if (topics instanceof RpcError) return topics;
     const now = ctx.conn.subscribe(topics);
     ctx.subscriptionsChanged();
-    return { topics: now };
+    if (p.output === undefined) return { topics: now };
+    ctx.conn.output = p.output;
+    return { topics: now, output: p.output };
   }),
   'events.unsubscribe': defineMethod(null, TopicsParams, (ctx, p) => {
     const topics: Topic[] = [];

@@ -1,5 +1,7 @@
 // JSON-RPC 2.0 frames as text: responses, errors and event notifications, each at most
-// one frame cap long, with PTY output split so its base64 never pushes a frame over.
+// one frame cap long, with PTY output split so its base64 never pushes a frame over; and
+// the binary form of PTY output (protocol/binary-output.ts) for clients that ask for it.
+import { BINARY_OUTPUT_KIND, BINARY_OUTPUT_PREFIX_BYTES } from '../../protocol/binary-output.js';
 import type { RpcError } from './errors.js';
 import type { Topic } from './events.js';
 
@@ -25,6 +27,9 @@ const ENVELOPE_RESERVE_BYTES = 1024;
 
 /** Raw output bytes per `pty.output` event: base64 turns 3 bytes into 4 characters. */
 export const OUTPUT_CHUNK_BYTES = Math.floor((MAX_FRAME_BYTES - ENVELOPE_RESERVE_BYTES) / 4) * 3;
+
+/** Raw output bytes per binary `pty.output` message: the frame minus its prefix and JSON header. */
+export const BINARY_OUTPUT_CHUNK_BYTES = MAX_FRAME_BYTES - ENVELOPE_RESERVE_BYTES;
 
 /** A JSON-RPC request id: a string or a number (null only in error replies to unreadable requests). */
 export type RpcId = string | number | null;
@@ -72,6 +77,30 @@ export function outputFrame(payload: string, seq: number, ts: number): Buffer {
   let at = frame.write(head, 0, 'latin1');
   at += frame.write(payload, at, 'latin1');
   frame.write(tail, at, 'latin1');
+  return frame;
+}
+
+/**
+ * The start of a binary `pty.output` header, the same for every connection: everything up
+ * to the connection's own event seq. ASCII (the session id is escaped).
+ */
+export function binaryOutputHead(sessionId: string, seq: number): string {
+  return `{"topic":"pty.output","data":{"session_id":${asciiJson(sessionId)},"seq":${seq}},"seq":`;
+}
+
+/**
+ * One binary `pty.output` message: prefix, header (`head` from {@link binaryOutputHead}
+ * plus this connection's event seq and the time), then the bytes, in one buffer.
+ */
+export function binaryOutputFrame(head: string, eventSeq: number, ts: number, bytes: Buffer): Buffer {
+  const header = `${head}${eventSeq},"ts":${ts}}`;
+  const start = BINARY_OUTPUT_PREFIX_BYTES + header.length;
+  const frame = Buffer.allocUnsafe(start + bytes.length);
+  if (frame.length > MAX_FRAME_BYTES) throw new Error(`ws frame of ${frame.length} bytes exceeds the ${MAX_FRAME_BYTES}-byte cap`);
+  frame[0] = BINARY_OUTPUT_KIND;
+  frame.writeUInt16BE(header.length, 1);
+  frame.write(header, BINARY_OUTPUT_PREFIX_BYTES, 'latin1');
+  bytes.copy(frame, start);
   return frame;
 }
 

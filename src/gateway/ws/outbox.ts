@@ -36,6 +36,13 @@ const COMPACT_AFTER = 1024;
 /** A frame as text, or as bytes already encoded (output frames are built that way). */
 export type Frame = string | Buffer;
 
+/** How a queued frame goes out: a text message (JSON, as string or bytes) or a binary one. */
+interface Queued {
+  frame: Frame;
+  bytes: number;
+  binary: boolean;
+}
+
 /** A snapshot of one outbox, for tests and diagnostics. */
 export interface OutboxStats {
   /** Frames waiting in our queue (not yet handed to the socket). */
@@ -52,7 +59,7 @@ export interface OutboxStats {
  * @example const box = new Outbox(ws, () => ws.terminate()); box.push(frame)
  */
 export class Outbox {
-  #frames: ({ frame: Frame; bytes: number } | undefined)[] = [];
+  #frames: (Queued | undefined)[] = [];
   #head = 0;
   #queuedBytes = 0;
   #dropped = 0;
@@ -86,14 +93,29 @@ export class Outbox {
       this.onOverflow();
       return;
     }
-    this.#enqueue(frame, bytes);
+    this.#enqueue(frame, bytes, false);
+  }
+
+  /** Queues binary messages that must arrive (a binary controller's output), under the same hard cap. */
+  pushBinary(frames: readonly Buffer[]): void {
+    for (const f of frames) {
+      if (this.#closed) return;
+      const bytes = f.length + FRAME_HEADER_BYTES;
+      if (this.backlog + bytes > HARD_BACKLOG_BYTES) {
+        this.close();
+        this.onOverflow();
+        return;
+      }
+      this.#enqueue(f, bytes, true);
+    }
   }
 
   /**
    * Queues droppable frames all or nothing (the parts of one output chunk), or drops
    * them, counted, when they would take the backlog past {@link VIEWER_BACKLOG_BYTES}.
+   * `binary`: they go out as binary messages, else as JSON text.
    */
-  offer(frames: readonly Buffer[]): boolean {
+  offer(frames: readonly Buffer[], binary = false): boolean {
     if (this.#closed) return false;
     let bytes = 0;
     for (const f of frames) bytes += f.length + FRAME_HEADER_BYTES;
@@ -101,7 +123,7 @@ export class Outbox {
       this.#dropped += frames.length;
       return false;
     }
-    for (const f of frames) this.#enqueue(f, f.length + FRAME_HEADER_BYTES);
+    for (const f of frames) this.#enqueue(f, f.length + FRAME_HEADER_BYTES, binary);
     return true;
   }
 
@@ -113,8 +135,8 @@ export class Outbox {
     this.#queuedBytes = 0;
   }
 
-  #enqueue(frame: Frame, bytes: number): void {
-    this.#frames.push({ frame, bytes });
+  #enqueue(frame: Frame, bytes: number, binary: boolean): void {
+    this.#frames.push({ frame, bytes, binary });
     this.#queuedBytes += bytes;
     this.#flush();
   }
@@ -125,8 +147,8 @@ export class Outbox {
       this.#frames[this.#head++] = undefined;
       if (frame === undefined) continue;
       this.#queuedBytes -= frame.bytes;
-      // A Buffer goes out as a binary message unless told otherwise: every frame is JSON text.
-      this.ws.send(frame.frame, { binary: false }, this.#afterSend);
+      // A Buffer goes out as a binary message unless told otherwise: JSON frames built as bytes are text.
+      this.ws.send(frame.frame, { binary: frame.binary }, this.#afterSend);
     }
     if (this.#head >= this.#frames.length) {
       this.#frames = [];

@@ -4,7 +4,7 @@ import type { ExitInfo, PtyInfo } from '../pty/types.js';
 import type { Topic } from './events.js';
 import type { FlowAction } from './flow-control.js';
 import { FlowControl } from './flow-control.js';
-import { outputPayloads } from './frames.js';
+import { OutputChunk } from './output-chunk.js';
 import type { PtyHost } from './pty-host.js';
 
 /** A connection as the hub sees it. */
@@ -14,8 +14,8 @@ export interface Peer {
   wants(topic: Topic): boolean;
   /** Sends an event that must arrive. */
   send(topic: Topic, dataJson: string): void;
-  /** Sends the `pty.output` events of one chunk: must arrive, or droppable as a whole. */
-  sendOutput(payloads: readonly string[], droppable: boolean): void;
+  /** Sends the `pty.output` events of one chunk, in its encoding: must arrive, or droppable as a whole. */
+  sendOutput(chunk: OutputChunk, droppable: boolean): void;
 }
 
 interface SessionState {
@@ -136,15 +136,15 @@ export class SessionHub {
   output(id: string, seq: number, data: Buffer): void {
     const s = this.#sessions.get(id);
     if (s === undefined) return;
-    let payloads: string[] | null = null;
+    let chunk: OutputChunk | null = null;
     for (const p of s.watchers) {
       if (!p.wants('pty.output')) continue;
-      payloads ??= outputPayloads(id, seq, data);
+      chunk ??= new OutputChunk(id, seq, data);
       if (p === s.controller) {
-        p.sendOutput(payloads, false);
+        p.sendOutput(chunk, false);
         this.#apply(id, s.flow.sent(data.length));
       } else {
-        p.sendOutput(payloads, true);
+        p.sendOutput(chunk, true);
       }
     }
   }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import type { RawData } from 'ws';
 import { PtyManager } from '../../../src/gateway/pty/index.js';
+import { decodeBinaryOutput } from '../../../src/protocol/index.js';
 import type { GatewayOptions } from '../../../src/gateway/options.js';
 import type { Gateway } from '../../../src/gateway/server.js';
 import { startGateway } from '../../../src/gateway/server.js';
@@ -97,6 +98,8 @@ export class RpcClient {
   readonly events: WireEvent[] = [];
   /** Byte length of every frame received. */
   readonly frameSizes: number[] = [];
+  /** How many of them were binary messages (`pty.output` for a client that subscribed with `output: 'binary'`). */
+  binaryFrames = 0;
   readonly closed: Promise<{ code: number; reason: string }>;
   /** Acknowledge output as a terminal would (every CharCountAckSize bytes); off to play a stalled controller. */
   autoAck = true;
@@ -106,7 +109,7 @@ export class RpcClient {
 
   private constructor(readonly ws: WebSocket) {
     this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-    ws.on('message', (data: RawData) => this.#receive(data as Buffer));
+    ws.on('message', (data: RawData, isBinary: boolean) => (isBinary ? this.#receiveBinary(data as Buffer) : this.#receive(data as Buffer)));
     ws.on('error', () => {});
   }
 
@@ -196,6 +199,18 @@ export class RpcClient {
     this.#unacked.set(sessionId, n);
   }
 
+  /** A binary `pty.output`: recorded as the same event with its bytes as base64, as a JSON client would see it. */
+  #receiveBinary(data: Buffer): void {
+    this.frameSizes.push(data.length);
+    this.binaryFrames++;
+    const e = decodeBinaryOutput(data);
+    if (e === null) throw new Error(`a binary message is not a pty.output: ${data.subarray(0, 200).toString('latin1')}`);
+    const event = parseWireEvent({ ...e, data: { ...e.data, data: Buffer.from(e.data.data).toString('base64') } });
+    if (event === null) throw new Error(`a binary pty.output does not match the registry: ${JSON.stringify(e.data.session_id)}`);
+    this.events.push(event);
+    this.#count(e.data.session_id, e.data.data.length);
+  }
+
   #receive(data: Buffer): void {
     this.frameSizes.push(data.length);
     const msg = JSON.parse(data.toString('utf8')) as { id?: number; method?: string; params?: unknown } & Reply;
@@ -221,8 +236,8 @@ export class UpgradeRefused extends Error {
 }
 
 /** Connects with the access token as a bearer header and subscribes to `topics`. */
-export async function operator(h: WsHarness, topics: string[] = ['pty.*']): Promise<RpcClient> {
+export async function operator(h: WsHarness, topics: string[] = ['pty.*'], output?: 'binary' | 'base64'): Promise<RpcClient> {
   const c = await RpcClient.connect(h.url, { bearer: ACCESS_TOKEN });
-  if (topics.length > 0) await c.ok('events.subscribe', { topics });
+  if (topics.length > 0) await c.ok('events.subscribe', { topics, ...(output === undefined ? {} : { output }) });
   return c;
 }
