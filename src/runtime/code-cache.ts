@@ -8,7 +8,7 @@
 // can rewrite the bundle itself, so it grants no one anything. A cache that is missing, a link, a
 // FIFO, over its cap, torn, or rejected by V8 is ignored and written again.
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -36,12 +36,19 @@ export function codeCacheDir(bundleFile: string): string {
 /**
  * The cache's name: the bundle's content, Node's and V8's versions, the platform and the flags the
  * process runs with (V8 rejects a cache made under other flags, so each set gets its own file).
+ * The content is named by the digest the build wrote beside the bundle (`<bundle>.sha256`) plus
+ * the bundle's size, mtime and inode, so that a bundle changed by anything but the build still
+ * gets a cache of its own; without that file the bundle is hashed here.
  */
-function cacheName(wrapped: string): string {
-  const h = createHash('sha256');
-  h.update(wrapped);
-  h.update(`\0${process.version}\0${process.versions.v8}\0${process.arch}\0${process.execArgv.join(' ')}\0${process.env.NODE_OPTIONS ?? ''}`);
-  return `bundle-${h.digest('hex').slice(0, 32)}.v8cache`;
+function cacheName(bundleFile: string, wrapped: string): string {
+  const built = readSmallBytes(`${bundleFile}.sha256`, 128)?.toString('latin1').trim() ?? '';
+  let content: string;
+  if (/^[0-9a-f]{64}$/.test(built)) {
+    const st = statSync(bundleFile, { bigint: true });
+    content = `${built}\0${st.size}\0${st.mtimeNs}\0${st.ino}`;
+  } else content = createHash('sha256').update(wrapped).digest('hex');
+  const key = `${content}\0${process.version}\0${process.versions.v8}\0${process.arch}\0${process.execArgv.join(' ')}\0${process.env.NODE_OPTIONS ?? ''}`;
+  return `bundle-${createHash('sha256').update(key).digest('hex').slice(0, 32)}.v8cache`;
 }
 
 interface CacheFile {
@@ -91,7 +98,7 @@ function writeCache(dir: string, file: string, covered: ReadonlySet<string>, dat
  */
 export function runCached(bundleFile: string, cacheDir: string, path: () => string): void {
   const wrapped = WRAP_HEAD + readFileSync(bundleFile, 'utf8') + WRAP_TAIL;
-  const file = join(cacheDir, cacheName(wrapped));
+  const file = join(cacheDir, cacheName(bundleFile, wrapped));
   // Through a folder that is a link, the cache could be anyone's: read nothing from it.
   const cached = isFolder(cacheDir) ? readCache(file) : null;
   const script = new Script(wrapped, { filename: bundleFile, ...(cached !== null ? { cachedData: cached.data } : {}) });

@@ -108,6 +108,22 @@ describe('hook code cache', () => {
     expect(readFileSync(file).equals(planted)).toBe(false);
   });
 
+  it('names the cache by the build digest and the bundle file: a same-length edit after the build runs the edited code', async () => {
+    const bin = copyBundle('bin');
+    expect(readFileSync(join(bin, 'hook-body.cjs.sha256'), 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
+    const id = await start(bin);
+    const file = warmed(bin, id);
+    // Same length, so V8 alone would take the old cache for it; the stale digest file stays.
+    const body = join(bin, 'hook-body.cjs');
+    const text = readFileSync(body, 'utf8');
+    expect(text).toContain('is outside this task');
+    writeFileSync(body, text.replace('is outside this task', 'IS OUTSIDE THIS TASK'));
+    const refused = write(bin, id, 'package.json');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('package.json IS OUTSIDE THIS TASK');
+    expect(cacheFiles(bin).filter((f) => f !== file)).toHaveLength(1);
+  });
+
   it.each([
     ['random bytes', () => randomBytes(4096)],
     ['our header over random bytes', () => Buffer.concat([Buffer.from('GHCC1 PreToolUse:0,PreToolUse:2\n'), randomBytes(200_000)])],
