@@ -190,6 +190,28 @@ describe('team audit log: tampering with the rows by SQL', () => {
     expect(r.problems.join('\n')).toMatch(/the head row records 80 events but the table holds 81 rows/);
   });
 
+  it('cannot see a well-formed event appended past the newest checkpoint with the head rewritten, and says it is uncovered', async () => {
+    const last = JSON.parse((await rows())[79]!.line) as AuditEvent;
+    const o = last.origin!;
+    const local = sealEvent({ ...gateEvent(700), time: '2025-01-01T00:00:00.000Z' }, o.seq + 1, o.event_hash);
+    const { line, event } = sealEvent({ ...gateEvent(700), time: '2025-01-01T00:00:00.000Z', origin: { ...o, seq: o.seq + 1, prev_hash: o.event_hash, event_hash: local.event.hash } }, 80, last.hash);
+    await sql(`INSERT INTO gh_audit_events (seq, line, hash, machine_id, host, project_key, origin_seq, origin_hash) VALUES (80, $1, $2, $3, $4, $5, $6, $7)`, [
+      line,
+      event.hash,
+      o.machine,
+      o.host,
+      o.project,
+      o.seq + 1,
+      local.event.hash,
+    ]);
+    const { CompactRange } = await import('../../../src/core/crypto/merkle.js');
+    const range = new CompactRange();
+    for (const r of await rows()) range.pushData(r.line);
+    await sql(`UPDATE gh_audit_head SET size = 81, last_hash = $1, frontier = $2`, [event.hash, Buffer.concat(range.frontier())]);
+    // The documented limit: past the newest checkpoint only the hash chain holds, and anyone can recompute it.
+    expect(await verifyTeamAudit(store, keys)).toMatchObject({ ok: true, events: 81, covered: 80 });
+  });
+
   it('reports a tail cut below a checkpoint, even when the head row is rewound to match', async () => {
     const kept = (await rows())[59]!;
     await sql(`DELETE FROM gh_audit_events WHERE seq >= 60`);
