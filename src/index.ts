@@ -42,3 +42,8 @@ export { PtyManager } from './gateway/pty/index.js';
 // A session's sandbox as the launcher starts it, for the benchmarks and other launchers.
 export { sandboxedArgv } from './core/sandbox.js';
 export type { SandboxSpec } from './core/sandbox.js';
+// The team store's audit log (docs/teams.md), for hosts of a team link and for the benchmarks.
+export { openStore } from './runtime/store/pg-connect.js';
+export { thisMachine } from './runtime/store/machine.js';
+export { startAuditForwarding, startAuditForwardingWith } from './runtime/store/pg-audit-forward.js';
+export { verifyTeamAudit } from './runtime/store/pg-audit-verify.js';

@@ -16,6 +16,7 @@ import { sdkBench } from './sdk.mjs';
 import { curves, scaleBench, scaleMetricNames } from './scale.mjs';
 import { writeCurves } from './plot.mjs';
 import { failed, finish, table } from './stats.mjs';
+import { teamBench, TEAM_METRICS } from './team.mjs';
 import { verifierBench } from './verifier.mjs';
 
 /** Sizes per mode: quick has fewer runs and smaller inputs, and the same metrics. */
@@ -31,6 +32,7 @@ const MODES = {
     pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 },
     sandbox: { runs: 100, warmup: 10 },
     scale: { runs: 10, allowlist: [1, 10, 100, 1000], worktree: [1_000, 10_000, 50_000], audit: [10_000, 100_000, 1_000_000], approvals: [1, 10, 100] },
+    team: { perWriter: 1_000, repeats: 3, events: 100_000 },
   },
   quick: {
     hook: { runs: 8, warmup: 2 },
@@ -43,6 +45,7 @@ const MODES = {
     pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 },
     sandbox: { runs: 20, warmup: 3 },
     scale: { runs: 3, allowlist: [1, 1000], worktree: [1_000], audit: [10_000], approvals: [1, 20] },
+    team: { perWriter: 1_000, repeats: 2, events: 20_000 },
   },
 };
 
@@ -57,6 +60,7 @@ const GROUPS = {
   pty: (o, log) => ptyBench({ ...o.pty, log }),
   sandbox: (o, log) => sandboxBench({ ...o.sandbox, log }),
   scale: (o, log) => scaleBench({ ...o.scale, log }),
+  team: (o, log) => teamBench({ ...o.team, log }),
 };
 
 /** Every metric name a full run reports, per group (a group that crashes reports them as errors). */
@@ -82,6 +86,7 @@ const METRIC_NAMES = {
   audit: ['audit.append.1_writer', 'audit.append.8_writers', 'audit.append.in_process', 'audit.verify'],
   pty: ['pty.direct_read', 'pty.ws_throughput', 'pty.keystroke_echo', 'pty.stalled_viewer_retained', 'pty.stalled_viewer_dropped'],
   sandbox: Object.values(SANDBOX_METRICS),
+  team: Object.values(TEAM_METRICS),
 };
 
 const USAGE = `usage: node bench/run.mjs [--quick] [--out FILE] [--plots DIR] [--only GROUP[,GROUP…]] [--runs N] [--events N] [--mb N] [--keys N]

@@ -55,6 +55,9 @@ const METRICS = [
   'scale.audit_verify.events_10000',
   'scale.approval_round_trip.pending_1',
   'scale.approval_round_trip.pending_20',
+  'team.file_append_8_writers',
+  'team.audit_append_8_writers',
+  'team.audit_verify',
 ];
 const WARM = new Set(['hook.warm.pretooluse_allow', 'hook.warm.pretooluse_block', 'hook.warm.stop']);
 const SANDBOX = new Set(['sandbox.baseline.true', 'sandbox.start.true', 'sandbox.baseline.perl_e0', 'sandbox.hook.pretooluse_allow']);
@@ -66,6 +69,7 @@ const BASELINES: Record<string, string> = {
   'peer.gatehouse.pretooluse_bash': 'peer.cc_safety_net.pretooluse_bash',
   'verifier.chain.stop': 'verifier.baseline.read_parse_transcript',
   'audit.append.8_writers': 'audit.append.1_writer',
+  'team.audit_append_8_writers': 'team.file_append_8_writers',
   'pty.ws_throughput': 'pty.direct_read',
   'pty.ws_cpu_per_mb': 'pty.direct_cpu_per_mb',
   'sandbox.start.true': 'sandbox.baseline.true',

@@ -1,7 +1,8 @@
-// `gatehouse audit verify|tail|proof|checkpoint`: check the project's hash-chained audit
-// log against a trusted key, read it, prove an event's inclusion, sign a checkpoint.
+// `gatehouse audit verify|tail|proof|checkpoint|export`: check the project's (or the team's)
+// hash-chained audit log against trusted keys, read it, prove an event's inclusion, sign a
+// checkpoint, export the team log as files.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { verifyAuditParallel } from '../../runtime/audit/verify-parallel.js';
 import { knownPublicKeys } from '../../runtime/key-history.js';
@@ -11,6 +12,8 @@ import { auditLogFor } from '../../runtime/recorder.js';
 import { formatEvent, noEventsMessage, outputColumns } from '../audit-lines.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
+import type { VerifyReport } from '../../runtime/audit/verify.js';
+import { exportStore, verifyStore } from './audit-store.js';
 
 type Flags = { worktree?: string; stateDir?: string; json?: boolean };
 const withProject = (c: Command): Command => c.option('--worktree <dir>', 'project folder', '.').option('--state-dir <dir>', 'project state folder').option('--json', 'print as JSON');
@@ -27,6 +30,11 @@ export function readTrustedKey(file: string) {
   }
 }
 
+/** Commander's collector for a repeatable option. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 function parseCount(value: string, what: string): number {
   if (!/^\d+$/.test(value)) throw new UserError(`${what} must be a whole number, got ${JSON.stringify(value)}`, EXIT.usage);
   return Number(value);
@@ -38,13 +46,24 @@ export function auditCommand(): Command {
 
   withProject(audit.command('verify'))
     .description('recompute every hash, the Merkle root, each checkpoint signature and consistency proof')
-    .option('--key <pub.pem>', 'trusted public key (default: the keys in this state dir, which only proves self-consistency)')
-    .addHelpText('after', '\nExit status: 0 intact, 1 tampered or broken (naming the first bad sequence number), 2 usage.')
-    .action(async (flags: Flags & { key?: string }) => {
-      const state = projectStateFor(flags.worktree, flags.stateDir);
-      const keys = flags.key ? [readTrustedKey(flags.key)] : [...knownPublicKeys(state).values()];
-      // On every core for a large log; the same report as the serial verify.
-      const report = await verifyAuditParallel(join(state, 'audit'), keys);
+    .option('--key <pub.pem>', 'trusted public key; repeat it for each key (default: the keys in this state dir, which only proves self-consistency)', collect, [])
+    .option('--dir <folder>', 'verify an audit folder (log.jsonl, checkpoints.jsonl), e.g. one written by `audit export`')
+    .option('--store <postgres-url>', "verify the team log in this PostgreSQL store (needs --key for each machine's public key)")
+    .addHelpText('after', '\nExit status: 0 intact, 1 tampered or broken (naming the first bad sequence number) or the store cannot be read, 2 usage.')
+    .action(async (flags: Flags & { key: string[]; dir?: string; store?: string }) => {
+      if (flags.dir !== undefined && flags.store !== undefined) throw new UserError('pass --dir or --store, not both', EXIT.usage);
+      const given = flags.key.map(readTrustedKey);
+      let report: VerifyReport;
+      if (flags.store !== undefined) report = await verifyStore(flags.store, given);
+      else if (flags.dir !== undefined) {
+        if (given.length === 0) throw new UserError('verify --dir needs --key PUB.pem: a folder from elsewhere has no keys of its own to trust', EXIT.usage);
+        report = await verifyAuditParallel(resolve(flags.dir), given);
+      } else {
+        const state = projectStateFor(flags.worktree, flags.stateDir);
+        const keys = given.length > 0 ? given : [...knownPublicKeys(state).values()];
+        // On every core for a large log; the same report as the serial verify.
+        report = await verifyAuditParallel(join(state, 'audit'), keys);
+      }
       if (flags.json) printJson(report);
       else if (report.ok) {
         process.stdout.write(
@@ -54,8 +73,21 @@ export function auditCommand(): Command {
         const where = report.first_bad?.seq !== null && report.first_bad?.seq !== undefined ? `first bad sequence number ${report.first_bad.seq}: ` : '';
         process.stdout.write(`BROKEN: ${where}${report.first_bad?.reason ?? report.problems[0] ?? 'unknown problem'}\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`);
       }
-      if (!flags.key && !flags.json) process.stderr.write('note: verified against the keys stored beside the log; pass --key with a key you obtained separately for a real check\n');
+      if (given.length === 0 && !flags.json) process.stderr.write('note: verified against the keys stored beside the log; pass --key with a key you obtained separately for a real check\n');
       process.exitCode = report.ok ? EXIT.ok : EXIT.failure;
+    });
+
+  audit
+    .command('export')
+    .description('write the team log of a PostgreSQL store as log.jsonl and checkpoints.jsonl in a new folder (check it with `audit verify --dir`)')
+    .requiredOption('--store <postgres-url>', 'the team store')
+    .requiredOption('--out <folder>', 'a folder that does not exist yet')
+    .option('--json', 'print as JSON')
+    .addHelpText('after', '\nExit status: 0 written, 1 the store cannot be read, 2 usage (the folder exists).')
+    .action(async (flags: { store: string; out: string; json?: boolean }) => {
+      const r = await exportStore(flags.store, flags.out);
+      if (flags.json) printJson({ ...r, out: resolve(flags.out) });
+      else process.stdout.write(`exported ${r.events} events and ${r.checkpoints} checkpoints to ${flags.out}; check it with: gatehouse audit verify --dir ${flags.out} --key PUB.pem …\n`);
     });
 
   withProject(audit.command('tail'))

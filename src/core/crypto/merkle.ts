@@ -290,6 +290,14 @@ export class CompactRange {
     this.nodes.push(node);
   }
 
+  /**
+   * The held subtree hashes, leftmost (largest) first: one per set bit of the size. With the
+   * size, all a range needs to go on growing: push them back with {@link pushSubtree}.
+   */
+  frontier(): Buffer[] {
+    return this.nodes.map((n) => Buffer.from(n.hash, 'latin1'));
+  }
+
   /** MTH(D[from:size]); `from` must be 0 or the start of one of the held subtrees. */
   root(from = 0): Buffer {
     if (this.count === 0 && from === 0) return emptyRoot();

@@ -37,6 +37,25 @@ export interface AuditEvent<T extends AuditEventType = AuditEventType> {
   prev_hash: string;
   /** Hex SHA-256 of the canonical JSON of this event without `hash`. */
   hash: string;
+  /**
+   * Only in the team log: the machine's local event this one was forwarded from. Covered by
+   * `hash`, so the attribution cannot be changed without breaking the chain. A file store's own
+   * events never carry it.
+   */
+  origin?: EventOrigin;
+}
+
+/** Where a team log event came from: the machine, the project, and the local event (its seq, prev_hash and hash). */
+export interface EventOrigin {
+  /** `m-` and 16 hex digits (store/machine.ts). */
+  machine: string;
+  host: string;
+  /** The project's key (state-base.ts projectKey). */
+  project: string;
+  seq: number;
+  prev_hash: string;
+  /** The local event's `hash`: recomputable from this event's fields with `seq` and `prev_hash` above. */
+  event_hash: string;
 }
 
 /** What a caller supplies to append an event; the log fills in seq, hashes and time. */
@@ -47,9 +66,30 @@ export interface AppendInput<T extends AuditEventType = AuditEventType> {
   data: AuditEventDataMap[T];
   /** Defaults to now. */
   time?: string;
+  /** Team log only: the local event it copies (see {@link AuditEvent.origin}). */
+  origin?: EventOrigin;
 }
 
 const EVENT_KEYS = ['actor', 'data', 'hash', 'prev_hash', 'seq', 'session_id', 'time', 'type'];
+const ORIGIN_KEYS = ['event_hash', 'host', 'machine', 'prev_hash', 'project', 'seq'];
+const MACHINE_PATTERN = /^m-[0-9a-f]{16}$/;
+const HEX64 = /^[0-9a-f]{64}$/;
+// A host name or project key: printable, no quote or backslash, so the line stays plain to read and compare.
+const ORIGIN_NAME = /^[A-Za-z0-9._@:+-]{1,255}$/;
+
+/** What is wrong with an event's `origin`, or null. */
+function originProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'origin is not an object';
+  const o = value as Record<string, unknown>;
+  if (Object.keys(o).length !== ORIGIN_KEYS.length || !ORIGIN_KEYS.every((k) => k in o)) return `origin has exactly the fields ${ORIGIN_KEYS.join(', ')}`;
+  if (typeof o.machine !== 'string' || !MACHINE_PATTERN.test(o.machine)) return 'origin.machine is not a machine id';
+  if (typeof o.host !== 'string' || !ORIGIN_NAME.test(o.host)) return 'origin.host is not a host name';
+  if (typeof o.project !== 'string' || !ORIGIN_NAME.test(o.project)) return 'origin.project is not a project key';
+  if (!Number.isSafeInteger(o.seq) || (o.seq as number) < 0) return 'origin.seq is not a non-negative integer';
+  if (typeof o.prev_hash !== 'string' || !HEX64.test(o.prev_hash)) return 'origin.prev_hash is not 64 hex digits';
+  if (typeof o.event_hash !== 'string' || !HEX64.test(o.event_hash)) return 'origin.event_hash is not 64 hex digits';
+  return null;
+}
 
 /** Drops object properties whose value is `undefined`, as JSON.stringify would. */
 function withoutUndefined(value: unknown): unknown {
@@ -69,8 +109,14 @@ function sha256Hex(text: string): string {
 export function inspectEvent(value: unknown): string | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'the line is not a JSON object';
   const e = value as Record<string, unknown>;
-  // Each of the eight is required by a check below, so a count of eight means exactly them.
-  if (Object.keys(e).length !== EVENT_KEYS.length) return `an event has exactly the fields ${EVENT_KEYS.join(', ')}`;
+  // Each of the eight is required by a check below, so a count of eight means exactly them;
+  // a ninth may only be a team log's `origin`.
+  const withOrigin = e.origin !== undefined;
+  if (Object.keys(e).length !== EVENT_KEYS.length + (withOrigin ? 1 : 0)) return `an event has exactly the fields ${EVENT_KEYS.join(', ')} (and origin in a team log)`;
+  if (withOrigin) {
+    const problem = originProblem(e.origin);
+    if (problem !== null) return problem;
+  }
   if (!Number.isSafeInteger(e.seq) || (e.seq as number) < 0) return 'seq is not a non-negative integer';
   if (typeof e.time !== 'string' || !TIME_PATTERN.test(e.time)) return 'time is not an ISO 8601 UTC timestamp';
   if (typeof e.actor !== 'string' || !ACTOR_PATTERN.test(e.actor)) return `actor ${JSON.stringify(e.actor)} is not a principal id`;
@@ -93,7 +139,12 @@ export function inspectEvent(value: unknown): string | null {
 export function isCanonicalEventLine(e: AuditEvent, text: string): boolean {
   if (text.includes('\\ud') || !keysSorted(e.data)) return isCanonicalJson(text, e);
   const sid = e.session_id === null ? 'null' : `"${e.session_id}"`;
-  return text === `{"actor":"${e.actor}","data":${JSON.stringify(e.data)},"hash":"${e.hash}","prev_hash":"${e.prev_hash}","seq":${e.seq},"session_id":${sid},"time":"${e.time}","type":"${e.type}"}`;
+  // origin's values are plain ASCII by originProblem; only its key order needs writing out.
+  const o = e.origin;
+  const origin = o === undefined ? '' : `,"origin":{"event_hash":"${o.event_hash}","host":"${o.host}","machine":"${o.machine}","prev_hash":"${o.prev_hash}","project":"${o.project}","seq":${o.seq}}`;
+  return (
+    text === `{"actor":"${e.actor}","data":${JSON.stringify(e.data)},"hash":"${e.hash}"${origin},"prev_hash":"${e.prev_hash}","seq":${e.seq},"session_id":${sid},"time":"${e.time}","type":"${e.type}"}`
+  );
 }
 
 /**
@@ -109,6 +160,8 @@ export function sealEvent<T extends AuditEventType>(input: AppendInput<T>, seq: 
     session_id: input.session_id,
     data: withoutUndefined(input.data) as AuditEventDataMap[T],
     prev_hash: prevHash,
+    // Absent, not undefined, for the file store: its lines stay exactly as they were.
+    ...(input.origin === undefined ? {} : { origin: input.origin }),
   };
   const hash = sha256Hex(canonicalJson(body));
   const event: AuditEvent<T> = { ...body, hash };
@@ -121,7 +174,8 @@ export function sealEvent<T extends AuditEventType>(input: AppendInput<T>, seq: 
 
 // In a canonical line the top-level keys are sorted: actor, data, hash, prev_hash, …
 // `,"hash":"` cannot occur inside a JSON string (quotes are escaped) and the keys after
-// it are prev_hash, seq, session_id, time, type, so its last occurrence is the top-level one.
+// it are origin, prev_hash, seq, session_id, time, type (origin's own keys end in `_hash`
+// or follow a `{`), so its last occurrence is the top-level one.
 const HASH_FIELD = ',"hash":"';
 const HASH_FIELD_CHARS = HASH_FIELD.length + 64 + 1;
 

@@ -13,7 +13,7 @@ import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { CompactRange, emptyRoot } from '../../core/crypto/merkle.js';
 import { keyIdOf, keyNameOf } from '../keys.js';
-import { readCheckpointFile } from './checkpoints.js';
+import { readCheckpointFile, type CheckpointFile } from './checkpoints.js';
 import type { AuditEventDataMap } from './events.js';
 import { readTextLines } from './lines.js';
 import { CHECKPOINT_FILE, LOG_FILE } from './log.js';
@@ -137,7 +137,7 @@ export function verifyAudit(auditDir: string, trustedKeys: KeyObject[]): VerifyR
 
 /** What verify reads before the log: the checkpoints' claims, the sizes whose roots they need, the keys. */
 export interface VerifyPlan {
-  file: ReturnType<typeof readCheckpointFile>;
+  file: CheckpointFile;
   claims: Claim[];
   claimFindings: Finding[];
   /** Tree sizes whose root a checkpoint claims. */
@@ -149,7 +149,11 @@ export interface VerifyPlan {
 
 /** Reads the checkpoints of `<auditDir>` and prepares the log scan. */
 export function planVerify(auditDir: string, trustedKeys: KeyObject[]): VerifyPlan {
-  const file = readCheckpointFile(join(auditDir, CHECKPOINT_FILE));
+  return planFromCheckpoints(readCheckpointFile(join(auditDir, CHECKPOINT_FILE)), trustedKeys);
+}
+
+/** Prepares a scan from checkpoints read from anywhere (a file, the team store's rows). */
+export function planFromCheckpoints(file: CheckpointFile, trustedKeys: KeyObject[]): VerifyPlan {
   const { claims, findings: claimFindings } = claimsOf(file.records);
   const pairs = claims.slice(1).map((c, i) => [claims[i]!.size, c.size] as const);
   return { file, claims, claimFindings, wanted: new Set(claims.map((c) => c.size)), recorder: new ProofRecorder(pairs), keys: trustedFrom(trustedKeys) };

@@ -14,6 +14,8 @@ export interface OpenOptions {
   env?: NodeJS.ProcessEnv;
   /** Connections kept open (default 4). */
   max?: number;
+  /** Create missing tables (default true); false only checks that the database answers, for read-only users (audit verify, export). */
+  migrate?: boolean;
 }
 
 /** An open store: the pool, its label for messages, and a way to close it. */
@@ -45,7 +47,8 @@ export async function openStore(spec: PostgresSpec, opts: OpenOptions = {}): Pro
   // An idle connection cut by a restart must not crash the process: the next query reconnects.
   pool.on('error', () => {});
   try {
-    await migrate(pool);
+    if (opts.migrate === false) await pool.query('SELECT 1');
+    else await migrate(pool);
   } catch (err) {
     await pool.end().catch(() => {});
     return fail(unreachable(label, err));
@@ -67,16 +70,24 @@ function withPassword(url: string, password: string | undefined): string {
 /** Runs `fn` in one transaction: committed when it returns, rolled back when it throws. */
 export async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
   const c = await pool.connect();
+  // A connection cut while this client is checked out is reported on the client too (the pool
+  // listens only on idle ones); unheard, it would crash the process. The query in flight fails anyway.
+  const onError = (): void => {};
+  c.on('error', onError);
+  let broken: Error | undefined;
   try {
     await c.query('BEGIN');
     const out = await fn(c);
     await c.query('COMMIT');
     return out;
   } catch (err) {
+    // A connection that failed is dropped, not handed to the next caller.
+    if (isConnectionError(err)) broken = err as Error;
     await c.query('ROLLBACK').catch(() => {});
     throw err;
   } finally {
-    c.release();
+    c.off('error', onError);
+    c.release(broken);
   }
 }
 

@@ -1,0 +1,168 @@
+// `audit verify --store`: recomputes the team log from its rows — each line's hash, the chain,
+// seq contiguity, every origin's own chain, the Merkle roots, the head row, and every checkpoint
+// against keys the operator trusts (never keys from the database) — in one read-only snapshot.
+import type { KeyObject } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import { CompactRange, emptyRoot } from '../../core/crypto/merkle.js';
+import type { StoredCheckpoint } from '../audit/checkpoints.js';
+import type { AuditEventDataMap } from '../audit/events.js';
+import { GENESIS_HASH, type AuditEvent } from '../audit/record.js';
+import { finishVerify, learnRotation, planFromCheckpoints, type LogScan, type VerifyPlan, type VerifyReport } from '../audit/verify.js';
+import type { Finding } from '../audit/verify-checkpoints.js';
+import { lineProblem, parseObject } from '../audit/verify-line.js';
+import { originLineHash } from './pg-audit-origin.js';
+import { isConnectionError, type PgStore } from './pg-connect.js';
+
+/** Rows per keyset page: a few MB per round trip, small enough to stream a log of any size. */
+const PAGE_ROWS = 10_000;
+
+type Row = [seq: string, line: string, hash: string, machine: string, host: string, project: string, originSeq: string, originHash: string];
+
+/** Runs `fn` in a read-only snapshot, so rows, head and checkpoints are read as of one moment. */
+export async function inSnapshot<T>(store: PgStore, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  const c = await store.pool.connect();
+  const onError = (): void => {};
+  c.on('error', onError);
+  let broken: Error | undefined;
+  try {
+    await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return await fn(c);
+  } catch (err) {
+    if (isConnectionError(err)) broken = err as Error;
+    throw err;
+  } finally {
+    await c.query('ROLLBACK').catch(() => {});
+    c.off('error', onError);
+    c.release(broken);
+  }
+}
+
+/** Every event row in seq order, a page at a time (the next page is asked for before this one is used). */
+export async function* eventPages(c: PoolClient, pageRows = PAGE_ROWS): AsyncGenerator<Row[]> {
+  const fetch = (after: string) =>
+    c.query<Row>({
+      text: `SELECT seq, line, hash, machine_id, host, project_key, origin_seq, origin_hash FROM gh_audit_events WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      values: [after, pageRows],
+      rowMode: 'array',
+    });
+  let next = fetch('-1');
+  for (;;) {
+    const rows = (await next).rows;
+    if (rows.length === pageRows) next = fetch(rows.at(-1)![0]);
+    yield rows;
+    if (rows.length < pageRows) return;
+  }
+}
+
+/** The checkpoint rows in the order they were written. */
+export async function checkpointRows(c: PoolClient): Promise<StoredCheckpoint[]> {
+  const r = await c.query<{ tree_size: string; root: string; note: string; key_id: string; time: string }>(`SELECT tree_size, root, note, key_id, time FROM gh_audit_checkpoints ORDER BY id`);
+  return r.rows.map((x) => ({ tree_size: Number(x.tree_size), root: x.root, note: x.note, key_id: x.key_id, time: x.time }));
+}
+
+/** What the row's own columns must say, given its sealed event. */
+function columnProblem(row: Row, e: AuditEvent): string | null {
+  const o = e.origin;
+  if (o === undefined) return 'the event carries no origin: it was not forwarded by a machine (a row inserted by hand)';
+  if (Number(row[0]) !== e.seq) return `the row's seq column is ${row[0]} but its sealed event is seq ${e.seq}: rows were renumbered`;
+  if (row[2] !== e.hash) return "the row's hash column differs from its sealed event's hash";
+  if (row[3] !== o.machine || row[4] !== o.host || row[5] !== o.project || Number(row[6]) !== o.seq || row[7] !== o.event_hash) {
+    return `the row's origin columns (${row[3]}, ${row[4]}, ${row[5]}, seq ${row[6]}) differ from the origin sealed in its event (${o.machine}, ${o.host}, ${o.project}, seq ${o.seq}): the row was re-attributed`;
+  }
+  return null;
+}
+
+/** Each origin's own chain: its local events in order, each linked to the one before, and each hash recomputable. */
+class OriginChains {
+  private readonly last = new Map<string, { seq: number; hash: string }>();
+
+  problem(e: AuditEvent, line: string): string | null {
+    const o = e.origin!;
+    const key = `${o.machine}\u0000${o.project}`;
+    const before = this.last.get(key);
+    this.last.set(key, { seq: o.seq, hash: o.event_hash });
+    const who = `machine ${o.machine} (${o.host}), project ${o.project}`;
+    if (originLineHash(line, o) !== o.event_hash) return `${who}: origin.event_hash is not the hash of the local event this row copies: its content or origin was changed`;
+    const expected = before === undefined ? 0 : before.seq + 1;
+    if (o.seq !== expected) return `${who}: local seq ${o.seq} follows ${before === undefined ? 'nothing' : `local seq ${before.seq}`}: that machine's events were removed, reordered or duplicated`;
+    if (o.prev_hash !== (before?.hash ?? GENESIS_HASH)) return `${who}: local seq ${o.seq} does not link to the machine's event before it: its chain was broken`;
+    return null;
+  }
+}
+
+/** Streams the rows once: line checks, columns, origins, leaves and roots at checkpoint sizes. */
+async function scanRows(c: PoolClient, plan: VerifyPlan, pageRows: number): Promise<LogScan> {
+  const range = new CompactRange(plan.recorder.onNode);
+  const rootAt = new Map<number, Buffer>();
+  if (plan.wanted.has(0)) rootAt.set(0, emptyRoot());
+  const findings: Finding[] = [];
+  const origins = new OriginChains();
+  let prevSeq = -1;
+  let prevHash: string | null = GENESIS_HASH;
+  for await (const rows of eventPages(c, pageRows)) {
+    for (const row of rows) {
+      const at = range.size;
+      const text = row[1];
+      const e = parseObject(text);
+      const problem = lineProblem(e, text, null, prevSeq, prevHash) ?? columnProblem(row, e as unknown as AuditEvent) ?? origins.problem(e as unknown as AuditEvent, text);
+      if (problem !== null) findings.push({ seq: at, reason: problem });
+      else if (e!.type === 'key_rotated') learnRotation(e!.data as AuditEventDataMap['key_rotated'], at, plan.keys, findings);
+      // Resynchronise as the file verify does: one deletion or swap is reported once or twice.
+      if (e === null || !Number.isSafeInteger(e.seq)) {
+        prevSeq++;
+        prevHash = null;
+      } else if ((e.seq as number) > prevSeq) {
+        prevSeq = e.seq as number;
+        prevHash = typeof e.hash === 'string' ? e.hash : null;
+      }
+      range.pushData(text);
+      plan.recorder.atSize(range);
+      if (plan.wanted.has(range.size)) rootAt.set(range.size, range.root());
+    }
+  }
+  return { events: range.size, range, rootAt, findings };
+}
+
+/** The head row must agree with the rows: a row deleted or added outside the append shows here. */
+async function headFindings(c: PoolClient, scan: LogScan): Promise<Finding[]> {
+  const r = await c.query<{ size: string; last_hash: string; frontier: Buffer }>(`SELECT size, last_hash, frontier FROM gh_audit_head WHERE id = 1`);
+  const head = r.rows[0];
+  if (head === undefined) return [{ seq: null, reason: 'the head row (gh_audit_head) is missing' }];
+  const size = Number(head.size);
+  const out: Finding[] = [];
+  if (size !== scan.events) {
+    out.push({
+      seq: Math.min(size, scan.events),
+      reason: `the head row records ${size} events but the table holds ${scan.events} rows: rows were ${size > scan.events ? 'deleted' : 'inserted'} outside the append`,
+    });
+  } else if (size > 0 && !Buffer.concat(scan.range.frontier()).equals(head.frontier)) {
+    out.push({ seq: null, reason: "the head row's Merkle frontier does not match the rows: the rows or the head were changed outside the append" });
+  }
+  return out;
+}
+
+async function haltFindings(c: PoolClient): Promise<Finding[]> {
+  const r = await c.query<{ machine_id: string; host: string; project_key: string; origin_seq: string; reason: string }>(
+    `SELECT machine_id, host, project_key, origin_seq, reason FROM gh_audit_halts ORDER BY machine_id, project_key`,
+  );
+  return r.rows.map((h) => ({
+    seq: null,
+    reason: `machine ${h.machine_id} (${h.host}) stopped forwarding project ${h.project_key} at its local seq ${h.origin_seq}: ${h.reason}; its later events are not in the team log`,
+  }));
+}
+
+/**
+ * Verifies the team log in `store` against `trustedKeys` (the machines' public keys, given by
+ * the operator). Same report as the file verify; `first_bad.seq` is a team seq.
+ * @example const r = await verifyTeamAudit(store, keys); if (!r.ok) console.error(r.first_bad)
+ */
+export async function verifyTeamAudit(store: PgStore, trustedKeys: KeyObject[], opts: { pageRows?: number } = {}): Promise<VerifyReport> {
+  return inSnapshot(store, async (c) => {
+    const plan = planFromCheckpoints({ records: await checkpointRows(c), problems: [], tornBytes: 0 }, trustedKeys);
+    const scan = await scanRows(c, plan, opts.pageRows ?? PAGE_ROWS);
+    const extra = [...(await headFindings(c, scan)), ...(await haltFindings(c))];
+    const report = finishVerify(plan, { ...scan, findings: [...scan.findings, ...extra.filter((f) => f.seq !== null)] });
+    const loose = extra.filter((f) => f.seq === null).map((f) => f.reason);
+    return loose.length === 0 ? report : { ...report, ok: false, first_bad: report.first_bad ?? { seq: null, reason: loose[0]! }, problems: [...report.problems, ...loose] };
+  });
+}
