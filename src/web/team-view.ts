@@ -90,17 +90,22 @@ export class TeamView {
     return { accept: 'application/json', ...(json ? { 'content-type': 'application/json' } : {}), ...(token === null ? {} : { authorization: `Bearer ${token}` }) };
   }
 
-  /** Reads both lists again; a server without a team store answers 404 and the panel stays hidden. */
+  /** Whether the server has a team store (`GET /api/projects` says), asked once; null until known. */
+  #enabled: boolean | null = null;
+
+  /** Reads both lists again; on a server without a team store the panel stays hidden and nothing is asked. */
   async refresh(): Promise<void> {
+    if (this.#enabled === null) {
+      const p = await fetch('/api/projects', { cache: 'no-store', headers: this.#headers() }).catch(() => null);
+      if (p === null || !p.ok) return;
+      this.#enabled = ((await p.json().catch(() => null)) as { team?: unknown } | null)?.team === true;
+    }
+    if (!this.#enabled) return;
     let res: Response;
     try {
       res = await fetch('/api/team/sessions', { cache: 'no-store', headers: this.#headers() });
     } catch {
       if (!this.#section.hidden) this.#status.textContent = 'The server cannot be reached.';
-      return;
-    }
-    if (res.status === 404) {
-      this.#section.hidden = true;
       return;
     }
     this.#section.hidden = false;

@@ -104,6 +104,7 @@ export async function serveAll(flags: ServeAllFlags): Promise<void> {
       env: process.env,
       log,
       publicUrl: flags.publicUrl,
+      team: team !== null,
       projects: ({ credentials, hosts }) => {
         pool = new ProjectPool({
           base,

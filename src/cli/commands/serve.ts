@@ -188,6 +188,7 @@ export function serveCommand(): Command {
           env: process.env,
           log,
           publicUrl,
+          team: team !== null,
           websocket: {
             manager,
             configRules: configAlwaysRules(config.value.approvals.always_allow),

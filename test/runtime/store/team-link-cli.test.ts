@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, gatehouse, tempDir } from '../../support/cli.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
+import { CHROMIUM, launchChromium, until } from '../../web/support.js';
 
 let server: TestPostgres;
 let pool: pg.Pool;
@@ -110,6 +111,24 @@ describe('team link from the CLI, against a real PostgreSQL server', { timeout: 
     // Without a team approval queue wired, the list says so and a resolve is refused.
     const approvals = await fetch(`${s.base}/api/team/approvals`, { headers: { authorization: `Bearer ${s.token}` } });
     expect(await approvals.json()).toEqual({ wired: false, pending: [] });
+
+    // The dashboard's team panel shows both machines' sessions: each as its record, no terminal.
+    if (existsSync(CHROMIUM)) {
+      const profile = tempDir('gh-chromium-');
+      const context = await launchChromium(profile);
+      try {
+        const page = context.pages()[0] ?? (await context.newPage());
+        await page.goto(`${s.base}/?token=${s.token}`);
+        await until(async () => (await page.locator('#team-panel .team-session').count()) >= 2, 'the team panel to list both sessions');
+        expect(await page.locator('#team-panel').isVisible()).toBe(true);
+        const shown = await page.locator('#team-panel .team-session').allTextContents();
+        for (const wt of [a.worktree, b.worktree]) expect(shown.some((t) => t.includes(wt) && t.includes('record only') && t.includes('none'))).toBe(true);
+        expect(await page.locator('#team-panel [data-verdict="passed"]').count()).toBeGreaterThanOrEqual(1);
+        expect(await page.locator('#team-panel [data-verdict="failed"]').count()).toBeGreaterThanOrEqual(1);
+      } finally {
+        await context.close();
+      }
+    }
     s.child.kill('SIGTERM');
   });
 
