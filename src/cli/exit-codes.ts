@@ -8,6 +8,8 @@ export const EXIT = {
   failure: 1,
   /** The command line was wrong: unknown flag, missing or invalid argument. */
   usage: 2,
+  /** The team store named by `store:` (or GATEHOUSE_STORE, or --store) cannot be used, so nothing was started (sysexits' EX_UNAVAILABLE). */
+  storeUnavailable: 69,
 } as const;
 
 /** An error the user caused; the CLI prints the message and exits with `code`. */

@@ -67,6 +67,8 @@ export interface GatewayOptions {
    * checked): its host and origin are accepted as this server's own.
    */
   publicUrl?: string | null;
+  /** A team store is linked (`serve --store`): `GET /api/projects` says so and the dashboard shows its team panel. */
+  team?: boolean;
   /** Where unexpected server errors are reported; default stderr. Never receives secrets. */
   log?: (line: string) => void;
   /** Serve JSON-RPC over WebSocket at `/ws` (PTYs, events, approvals); absent, upgrades are refused. */

@@ -173,7 +173,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     scope: 'approvals:read',
     handle: () => {
       const listed = projects?.list() ?? [listingOf({ key: basename(opts.projectState), state: opts.projectState, worktree: opts.worktree ?? null }, queue as ApprovalQueue, null)];
-      return { status: 200, body: { multi: projects !== null, projects: listed } };
+      return { status: 200, body: { multi: projects !== null, projects: listed, team: opts.team === true } };
     },
   });
   opts.routes?.(router);

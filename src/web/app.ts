@@ -19,6 +19,7 @@ import { SessionsView } from './sessions-view.js';
 import { exchangeToken } from './sign-in.js';
 import { installShortcuts, SHORTCUTS } from './shortcuts.js';
 import { TerminalView } from './terminal-view.js';
+import { TeamView } from './team-view.js';
 import type { PendingApproval, PtyExit, PtyInfo, SpawnParams } from './wire.js';
 import { asEventParams, asPtyExit, asPtyInfo, asPtyOutput } from './wire.js';
 
@@ -91,6 +92,7 @@ function main(): void {
   byId('rules-panel', HTMLDetailsElement).addEventListener('toggle', () => void rules.refresh());
   const audit = new AuditStatusView(byId('audit', HTMLElement), () => rpc.token);
   const doctor = new DoctorStatusView(byId('doctor', HTMLElement), () => rpc.token);
+  const team = new TeamView(byId('team-panel', HTMLElement), byId('team-sessions', HTMLUListElement), byId('team-approvals', HTMLUListElement), byId('team-status', HTMLElement), () => rpc.token);
   // Shown only when the server supervises several projects (`serve --all`).
   const projects = new ProjectSwitcher(byId('project', HTMLSelectElement), () => rpc.token);
   const form = new NewSessionForm(
@@ -156,6 +158,7 @@ function main(): void {
     showTitle();
     void audit.refresh();
     void doctor.refresh();
+    void team.refresh();
   }
 
   function ended(id: string, exit: PtyExit): void {

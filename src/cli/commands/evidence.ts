@@ -12,6 +12,12 @@ import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
 import { bundleFile, locateEvidence } from '../locate.js';
 import { readTrustedKey } from './audit.js';
+import { realpathSync } from 'node:fs';
+import { loadConfig } from '../../runtime/config.js';
+import { writeFileAtomic } from '../../runtime/fs-atomic.js';
+import { fetchEvidence } from '../../runtime/store/evidence-rows.js';
+import { openStore } from '../../runtime/store/pg-connect.js';
+import { settingOrExit, teamStoreSpec } from '../team-store.js';
 
 type Flags = { worktree?: string; stateDir?: string; json?: boolean };
 const withProject = (c: Command): Command => c.option('--worktree <dir>', 'project folder', '.').option('--state-dir <dir>', 'project state folder').option('--json', 'print as JSON');
@@ -83,6 +89,45 @@ export function evidenceCommand(): Command {
       if (!r.ok) throw new UserError(r.reason, EXIT.failure);
       if (flags.json) printJson(r.value);
       else process.stdout.write(`${r.value.file}\n`);
+    });
+
+  evidence
+    .command('fetch')
+    .description("write a bundle from the team store (any machine's) as a self-contained file that `evidence verify FILE` checks")
+    .argument('<id>', 'receipt id (ev-…), as the team dashboard lists it')
+    .option('--store <url>', 'the team store (default: store: in gatehouse.yaml, else GATEHOUSE_STORE)')
+    .option('--worktree <dir>', 'project folder whose gatehouse.yaml names the store', '.')
+    .option('--out <file>', 'output file (default: <id>.evidence.json in the current folder)')
+    .option('--json', 'print where it was written and where it came from as JSON')
+    .addHelpText('after', '\nExit status: 0 written, 1 no such bundle in the store, 2 usage, 69 the team store cannot be used.')
+    .action(async (id: string, flags: { store?: string; worktree: string; out?: string; json?: boolean }) => {
+      if (!EVIDENCE_ID_RE.test(id)) throw new UserError(`"${id}" is not an evidence id (ev-<yyyymmddThhmmssZ>-<16 hex>)`, EXIT.usage);
+      let configured = null;
+      if (flags.store === undefined) {
+        let root: string | null = null;
+        try {
+          root = realpathSync(resolve(flags.worktree));
+        } catch {
+          root = null;
+        }
+        const config = root === null ? null : loadConfig({ root });
+        if (config !== null && !config.ok) throw new UserError(config.reason);
+        configured = config?.value.store ?? null;
+      }
+      const spec = settingOrExit(teamStoreSpec(flags.store, configured, process.env));
+      if (spec === null) throw new UserError('no team store is set: give --store postgres://…, or set store: in gatehouse.yaml or GATEHOUSE_STORE', EXIT.usage);
+      const opened = await openStore(spec, { max: 1 });
+      if (!opened.ok) throw new UserError(opened.reason.replace(/; to run on this machine.*$/, '.'), EXIT.storeUnavailable);
+      try {
+        const doc = await fetchEvidence(opened.value.pool, id);
+        if (!doc.ok) throw new UserError(doc.reason, EXIT.failure);
+        const out = resolve(flags.out ?? `${id}.evidence.json`);
+        writeFileAtomic(out, `${JSON.stringify(doc.value, null, 2)}\n`);
+        if (flags.json) printJson({ file: out, ...doc.value.origin, blobs: Object.keys(doc.value.blobs).length });
+        else process.stdout.write(`${out}\n`);
+      } finally {
+        await opened.value.close();
+      }
     });
 
   return evidence;

@@ -20,6 +20,13 @@ import { hostedGate } from '../../gateway/gate-runner.js';
 import { programProblem } from '../../runtime/find-on-path.js';
 import { spawnSandboxed } from '../../runtime/sandbox/spawn.js';
 import { startRunProgress } from '../run-progress.js';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadConfig } from '../../runtime/config.js';
+import { projectKey } from '../../runtime/state-base.js';
+import type { TeamLink } from '../../runtime/store/team-link.js';
+import { projectStateFor } from '../context.js';
+import { parseFallback, settingOrExit, startLinkOrExit, teamStoreSpec } from '../team-store.js';
 
 /** Exit status of a child that ended by a signal, as a shell reports it. */
 function signalStatus(signal: NodeJS.Signals): number {
@@ -111,6 +118,28 @@ function startFailure(cmd: string, err: NodeJS.ErrnoException): string {
 
 /** A shell's status for a command it could not start; `run` keeps it so scripts can tell. */
 const EXIT_NOT_STARTED = 127;
+/** How long `run` waits at its end for the session's last records to reach the team store before it exits anyway. */
+const FINAL_FLUSH_MS = 15_000;
+
+/**
+ * The team link for this run's project when its store is PostgreSQL (else null), started before
+ * the session so a store that cannot be used stops the run before anything is rendered.
+ */
+async function linkForRun(flags: StartFlags & { storeFallback?: string }): Promise<TeamLink | null> {
+  const fallback = parseFallback(flags.storeFallback);
+  let worktree: string;
+  try {
+    worktree = realpathSync(resolve(flags.worktree ?? '.'));
+  } catch {
+    return null; // the session's start says what is wrong with the folder
+  }
+  const config = loadConfig({ root: worktree, ...(flags.config !== undefined ? { file: resolve(flags.config) } : {}) });
+  if (!config.ok) return null; // …and with the config
+  const spec = settingOrExit(teamStoreSpec(undefined, config.value.store, process.env));
+  if (spec === null) return null;
+  const projectState = projectStateFor(worktree, flags.stateDir);
+  return startLinkOrExit(spec, [{ projectState, projectKey: projectKey(worktree), worktree }], fallback, (line) => void process.stderr.write(`gatehouse: team store: ${line}\n`));
+}
 /** The `run` command. */
 export function runCommand(): Command {
   return withStartFlags(new Command('run').description('start a session, run CMD in the worktree, end it and check the result'))
@@ -118,11 +147,15 @@ export function runCommand(): Command {
     .option('--json', 'print the verdict as JSON')
     .option('--sandbox', 'run CMD, its hooks and the required checks inside a bubblewrap sandbox (Linux); refused, never skipped, when it cannot be made (see docs/sandbox.md)')
     .option('--network <mode>', 'network inside the sandbox: host (default: the agent reaches its model API) or none')
+    .option(
+      '--store-fallback <store>',
+      "when the team store (store: in gatehouse.yaml, or GATEHOUSE_STORE) cannot be reached: run on this machine's file store and forward to the team store once it answers (file)",
+    )
     .addHelpText(
       'after',
-      '\nExit status: CMD\'s own status if the end-of-session check passed, otherwise 1; 127 if CMD could not be started (nothing is checked then).\nExample: gatehouse run --agent claude --allow "src/**" --require test="npm test" -- claude -p "fix the bug"',
+      '\nExit status: CMD\'s own status if the end-of-session check passed, otherwise 1; 127 if CMD could not be started (nothing is checked then); 69 if the team store cannot be used (nothing is started; see --store-fallback).\nExample: gatehouse run --agent claude --allow "src/**" --require test="npm test" -- claude -p "fix the bug"',
     )
-    .action(async (command: string[], flags: StartFlags) => {
+    .action(async (command: string[], flags: StartFlags & { storeFallback?: string }) => {
       if (command.length === 0) throw new UserError('give the command to run after --', EXIT.usage);
       // Before the session starts: another agent's CLI under this one's gate would run ungated.
       const agent = parseAgentName(flags.agent);
@@ -133,11 +166,17 @@ export function runCommand(): Command {
       if (flags.network !== undefined && !(SANDBOX_NETWORKS as readonly string[]).includes(flags.network)) {
         throw new UserError(`--network must be one of ${SANDBOX_NETWORKS.join(', ')}, got ${JSON.stringify(flags.network)}`, EXIT.usage);
       }
+      const link = await linkForRun(flags);
       const relay = new SignalRelay();
       try {
         await runSession(command, flags, relay);
       } finally {
         relay.dispose();
+        // The verdict reaches the team store before `run` exits, or it is said that it waits in the state folder.
+        if (link !== null) {
+          await link.flush(FINAL_FLUSH_MS);
+          await link.stop();
+        }
       }
     });
 }

@@ -18,6 +18,11 @@ import { resolveProjectState } from '../../runtime/state-base.js';
 import { liveSupervisor, removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { gateWorkerPath, hookBundlePath } from '../context.js';
+import { addTeamRoutes } from '../../gateway/team-routes.js';
+import { projectKey } from '../../runtime/state-base.js';
+import type { PostgresSpec } from '../../runtime/store/store-setting.js';
+import type { StoreFallback, TeamLink } from '../../runtime/store/team-link.js';
+import { startLinkOrExit } from '../team-store.js';
 
 /** 256 bits: the access token guards remote code execution (a PTY) in every project, so it is never guessable. */
 const ACCESS_TOKEN_BYTES = 32;
@@ -29,6 +34,9 @@ export interface ServeAllFlags {
   publicUrl: string | null;
   /** Why all projects are served although `--all` was not given (the first line says so), or null. */
   because: string | null;
+  /** The team store (`--store`, else GATEHOUSE_STORE), or null for the file store. */
+  store: PostgresSpec | null;
+  fallback: StoreFallback;
   /** Says why a port could not be bound. */
   bindFailure: (err: NodeJS.ErrnoException, base: string) => string;
 }
@@ -76,6 +84,9 @@ export async function serveAll(flags: ServeAllFlags): Promise<void> {
     }
   }
   const log = (line: string): void => void process.stderr.write(`gatehouse serve: ${line}\n`);
+  // Every project found now is linked; one first served later is linked by its own next `run` or `serve` (docs/teams.md).
+  const linked = listProjects(base).flatMap((p) => (p.worktree === null ? [] : [{ projectState: p.state, projectKey: projectKey(p.worktree), worktree: p.worktree }]));
+  const team: TeamLink | null = flags.store === null ? null : await startLinkOrExit(flags.store, linked, flags.fallback, (line) => log(`team store: ${line}`));
   const accessToken = randomBytes(ACCESS_TOKEN_BYTES).toString('hex');
   mkdirSync(join(base, 'gateway'), { recursive: true, mode: 0o700 });
   writeFileAtomic(join(base, 'gateway', 'access-token'), `${accessToken}\n`, { mode: 0o600 });
@@ -93,6 +104,7 @@ export async function serveAll(flags: ServeAllFlags): Promise<void> {
       env: process.env,
       log,
       publicUrl: flags.publicUrl,
+      team: team !== null,
       projects: ({ credentials, hosts }) => {
         pool = new ProjectPool({
           base,
@@ -104,10 +116,12 @@ export async function serveAll(flags: ServeAllFlags): Promise<void> {
       routes: (router) => {
         addWebRoutes(router, { webDir: webDir(), accessToken });
         addLinkRoutes(router, () => (pool?.opened() ?? []).map((p) => ({ queue: p.queue, links: p.links, project: p.name })));
+        if (team !== null) addTeamRoutes(router, { label: team.label, machineId: team.machine.id, store: () => team.store(), approvals: null });
       },
     });
   } catch (err) {
     await gate.close();
+    await team?.stop();
     throw new UserError(flags.bindFailure(err as NodeJS.ErrnoException, base));
   }
   const started = pool as ProjectPool | null;
@@ -116,13 +130,14 @@ export async function serveAll(flags: ServeAllFlags): Promise<void> {
   writeSupervisorRecord(base, { pid: process.pid, port: gw.port, started_at: new Date().toISOString(), all: true });
   const listed = started?.list() ?? [];
   const head = `gatehouse supervisor for all projects in ${base} (${listed.length} found)`;
-  process.stdout.write(`${flags.because === null ? head : `${head}: ${flags.because}`}\ndashboard: ${gw.url}/?token=${accessToken}\n`);
+  process.stdout.write(`${flags.because === null ? head : `${head}: ${flags.because}`}\n${team === null ? '' : `team store: ${team.label}\n`}dashboard: ${gw.url}/?token=${accessToken}\n`);
   for (const p of listed) if (p.problem !== null) log(`project ${p.key} is listed but not served: ${p.problem}`);
   const stop = (): void => {
     removeSupervisorRecord(base);
     void gw
       .close()
       .then(() => gate.close())
+      .then(() => team?.stop())
       .then(() => process.exit(EXIT.ok));
   };
   process.on('SIGINT', stop);

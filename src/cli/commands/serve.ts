@@ -26,9 +26,16 @@ import { stateBase } from '../../runtime/state-base.js';
 import { outsideAnyProject, serveAll } from './serve-all.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { gateWorkerPath, hookBundlePath, projectStateFor } from '../context.js';
+import { projectKey } from '../../runtime/state-base.js';
+import { addTeamRoutes } from '../../gateway/team-routes.js';
+import type { TeamLink } from '../../runtime/store/team-link.js';
+import { parseFallback, settingOrExit, startLinkOrExit, teamStoreSpec } from '../team-store.js';
 
 /** 256 bits: the access token guards remote code execution (a PTY), so it is never guessable. */
 const ACCESS_TOKEN_BYTES = 32;
+
+/** How long a stopping `serve` waits for what is waiting to reach the team store (it is forwarded later otherwise). */
+const STOP_FLUSH_MS = 5_000;
 
 /** The dashboard's static files, built beside the CLI bundle. */
 function webDir(): string {
@@ -69,11 +76,17 @@ export function serveCommand(): Command {
     .option('--state-dir <dir>', 'project state folder')
     .option('--public-url <url>', 'where people reach this server (behind a tunnel or proxy): the base of links in notifications')
     .option('--all', 'supervise every project under the state base on this one port, with a project switcher (also what `serve` does outside any project)')
+    .option(
+      '--store <url>',
+      "the team store (postgres://user@host:5432/db?password_env=NAME): link the served project(s) to it and show every machine's sessions and approvals (default: store: in gatehouse.yaml, else GATEHOUSE_STORE)",
+    )
+    .option('--store-fallback <store>', "when the team store cannot be reached at start: serve on this machine's file store and keep trying (file)")
     .addHelpText(
       'after',
       '\nRun it in the project folder, or point it there with --project DIR (from a Gatehouse clone: `npm start -- --project DIR`).\nRun outside any project (your home folder, /, or a folder with no .git, gatehouse.yaml or Gatehouse state), or with --all, it supervises every project.',
     )
-    .action(async (flags: { host: string; port: string; project?: string; worktree?: string; stateDir?: string; publicUrl?: string; all?: boolean }) => {
+    .action(async (flags: { host: string; port: string; project?: string; worktree?: string; stateDir?: string; publicUrl?: string; all?: boolean; store?: string; storeFallback?: string }) => {
+      const fallback = parseFallback(flags.storeFallback);
       if (!/^\d{1,5}$/.test(flags.port) || Number(flags.port) > 65535) throw new UserError(`--port must be 0-65535, got ${JSON.stringify(flags.port)}`, EXIT.usage);
       const named = flags.project !== undefined || flags.worktree !== undefined || flags.stateDir !== undefined;
       if (flags.all === true && named) {
@@ -92,6 +105,8 @@ export function serveCommand(): Command {
           port: Number(flags.port),
           publicUrl: publicAll,
           because: here,
+          store: settingOrExit(teamStoreSpec(flags.store, null, process.env)),
+          fallback,
           bindFailure: (err, base) => bindFailure(err, flags.host, Number(flags.port), base, 'the supervisor of all projects'),
         });
         return;
@@ -134,6 +149,10 @@ export function serveCommand(): Command {
         publicUrl = url.value;
       }
       const log = (line: string): void => void process.stderr.write(`gatehouse serve: ${line}\n`);
+      // The team link: this project's sessions, evidence (and, wired beside it, approvals and audit) to the team store.
+      const teamSpec = settingOrExit(teamStoreSpec(flags.store, config.value.store, process.env));
+      const team: TeamLink | null =
+        teamSpec === null ? null : await startLinkOrExit(teamSpec, [{ projectState: state, projectKey: projectKey(worktree), worktree }], fallback, (line) => log(`team store: ${line}`));
       const links = new LinkBook();
       // Told only when a call waits for a person. A channel that cannot work is refused now, not found out at the first call.
       const notified = startNotifications({
@@ -146,7 +165,10 @@ export function serveCommand(): Command {
         publicUrl,
         links,
       });
-      if (!notified.ok) throw new UserError(`${notified.reason}`);
+      if (!notified.ok) {
+        await team?.stop();
+        throw new UserError(`${notified.reason}`);
+      }
       const notifier = notified.value;
       // A fresh token per start, stored 0600 for local tools and printed once inside the URL.
       const accessToken = randomBytes(ACCESS_TOKEN_BYTES).toString('hex');
@@ -166,6 +188,7 @@ export function serveCommand(): Command {
           env: process.env,
           log,
           publicUrl,
+          team: team !== null,
           websocket: {
             manager,
             configRules: configAlwaysRules(config.value.approvals.always_allow),
@@ -177,24 +200,28 @@ export function serveCommand(): Command {
             addHookRoutes(router, state, gate.run);
             addWebRoutes(router, { webDir: webDir(), accessToken });
             addLinkRoutes(router, { queue: new ApprovalQueue(state), links, project: basename(worktree) });
+            if (team !== null) addTeamRoutes(router, { label: team.label, machineId: team.machine.id, store: () => team.store(), approvals: null });
           },
         });
       } catch (err) {
         await notifier?.close();
         await manager.dispose();
         await gate.close();
+        await team?.stop();
         throw new UserError(bindFailure(err as NodeJS.ErrnoException, flags.host, Number(flags.port), state));
       }
       // Sessions started from now on (`--transport auto`) send their hook calls here.
       writeProjectRecord(state, worktree);
       writeSupervisorRecord(state, { pid: process.pid, port: gw.port, started_at: new Date().toISOString() });
-      process.stdout.write(`gatehouse supervisor for ${worktree}\ndashboard: ${gw.url}/?token=${accessToken}\n`);
+      process.stdout.write(`gatehouse supervisor for ${worktree}\n${team === null ? '' : `team store: ${team.label}\n`}dashboard: ${gw.url}/?token=${accessToken}\n`);
       const stop = (): void => {
         removeSupervisorRecord(state);
         void (notifier?.close() ?? Promise.resolve())
           .then(() => gw.close())
           .then(() => manager.dispose())
           .then(() => gate.close())
+          .then(() => team?.flush(STOP_FLUSH_MS))
+          .then(() => team?.stop())
           .then(() => process.exit(EXIT.ok));
       };
       process.on('SIGINT', stop);

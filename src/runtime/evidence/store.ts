@@ -12,8 +12,8 @@ import { bundleDir, EVIDENCE_ID_RE, type EvidenceBundle } from './seal.js';
 import type { EvidenceKind, EvidenceStatement, EvidenceVerdict, EvidenceWhere } from './statement.js';
 import { readStatement, verifyEvidence, type BlobSource, type EvidenceCheck } from './verify.js';
 
-/** Format tag of an export file. */
-const EXPORT_FORMAT = 'gatehouse-evidence-export/v1';
+/** Format tag of an export file (also what a bundle fetched from the team store is written as). */
+export const EXPORT_FORMAT = 'gatehouse-evidence-export/v1';
 
 /** One bundle and every blob its subjects name, in one JSON file. */
 interface EvidenceExport {

@@ -1,3 +1,4 @@
+// What a part of the team link implements: started with the link's context, flushed at the end, stopped.
 import type { PgStore } from './pg-connect.js';
 import type { Machine } from './machine.js';
 export interface LinkContext {

@@ -3,6 +3,7 @@
 // machines opening a new database at once do not race.
 import type { Pool } from 'pg';
 import { AUDIT_DDL } from './pg-audit-schema.js';
+import { REGISTRY_DDL } from './registry-schema.js';
 
 /** The advisory lock key of migrations (any fixed 64-bit number, "gatehouse" in ASCII). */
 const MIGRATION_LOCK = '7449355384622052709';
@@ -22,6 +23,7 @@ const PARTS: readonly (readonly string[])[] = [
      )`,
   ],
   AUDIT_DDL,
+  REGISTRY_DDL,
 ];
 
 /** Creates what is missing; refuses a database written by a newer Gatehouse. */
