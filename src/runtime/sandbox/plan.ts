@@ -136,6 +136,8 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
     const browsers = BROWSER_PROFILES.map((p) => join(home, p));
     const asked = (inp.hide ?? []).map((p) => (p.startsWith('~/') ? join(home, p.slice(2)) : resolve(inp.worktree, p)));
     const services = hostServices(inp.env, home);
+    // The team store's password file (libpq's pgpass): whoever reads it can answer the team's approvals.
+    const pgpass = [join(home, '.pgpass'), ...(inp.env.PGPASSFILE ? [resolve(inp.env.PGPASSFILE)] : [])];
     const hiddenRoots = [
       inp.projectState,
       base,
@@ -144,6 +146,7 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
       join(configHome(inp.env), 'gatehouse'),
       ...browsers,
       ...asked,
+      ...pgpass,
       ...services.hiddenDirs,
     ]
       .map(realPathOrNull)

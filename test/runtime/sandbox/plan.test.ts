@@ -127,12 +127,13 @@ describe.skipIf(!tools.ok)('the sandbox plan, under the real bubblewrap', () => 
     expect(existsSync(join(wt, '.husky'))).toBe(true);
   });
 
-  it("hides browser profiles (a signed-in dashboard's cookie) and what the config's sandbox.hide names", () => {
+  it("hides browser profiles (a signed-in dashboard's cookie), the team store's pgpass file and what the config's sandbox.hide names", () => {
     const wtHome = join(wt, 'home-in-worktree');
     for (const [rel, body] of [
       ['.config/chromium/Default/Cookies', 'COOKIE'],
       ['.ssh/id_ed25519', 'SSH KEY'],
       ['.netrc', 'NETRC'],
+      ['.pgpass', 'PGPASS'],
     ] as const) {
       mkdirSync(join(wtHome, rel, '..'), { recursive: true });
       writeFileSync(join(wtHome, rel), `${body}\n`);
@@ -140,8 +141,8 @@ describe.skipIf(!tools.ok)('the sandbox plan, under the real bubblewrap', () => 
     writeFileSync(join(wt, '.env'), 'API_KEY=secret\n');
     // HOME inside the (visible) worktree, so that hiding is what keeps the files out.
     const { spec } = plan({ allow: ['*.md'], hide: ['~/.ssh', '~/.netrc', '.env', '~/.not-there'], env: { ...process.env, HOME: wtHome, GATEHOUSE_HOME: '', XDG_STATE_HOME: '' } });
-    const r = inside(spec, `cat ${join(wtHome, '.config/chromium/Default/Cookies')} ${join(wtHome, '.ssh/id_ed25519')} ${join(wtHome, '.netrc')} .env; echo end`);
-    for (const secret of ['COOKIE', 'SSH KEY', 'NETRC', 'API_KEY']) expect(r.out).not.toContain(secret);
+    const r = inside(spec, `cat ${join(wtHome, '.config/chromium/Default/Cookies')} ${join(wtHome, '.ssh/id_ed25519')} ${join(wtHome, '.netrc')} ${join(wtHome, '.pgpass')} .env; echo end`);
+    for (const secret of ['COOKIE', 'SSH KEY', 'NETRC', 'PGPASS', 'API_KEY']) expect(r.out).not.toContain(secret);
     expect(r.out).toContain('end');
     expect(readFileSync(join(wt, '.env'), 'utf8')).toBe('API_KEY=secret\n');
   });
