@@ -2,6 +2,7 @@
 // statement is idempotent, and the whole migration runs under one advisory lock, so two
 // machines opening a new database at once do not race.
 import type { Pool } from 'pg';
+import { APPROVAL_TABLES } from './pg-approval-schema.js';
 
 /** The advisory lock key of migrations (any fixed 64-bit number, "gatehouse" in ASCII). */
 const MIGRATION_LOCK = '7449355384622052709';
@@ -20,6 +21,7 @@ const PARTS: readonly (readonly string[])[] = [
        value text NOT NULL
      )`,
   ],
+  APPROVAL_TABLES,
 ];
 
 /** Creates what is missing; refuses a database written by a newer Gatehouse. */
