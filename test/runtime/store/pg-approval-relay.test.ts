@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/core/approvals/principal.js';
 import { openStore, type PgStore } from '../../../src/runtime/store/pg-connect.js';
+import { startSession } from '../../../src/gate/session-lifecycle.js';
 import { auditEvents, decisionsFor, verifyProjectAudit } from '../../support/audit.js';
+import { HOOK, hook } from '../../support/cli.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
 import { bundleMachine, machineDirs, MachineProcess, tempRoot, type MachineDirs } from './approval-machines.js';
 
@@ -199,6 +202,42 @@ describe('approvals relayed between machines through PostgreSQL', () => {
       await a.ask({ op: 'resolve', id, nonce, decision: 'allow', principal: bob }, (l) => 'result' in l);
       expect((await done).resolution).toMatchObject({ decision: 'allow' });
     }
+  });
+});
+
+describe('the real hook on machine B', () => {
+  /** The hook's environment: this process's, less the store's password (hooks never hold it). */
+  const hookEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GH_TEST_PG_PASSWORD')));
+
+  it('the PreToolUse hook waits on its local queue and an "always" from machine A releases it; B records the answer and adds the rule', async () => {
+    const root = join(tmp.root, `wt${serial}`);
+    mkdirSync(join(root, 'src'), { recursive: true });
+    writeFileSync(join(root, 'gatehouse.yaml'), 'approvals:\n  interactive: true\n');
+    const started = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: dirsB.state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+    if (!started.ok) throw new Error(started.reason);
+    const sid = started.value.policy.session_id;
+    await start('relay', dirsB, FAST);
+    const a = await start('store', dirsA);
+    const args = ['check', '--session', sid, '--event', 'PreToolUse', '--state-dir', dirsB.state];
+    const payload = { hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Bash', tool_input: { command: 'make deploy' } };
+    const child = spawn(process.execPath, [HOOK, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: hookEnv() });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    child.stdin.end(JSON.stringify(payload));
+    let shown: { id: string; nonce: string; session_id: string } | undefined;
+    while (shown === undefined) {
+      const l = await a.ask({ op: 'list' }, (x) => 'pending' in x);
+      shown = (l.pending as { id: string; nonce: string; session_id: string }[]).find((p) => p.session_id === sid);
+      if (shown === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await a.ask({ op: 'resolve', id: shown.id, nonce: shown.nonce, decision: 'always', principal: bob }, (l) => 'result' in l)).result).toMatchObject({ ok: true });
+    expect(await exited, stderr).toBe(0);
+    expect(decisionsFor(dirsB.state, shown.id).map((e) => [e.actor, e.data.decision])).toEqual([['token:bob', 'always']]);
+    expect(auditEvents(dirsB.state).some((e) => e.type === 'always_allow_added')).toBe(true);
+    // The rule made by the answer from A: the same call is now allowed on B without asking.
+    expect(hook(args, payload).status).toBe(0);
+    expect(verifyProjectAudit(dirsB.state).ok).toBe(true);
   });
 });
 
