@@ -75,6 +75,7 @@ class ApprovalRelay {
   private unreachableSince: number | null = null;
   private failures = 0;
   private nextTryAt = 0;
+  private lastExpiry = 0;
   private poll: NodeJS.Timeout | null = null;
   private localWatch: { close(): void } | null = null;
   private listener: ApprovalListener | null = null;
@@ -153,7 +154,11 @@ class ApprovalRelay {
   private async syncOnce(): Promise<void> {
     const { pool } = this.ctx.store;
     const me = this.ctx.machine.id;
-    await expireDue(pool, me);
+    // Once per poll period: a sync woken by an answer goes straight to bringing it down.
+    if (Date.now() - this.lastExpiry >= this.pollMs) {
+      await expireDue(pool, me);
+      this.lastExpiry = Date.now();
+    }
     const oldest = Date.now() - RESOLVED_RETENTION_MS;
     const local = new Map<string, { pending: PendingApproval; resolution: Resolution | null }>();
     for (const id of recordIds(this.pendingDir)) {

@@ -123,46 +123,41 @@ async function notifyApproval(db: Pool | PoolClient, notice: ApprovalNotice): Pr
   await db.query('SELECT pg_notify($1, $2)', [APPROVAL_CHANNEL, JSON.stringify(notice)]);
 }
 
+/** `SELECT pg_notify(…)` of each row a data-modifying CTE `u` returned: sent at that statement's commit. */
+const NOTIFY_EACH = (event: ApprovalNotice['event']): string =>
+  `SELECT u.*, pg_notify('${APPROVAL_CHANNEL}', json_build_object('id', u.id, 'machine', u.machine_id, 'event', '${event}')::text) FROM u`;
+
 /**
- * Files `p` from `machine` unless a row with its id exists; returns whether this call
- * inserted it. A retry after an outage therefore never files a request twice.
+ * Files `p` from `machine` unless a row with its id exists, announcing it, in one statement;
+ * returns whether this call inserted it. A retry after an outage never files a request twice.
  */
 export async function insertRequest(pool: Pool, p: PendingApproval, machine: Machine, projectKey: string): Promise<boolean> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const r = await c.query(
-      `INSERT INTO gh_approvals (id, machine_id, host, os_user, project_key, session_id, agent, tool, summary, why, detail, always_target, nonce, created_at, expires_at)
+  const r = await pool.query(
+    `WITH u AS (
+       INSERT INTO gh_approvals (id, machine_id, host, os_user, project_key, session_id, agent, tool, summary, why, detail, always_target, nonce, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-       ON CONFLICT (id) DO NOTHING`,
-      [
-        p.id,
-        machine.id,
-        machine.host,
-        machine.user,
-        projectKey,
-        p.session_id,
-        p.agent,
-        p.tool,
-        p.summary,
-        p.why ?? null,
-        p.detail === undefined ? null : JSON.stringify(p.detail),
-        p.always === undefined ? null : JSON.stringify(p.always ?? NO_ALWAYS),
-        p.nonce,
-        p.created_at,
-        p.expires_at,
-      ],
-    );
-    const inserted = r.rowCount === 1;
-    if (inserted) await notifyApproval(c, { id: p.id, machine: machine.id, event: 'filed' });
-    await c.query('COMMIT');
-    return inserted;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    c.release();
-  }
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id, machine_id)
+     ${NOTIFY_EACH('filed')}`,
+    [
+      p.id,
+      machine.id,
+      machine.host,
+      machine.user,
+      projectKey,
+      p.session_id,
+      p.agent,
+      p.tool,
+      p.summary,
+      p.why ?? null,
+      p.detail === undefined ? null : JSON.stringify(p.detail),
+      p.always === undefined ? null : JSON.stringify(p.always ?? NO_ALWAYS),
+      p.nonce,
+      p.created_at,
+      p.expires_at,
+    ],
+  );
+  return r.rowCount === 1;
 }
 
 /** The resolution to write: its decision, who, why, and (for a machine's own answer) which machine and when. */
@@ -181,34 +176,26 @@ export interface ResolutionWrite {
 
 /**
  * Writes `w` as the resolution of `id` if it has none, and, unless `w.expired`, only if it was
- * made before the request expired (now, or at `w.at` for a machine's own earlier answer): one conditional UPDATE, so of any number of racing resolvers exactly one
- * gets a row back. Notifies in the same transaction. Returns the row when this call won, else null.
+ * made before the request expired (now, or at `w.at` for a machine's own earlier answer): one
+ * conditional UPDATE, so of any number of racing resolvers exactly one gets a row back. The
+ * NOTIFY is part of the same statement, so it is sent exactly when the answer commits.
+ * Returns the row when this call won, else null.
  */
 export async function resolveOnce(pool: Pool, id: string, w: ResolutionWrite): Promise<ApprovalRow | null> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const r = await c.query<ApprovalRow>(
-      `UPDATE gh_approvals
+  const r = await pool.query<ApprovalRow>(
+    `WITH u AS (
+       UPDATE gh_approvals
           SET decision = $2, principal = $3, reason = $4, resolved_at = COALESCE($5::timestamptz, now()), expired = $6, resolved_by_machine = $7,
               applied_decision = CASE WHEN $8 THEN $2 ELSE applied_decision END,
               applied_principal = CASE WHEN $8 THEN $3::jsonb ELSE applied_principal END,
               applied_reason = CASE WHEN $8 THEN $4 ELSE applied_reason END,
               applied_at = CASE WHEN $8 THEN COALESCE($5::timestamptz, now()) ELSE applied_at END
         WHERE id = $1 AND decision IS NULL AND ($6 OR COALESCE($5::timestamptz, now()) < expires_at)
-        RETURNING ${ROW_COLUMNS}`,
-      [id, w.decision, JSON.stringify(w.principal), w.reason, w.at, w.expired, w.byMachine, w.applied],
-    );
-    const row = r.rows[0] ?? null;
-    if (row !== null) await notifyApproval(c, { id, machine: row.machine_id, event: 'resolved' });
-    await c.query('COMMIT');
-    return row;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    c.release();
-  }
+        RETURNING ${ROW_COLUMNS})
+     ${NOTIFY_EACH('resolved')}`,
+    [id, w.decision, JSON.stringify(w.principal), w.reason, w.at, w.expired, w.byMachine, w.applied],
+  );
+  return r.rows[0] ?? null;
 }
 
 /**
@@ -217,26 +204,17 @@ export async function resolveOnce(pool: Pool, id: string, w: ResolutionWrite): P
  * denial, and a second node racing it finds nothing left. Returns the ids this call expired.
  */
 export async function expireDue(pool: Pool, byMachine: string | null, ids?: readonly string[]): Promise<string[]> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const r = await c.query<{ id: string; machine_id: string }>(
-      `UPDATE gh_approvals
+  const r = await pool.query<{ id: string }>(
+    `WITH u AS (
+       UPDATE gh_approvals
           SET decision = 'reject', principal = $1, resolved_at = now(), expired = true, resolved_by_machine = $2,
               reason = 'approval timed out after ' || round(extract(epoch FROM expires_at - created_at))::bigint || ' s'
         WHERE decision IS NULL AND expires_at <= now() AND ($3::text[] IS NULL OR id = ANY($3))
-        RETURNING id, machine_id`,
-      [JSON.stringify(TTL_EXPIRY_PRINCIPAL), byMachine, ids === undefined ? null : [...ids]],
-    );
-    for (const row of r.rows) await notifyApproval(c, { id: row.id, machine: row.machine_id, event: 'resolved' });
-    await c.query('COMMIT');
-    return r.rows.map((row) => row.id);
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    c.release();
-  }
+        RETURNING id, machine_id)
+     ${NOTIFY_EACH('resolved')}`,
+    [JSON.stringify(TTL_EXPIRY_PRINCIPAL), byMachine, ids === undefined ? null : [...ids]],
+  );
+  return r.rows.map((row) => row.id);
 }
 
 /** The rows of `ids` (those that exist), by id. */
