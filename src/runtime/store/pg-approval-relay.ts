@@ -6,12 +6,12 @@ import { systemPrincipal, type Principal } from '../../core/approvals/principal.
 import { ApprovalQueue, RESOLVED_RETENTION_MS, type PendingApproval, type Resolution } from '../approvals/index.js';
 import { approvalPaths, recordIds } from '../approvals/files.js';
 import { AuditLog } from '../audit/log.js';
-import { isSafeSessionId, sessionDir } from '../state-dir.js';
-import { readSmallJson } from '../small-file.js';
+import { isSafeSessionId } from '../state-dir.js';
 import type { LinkContext, LinkPart, StartPart } from './link-part.js';
 import { isConnectionError } from './pg-connect.js';
 import { expireDue, insertRequest, recordApplied, resolutionOf, resolveOnce, rowsById, type ApprovalNotice, type ApprovalRow } from './pg-approval-rows.js';
 import { backoffMs, listenApprovals, type ApprovalListener } from './pg-listen.js';
+import { postureOf } from './session-posture.js';
 
 /** Poll period: the guarantee behind LISTEN, which misses whatever is announced while its connection is down. */
 const POLL_MS = 1_000;
@@ -21,8 +21,6 @@ const POLL_MS = 1_000;
  * is not left waiting on a request no one on the team can see.
  */
 const STORE_GRACE_MS = 30_000;
-/** Largest policy.json read for a session's posture (a policy with many rules stays far below). */
-const MAX_POLICY_BYTES = 1024 * 1024;
 
 /** Who denies a fail-closed session's request when the team store stayed unreachable past the grace period. */
 const STORE_UNREACHABLE_PRINCIPAL: Principal = systemPrincipal('approval-relay/store-unreachable');
@@ -294,16 +292,4 @@ class ApprovalRelay {
     this.warned.add(key);
     this.ctx.warn(message);
   }
-}
-
-/**
- * The posture of a session as its compiled policy says: fail-closed when chosen or when the
- * session is sandboxed (as for every infrastructure failure), else fail-open. A session whose
- * policy cannot be read is taken as the config default, fail-open: its requests still wait for
- * an answer or expire, they are only not denied early.
- */
-function postureOf(projectState: string, sessionId: string): 'fail-open' | 'fail-closed' {
-  if (!isSafeSessionId(sessionId)) return 'fail-open';
-  const policy = readSmallJson(join(sessionDir(projectState, sessionId), 'policy.json'), MAX_POLICY_BYTES);
-  return policy !== null && (policy['posture'] === 'fail-closed' || policy['sandboxed'] === true) ? 'fail-closed' : 'fail-open';
 }
