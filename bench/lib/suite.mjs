@@ -17,6 +17,7 @@ import { curves, scaleBench, scaleMetricNames } from './scale.mjs';
 import { writeCurves } from './plot.mjs';
 import { failed, finish, table } from './stats.mjs';
 import { teamBench, TEAM_METRICS } from './team.mjs';
+import { teamApprovalBench } from './team-approval.mjs';
 import { verifierBench } from './verifier.mjs';
 
 /** Sizes per mode: quick has fewer runs and smaller inputs, and the same metrics. */
@@ -27,6 +28,7 @@ const MODES = {
     verifier: { runs: 200, warmup: 30 },
     sdk: { runs: 200, warmup: 30 },
     approval: { runs: 30, warmup: 3 },
+    teamApprovals: { runs: 30, warmup: 3 },
     notify: { runs: 30, warmup: 3 },
     audit: { events: 100_000, repeats: 3, perWriter: 500, parallelSizes: [10_000, 100_000, 1_000_000] },
     pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 },
@@ -40,6 +42,7 @@ const MODES = {
     verifier: { runs: 50, warmup: 10 },
     sdk: { runs: 50, warmup: 10 },
     approval: { runs: 8, warmup: 2 },
+    teamApprovals: { runs: 8, warmup: 2 },
     notify: { runs: 8, warmup: 2 },
     audit: { events: 20_000, repeats: 2, perWriter: 100, parallelSizes: [10_000, 20_000] },
     pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 },
@@ -55,6 +58,7 @@ const GROUPS = {
   verifier: (o, log) => verifierBench({ ...o.verifier, log }),
   sdk: (o, log) => sdkBench({ ...o.sdk, log }),
   approval: (o, log) => approvalBench({ ...o.approval, log }),
+  'team-approvals': async (o, log) => [await teamApprovalBench({ ...o.teamApprovals, log })],
   notify: (o, log) => notifyBench({ ...o.notify, log }),
   audit: (o, log) => auditBench({ ...o.audit, log }),
   pty: (o, log) => ptyBench({ ...o.pty, log }),
@@ -82,6 +86,7 @@ const METRIC_NAMES = {
   verifier: ['verifier.baseline.read_parse_transcript', 'verifier.chain.stop'],
   sdk: ['sdk.pretooluse_allow', 'sdk.pretooluse_block'],
   approval: ['approval.round_trip', 'approval.round_trip_warm'],
+  'team-approvals': ['team.approval_round_trip_cross_machine'],
   notify: Object.values(NOTIFY_METRICS),
   audit: ['audit.append.1_writer', 'audit.append.8_writers', 'audit.append.in_process', 'audit.verify'],
   pty: ['pty.direct_read', 'pty.ws_throughput', 'pty.keystroke_echo', 'pty.stalled_viewer_retained', 'pty.stalled_viewer_dropped'],
@@ -156,7 +161,7 @@ async function runSuite(argv) {
   if (!existsSync(CLI)) throw new Error('dist/ is not built: run `npm run build` first (or use `npm run bench`)');
   const mode = opts.quick ? 'quick' : 'full';
   const o = JSON.parse(JSON.stringify(MODES[mode]));
-  if (opts.overrides.runs) o.hook.runs = o.approval.runs = o.notify.runs = o.sandbox.runs = opts.overrides.runs;
+  if (opts.overrides.runs) o.hook.runs = o.approval.runs = o.teamApprovals.runs = o.notify.runs = o.sandbox.runs = opts.overrides.runs;
   if (opts.overrides.events) o.audit.events = opts.overrides.events;
   if (opts.overrides.mb) o.pty.mb = opts.overrides.mb;
   if (opts.overrides.keys) o.pty.keys = opts.overrides.keys;

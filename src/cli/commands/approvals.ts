@@ -10,6 +10,7 @@ import { osUserName } from '../../runtime/recorder.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
 import { printRules, revokeRule } from './approve-rules.js';
+import { runStoreAction } from './approve-store.js';
 
 type Flags = { worktree?: string; stateDir?: string; json?: boolean };
 
@@ -39,6 +40,7 @@ export function approveCommand(): Command {
     .option('--list', 'list pending approvals instead, each with what --always would allow')
     .option('--rules', 'list the always-allow rules in force (ids, scope, who made them)')
     .option('--revoke <rule-id>', 'revoke an always-allow rule made by an answer (ar-…)')
+    .option('--store [url]', "the team's queue in PostgreSQL (postgres://user@host/db?password_env=NAME; no URL: the project's store: setting) instead of this machine's, with --list, --show or an id")
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
     .option('--json', 'print as JSON')
@@ -47,16 +49,30 @@ export function approveCommand(): Command {
       '\n--always adds a rule for exactly this call: the same file paths (whatever is written to them), the same whole command, or the same input.' +
         '\nIt lasts for this session only unless you pass --scope project. It needs the id from --list, never --latest.' +
         '\n--latest shows the newest request and asks before allowing it; with no terminal to ask at, give its id.' +
+        "\n--store lists and answers every machine's requests in the team store; the waiting machine's relay passes the answer on (docs/teams.md)." +
         '\n\nExit status: 0 resolved (or listed, shown, or revoked), 1 not found / already resolved / nonce mismatch / unknown rule / not confirmed, 2 usage (--latest with no terminal to confirm at included).',
     )
     .action(
       async (
         id: string | undefined,
-        flags: Flags & { latest?: boolean; nonce?: string; show?: string; deny?: boolean; always?: boolean; scope: string; reason?: string; list?: boolean; rules?: boolean; revoke?: string },
+        flags: Flags & {
+          latest?: boolean;
+          nonce?: string;
+          show?: string;
+          deny?: boolean;
+          always?: boolean;
+          scope: string;
+          reason?: string;
+          list?: boolean;
+          rules?: boolean;
+          revoke?: string;
+          store?: string | true;
+        },
       ) => {
         const worktree = flags.worktree ?? '.';
-        const state = projectStateFor(flags.worktree, flags.stateDir);
         refuseConflictingModes(id, flags);
+        if (flags.store !== undefined) return approveInStore(id, { ...flags, store: flags.store }, worktree);
+        const state = projectStateFor(flags.worktree, flags.stateDir);
         if (flags.rules) return printRules(state, worktree, flags.json === true);
         if (flags.revoke !== undefined) return revokeRule(state, worktree, flags.revoke, localPrincipal(), flags.json === true);
         if (!ALWAYS_SCOPES.includes(flags.scope as AlwaysScope)) throw new UserError(`--scope must be session or project, got ${JSON.stringify(flags.scope)}`, EXIT.usage);
@@ -115,8 +131,40 @@ export function approveCommand(): Command {
     );
 }
 
+/** `approve --store`: list, show or answer in the team store; local-only modes are refused by name. */
+async function approveInStore(
+  id: string | undefined,
+  flags: {
+    store: string | true;
+    latest?: boolean;
+    nonce?: string;
+    show?: string;
+    deny?: boolean;
+    always?: boolean;
+    scope: string;
+    reason?: string;
+    list?: boolean;
+    rules?: boolean;
+    revoke?: string;
+    json?: boolean;
+  },
+  worktree: string,
+): Promise<void> {
+  const local = flags.rules ? '--rules' : flags.revoke !== undefined ? '--revoke' : flags.latest ? '--latest' : null;
+  if (local !== null) throw new UserError(`${local} works on this machine's queue only; with --store, list (--list), show (--show ID) or answer by id (ID --nonce HEX)`, EXIT.usage);
+  const json = flags.json === true;
+  if (flags.list) return runStoreAction(flags.store, worktree, { kind: 'list' }, json, describeRequest);
+  if (flags.show !== undefined) return runStoreAction(flags.store, worktree, { kind: 'show', id: flags.show }, json, describeRequest);
+  if (id === undefined) throw new UserError('give an approval id (or --list to see what is waiting)', EXIT.usage);
+  if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);
+  if (!ALWAYS_SCOPES.includes(flags.scope as AlwaysScope)) throw new UserError(`--scope must be session or project, got ${JSON.stringify(flags.scope)}`, EXIT.usage);
+  if (flags.scope === 'project' && !flags.always) throw new UserError('--scope project widens an --always rule; add --always, or leave --scope out', EXIT.usage);
+  const decision: ApprovalDecision = flags.deny ? 'reject' : flags.always ? (flags.scope === 'project' ? 'always-project' : 'always') : 'allow';
+  return runStoreAction(flags.store, worktree, { kind: 'resolve', id, decision, reason: flags.reason ?? null, nonce: flags.nonce, principal: localPrincipal() }, json, describeRequest);
+}
+
 /** One request as a person reads it: the id and nonce to answer it by, the whole call, why they are asked, what --always would allow. */
-function describeRequest(p: PendingApproval, withDetail = false): string {
+function describeRequest(p: Omit<PendingApproval, 'pid' | 'waiter'>, withDetail = false): string {
   const wider = p.always ? `; --always --scope project: the same, ${describeLifetime('project')}` : '';
   return [
     `${p.id}  ${safeForDisplay(p.tool).padEnd(10)} ${secondsLeft(p.expires_at)}s left  session ${safeForDisplay(p.session_id)}  ${safeForDisplay(p.summary)}`,

@@ -19,6 +19,7 @@ import { liveSupervisor, removeSupervisorRecord, writeSupervisorRecord } from '.
 import { EXIT, UserError } from '../exit-codes.js';
 import { gateWorkerPath, hookBundlePath } from '../context.js';
 import { addTeamRoutes } from '../../gateway/team-routes.js';
+import { teamApprovalsOn } from '../../runtime/store/team-approvals-pg.js';
 import { projectKey } from '../../runtime/state-base.js';
 import type { PostgresSpec } from '../../runtime/store/store-setting.js';
 import type { StoreFallback, TeamLink } from '../../runtime/store/team-link.js';
@@ -116,7 +117,7 @@ export async function serveAll(flags: ServeAllFlags): Promise<void> {
       routes: (router) => {
         addWebRoutes(router, { webDir: webDir(), accessToken });
         addLinkRoutes(router, () => (pool?.opened() ?? []).map((p) => ({ queue: p.queue, links: p.links, project: p.name })));
-        if (team !== null) addTeamRoutes(router, { label: team.label, machineId: team.machine.id, store: () => team.store(), approvals: null });
+        if (team !== null) addTeamRoutes(router, { label: team.label, machineId: team.machine.id, store: () => team.store(), approvals: teamApprovalsOn(() => team.store(), team.label) });
       },
     });
   } catch (err) {

@@ -28,6 +28,7 @@ import { EXIT, UserError } from '../exit-codes.js';
 import { gateWorkerPath, hookBundlePath, projectStateFor } from '../context.js';
 import { projectKey } from '../../runtime/state-base.js';
 import { addTeamRoutes } from '../../gateway/team-routes.js';
+import { teamApprovalsOn } from '../../runtime/store/team-approvals-pg.js';
 import type { TeamLink } from '../../runtime/store/team-link.js';
 import { parseFallback, settingOrExit, startLinkOrExit, teamStoreSpec } from '../team-store.js';
 
@@ -200,7 +201,7 @@ export function serveCommand(): Command {
             addHookRoutes(router, state, gate.run);
             addWebRoutes(router, { webDir: webDir(), accessToken });
             addLinkRoutes(router, { queue: new ApprovalQueue(state), links, project: basename(worktree) });
-            if (team !== null) addTeamRoutes(router, { label: team.label, machineId: team.machine.id, store: () => team.store(), approvals: null });
+            if (team !== null) addTeamRoutes(router, { label: team.label, machineId: team.machine.id, store: () => team.store(), approvals: teamApprovalsOn(() => team.store(), team.label) });
           },
         });
       } catch (err) {

@@ -53,7 +53,7 @@ const ID_ATTEMPTS = 3;
  * browser tab must not answer a request it never displayed. CLI and TUI callers
  * (`local-shell`) act on what they show and pass no nonce.
  */
-const NONCE_REQUIRED_AUTH: readonly Principal['auth'][] = ['scoped-token', 'access-token', 'link'];
+export const NONCE_REQUIRED_AUTH: readonly Principal['auth'][] = ['scoped-token', 'access-token', 'link'];
 
 /** Construction options beyond the clock. */
 export interface ApprovalQueueOptions {

@@ -69,6 +69,11 @@ export interface AuditEventDataMap {
   always_allow_revoked: { rule_id: string; tool: string; rule: string; scope: string; auth?: string };
   /** Written by the log itself when it cut off a line a killed writer left half-written. */
   audit_repaired: { dropped_bytes: number; dropped_sha256: string };
+  /**
+   * The team store resolved an approval otherwise than this machine's queue answered its agent
+   * (a partition, a local answer racing a remote one); the actor is the approval relay.
+   */
+  approval_conflict: { approval_id: string; tool: string; store_decision: string; store_decided_by: string; applied_decision: string; applied_decided_by: string };
 }
 
 /** The name of an audit event type. */
@@ -144,6 +149,7 @@ const AUDIT_EVENT_TYPES: { readonly [T in AuditEventType]: Check } = {
   audit_repaired: (d) => first(count(d, 'dropped_bytes'), hex64(d, 'dropped_sha256')),
   always_allow_added: (d) => first(str(d, 'approval_id'), str(d, 'tool'), str(d, 'rule'), optStr(d, 'rule_id'), optStr(d, 'scope')),
   always_allow_revoked: (d) => first(str(d, 'rule_id'), str(d, 'tool'), str(d, 'rule'), str(d, 'scope'), optStr(d, 'auth')),
+  approval_conflict: (d) => first(str(d, 'approval_id'), str(d, 'tool'), str(d, 'store_decision'), str(d, 'store_decided_by'), str(d, 'applied_decision'), str(d, 'applied_decided_by')),
 };
 
 /** Whether `type` names a registered event type. */

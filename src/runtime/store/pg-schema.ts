@@ -4,6 +4,7 @@
 import type { Pool } from 'pg';
 import { AUDIT_DDL } from './pg-audit-schema.js';
 import { REGISTRY_DDL } from './registry-schema.js';
+import { APPROVAL_TABLES } from './pg-approval-schema.js';
 
 /** The advisory lock key of migrations (any fixed 64-bit number, "gatehouse" in ASCII). */
 const MIGRATION_LOCK = '7449355384622052709';
@@ -24,6 +25,7 @@ const PARTS: readonly (readonly string[])[] = [
   ],
   AUDIT_DDL,
   REGISTRY_DDL,
+  APPROVAL_TABLES,
 ];
 
 /** Creates what is missing; refuses a database written by a newer Gatehouse. */

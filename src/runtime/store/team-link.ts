@@ -4,15 +4,16 @@ import { fail, ok, type Result } from '../../core/result.js';
 import type { LinkPart, StartPart } from './link-part.js';
 import type { Machine } from './machine.js';
 import { openStore, type PgStore } from './pg-connect.js';
+import { startApprovalRelay } from './pg-approval-relay.js';
 import { startAuditForwarding } from './pg-audit-forward.js';
 import { startSessionRegistry } from './session-registry.js';
 import { storeLabel, type PostgresSpec } from './store-setting.js';
 
 /**
- * The parts every link runs, in start order: the session registry and evidence index, and the
- * audit log's forwarding. Adding a part is one line here.
+ * The parts every link runs, in start order: the session registry and evidence index, the audit
+ * log's forwarding and the approval relay. Adding a part is one line here.
  */
-const LINK_PARTS: readonly StartPart[] = [startSessionRegistry, startAuditForwarding];
+const LINK_PARTS: readonly StartPart[] = [startSessionRegistry, startAuditForwarding, startApprovalRelay];
 
 /** A project the link forwards. */
 export interface LinkProject {
