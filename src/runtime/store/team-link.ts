@@ -15,6 +15,10 @@ import { storeLabel, type PostgresSpec } from './store-setting.js';
  */
 const LINK_PARTS: readonly StartPart[] = [startSessionRegistry, startAuditForwarding, startApprovalRelay];
 
+/** Tries of a part's flush that failed (a connection cut by a restart fails once), and the pause between them. */
+const FLUSH_TRIES = 3;
+const FLUSH_RETRY_MS = 200;
+
 /** A project the link forwards. */
 export interface LinkProject {
   projectState: string;
@@ -134,8 +138,14 @@ class Link implements TeamLink {
     });
     const work = (async (): Promise<boolean> => {
       if (this.#store === null && !(await this.open()).ok) return false;
-      const results = await Promise.allSettled(this.#parts.map((p) => p.flush()));
-      return results.every((r) => r.status === 'fulfilled');
+      // A part may meet a connection the store cut before it came back: a few quick tries, not the whole timeout.
+      let left = this.#parts;
+      for (let attempt = 0; attempt < FLUSH_TRIES && left.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, FLUSH_RETRY_MS));
+        const results = await Promise.allSettled(left.map((p) => p.flush()));
+        left = left.filter((_, i) => results[i]!.status === 'rejected');
+      }
+      return left.length === 0;
     })();
     try {
       const outcome = await Promise.race([work, timeout]);

@@ -108,9 +108,9 @@ describe('team link from the CLI, against a real PostgreSQL server', { timeout: 
     // A page from another site is refused, whatever it carries.
     const cross = await fetch(`${s.base}/api/team/sessions`, { headers: { authorization: `Bearer ${s.token}`, origin: 'https://evil.example' } });
     expect(cross.status).toBe(403);
-    // Without a team approval queue wired, the list says so and a resolve is refused.
+    // The team queue is wired, and nothing waits.
     const approvals = await fetch(`${s.base}/api/team/approvals`, { headers: { authorization: `Bearer ${s.token}` } });
-    expect(await approvals.json()).toEqual({ wired: false, pending: [] });
+    expect(await approvals.json()).toEqual({ wired: true, pending: [] });
 
     // The dashboard's team panel shows both machines' sessions: each as its record, no terminal.
     if (existsSync(CHROMIUM)) {
