@@ -15,6 +15,7 @@ import type { StopHookContext } from '../runtime/stop-hooks/context.js';
 import { producersVerifier, scopeVerifier, SCOPE_BUDGET_S, type StopContext } from '../runtime/stop-verifiers.js';
 import type { Baseline } from '../runtime/scope-baseline.js';
 import { loadSessionBaseline } from '../runtime/session-files.js';
+import { readVerifiedJsonHeld } from '../runtime/verified-cache.js';
 import { settledTranscriptTodos } from '../runtime/transcript.js';
 import { AWAITED_TASK_CALL_KEY } from '../core/turn/task-tools.js';
 import { emptyTurnState, kvStore, readTurnState, type TurnState } from '../runtime/turn-state.js';
@@ -100,7 +101,8 @@ export function stopChainNotes(policy: Policy): string[] {
 
 /** Runs the in-session chain at a Stop, in the policy's order, with its kill switch. */
 export async function runInSessionChain(policy: Policy, dir: string, input: StopInput, signal: AbortSignal = new AbortController().signal): Promise<StopChainRun | { tampered: string }> {
-  const baseline = loadSessionBaseline(policy, dir);
+  // A host that lives on (the warm supervisor) keeps the verified baseline between Stops.
+  const baseline = loadSessionBaseline(policy, dir, readVerifiedJsonHeld);
   if (!baseline.ok) return { tampered: baseline.reason };
   const state = readTurnState(dir);
   const work: TurnState = { ...state, kv: { ...state.kv } };

@@ -48,6 +48,16 @@ export function statKey(st: BigIntStats): string {
   return `${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}:${st.mode.toString(8)}`;
 }
 
+/**
+ * How much older than the moment a file is read its ctime must be for what was read to be
+ * kept against its stat key (the warm scope cache, the kept baseline). The kernel stamps
+ * ctime from a clock that ticks coarsely (a jiffy, up to 10 ms), so a rewrite in the same
+ * tick as the read could keep the stat key: nothing read from a file changed that recently
+ * is kept (git's "racily clean" rule). 2 s covers the tick and the small steps NTP makes;
+ * what is not kept only costs reading that file again next time.
+ */
+export const RACY_MARGIN_MS = 2000;
+
 /** The mode (type and permission bits) recorded in a {@link statKey}. */
 export function modeOfKey(key: string): string {
   return key.slice(key.lastIndexOf(':') + 1);
