@@ -14,6 +14,8 @@ const ITEMS_PER_TURN = 500;
 /** One entry met by the walk; `rel` uses `/` and is relative to the walk's root. */
 interface WalkEntry {
   rel: string;
+  /** The `rel` of the folder it is in (`''` for the root). */
+  parent: string;
   name: string;
   abs: FsPath;
   st: BigIntStats;
@@ -112,7 +114,7 @@ export async function walk(root: string, visit: Visit, onUnreadable: OnUnreadabl
       const abs = join(dir.abs, child);
       const st = lstatOrNull(abs); // null: removed while we walked
       if (st === null) continue;
-      const r = visit({ rel, name: child.name, abs, st });
+      const r = visit({ rel, parent: dir.rel, name: child.name, abs, st });
       const descend = typeof r === 'boolean' ? r : await r;
       if (descend && st.isDirectory()) into.push({ rel, abs });
     }
