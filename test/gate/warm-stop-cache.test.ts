@@ -1,10 +1,10 @@
 // Stops judged one after another in one long-lived process (as the warm supervisor's gate worker
 // judges them): what it keeps between them never hides a change or a tampered baseline.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runHookGate } from '../../src/gate/hook-gate.js';
 import { startSession } from '../../src/gate/session-lifecycle.js';
 import { scopeCacheStats } from '../../src/runtime/scope-cache.js';
@@ -25,8 +25,22 @@ function rewriteKeepingMtime(file: string, text: string): void {
   expect(statSync(file, { bigint: true }).mtimeNs).toBe(BigInt(st.mtimeMs) * 1_000_000n);
 }
 
+const PATH = process.env.PATH;
+afterEach(() => {
+  process.env.PATH = PATH;
+});
+
+/** Puts a `git` first on PATH that notes each run in `marker` and then runs the real one. */
+function noteGitRuns(dir: string, marker: string): void {
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  mkdirSync(join(dir, 'bin'), { recursive: true });
+  writeFileSync(join(dir, 'bin', 'git'), `#!/bin/sh\necho "$@" >> '${marker}'\nexec '${real}' "$@"\n`);
+  chmodSync(join(dir, 'bin', 'git'), 0o755);
+  process.env.PATH = `${join(dir, 'bin')}:${PATH ?? ''}`;
+}
+
 describe('warm Stops in one process', () => {
-  it('answers from what it kept, then still refuses an in-place rewrite and a tampered baseline', async () => {
+  it('answers from what it kept, runs no git, then still refuses an in-place rewrite and a tampered baseline', async () => {
     const base = tempDir();
     const root = join(base, 'repo');
     const state = join(base, 'state');
@@ -45,6 +59,8 @@ describe('warm Stops in one process', () => {
     roundMtime(join(root, 'notes.txt'));
     roundMtime(join(store.dir, 'baseline.json'));
     await sleep(RACY_MARGIN_MS + 200);
+    const gitRuns = join(base, 'git-runs');
+    noteGitRuns(base, gitRuns);
     const stdin = JSON.stringify({ session_id: 'c', cwd: root, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' });
     const stop = () => runHookGate({ sessionId: store.id, eventName: 'Stop', stateDir: store.projectState, agent: 'claude', failClosed: false, policyDigest, stdin, cwd: root });
 
@@ -52,6 +68,8 @@ describe('warm Stops in one process', () => {
     expect(scopeCacheStats(store.dir)).toEqual({ hits: 0, hashed: 1 });
     expect((await stop()).exitCode).toBe(0);
     expect(scopeCacheStats(store.dir)).toEqual({ hits: 1, hashed: 1 });
+    // The scope check takes git's word for nothing: a Stop asks git nothing at all.
+    expect(existsSync(gitRuns)).toBe(false);
 
     rewriteKeepingMtime(join(root, 'notes.txt'), 'notes v2\n');
     const refused = await stop();
