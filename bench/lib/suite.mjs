@@ -94,12 +94,13 @@ const METRIC_NAMES = {
   team: Object.values(TEAM_METRICS),
 };
 
-const USAGE = `usage: node bench/run.mjs [--quick] [--out FILE] [--plots DIR] [--only GROUP[,GROUP…]] [--runs N] [--events N] [--mb N] [--keys N]
+const USAGE = `usage: node bench/run.mjs [--quick] [--out FILE] [--plots DIR] [--only GROUP[,GROUP…]] [--runs N] [--events N] [--mb N] [--keys N] [--worktree-sizes N[,N…]]
 groups: ${Object.keys(GROUPS).join(', ')}
   --quick     fewer runs and smaller sizes (same metrics)
   --out FILE  where to write the JSON (default bench/results.json; with --only, none unless given)
   --plots DIR where to write the scale curves as SVG (default docs/img for a full run of every group; otherwise none unless given)
-  --runs N    hook rounds, approval and notification round trips and sandbox rounds; --events N audit verify log size; --mb N PTY flood size; --keys N keystrokes`;
+  --runs N    hook rounds, approval and notification round trips and sandbox rounds; --events N audit verify log size; --mb N PTY flood size; --keys N keystrokes
+  --worktree-sizes N,N  the worktree sizes of the scale group's Stop curves (cold and warm), e.g. 1000,10000,50000 with --quick`;
 
 /** Parses the command line; throws a usage error. */
 function parseArgs(argv) {
@@ -124,7 +125,11 @@ function parseArgs(argv) {
     else if (a === '--events') opts.overrides.events = count();
     else if (a === '--mb') opts.overrides.mb = count();
     else if (a === '--keys') opts.overrides.keys = count();
-    else if (a === '-h' || a === '--help') throw Object.assign(new Error(USAGE), { help: true });
+    else if (a === '--worktree-sizes') {
+      const sizes = value().split(',').map(Number);
+      if (!sizes.every((n) => Number.isInteger(n) && n > 0)) throw new Error(`${a} needs positive whole numbers, comma-separated\n${USAGE}`);
+      opts.overrides.worktreeSizes = sizes;
+    } else if (a === '-h' || a === '--help') throw Object.assign(new Error(USAGE), { help: true });
     else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
   for (const g of opts.only ?? []) if (!GROUPS[g]) throw new Error(`unknown group ${g}\n${USAGE}`);
@@ -165,6 +170,7 @@ async function runSuite(argv) {
   if (opts.overrides.events) o.audit.events = opts.overrides.events;
   if (opts.overrides.mb) o.pty.mb = opts.overrides.mb;
   if (opts.overrides.keys) o.pty.keys = opts.overrides.keys;
+  if (opts.overrides.worktreeSizes) o.scale.worktree = opts.overrides.worktreeSizes;
   const groups = opts.only ?? Object.keys(GROUPS);
   const started = Date.now();
   const log = (line) => process.stderr.write(`[bench +${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`);

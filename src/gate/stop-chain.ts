@@ -15,6 +15,8 @@ import type { StopHookContext } from '../runtime/stop-hooks/context.js';
 import { producersVerifier, scopeVerifier, SCOPE_BUDGET_S, type StopContext } from '../runtime/stop-verifiers.js';
 import type { Baseline } from '../runtime/scope-baseline.js';
 import { loadSessionBaseline } from '../runtime/session-files.js';
+import { readVerifiedJsonHeld } from '../runtime/verified-cache.js';
+import { sessionScopeCache } from '../runtime/scope-cache.js';
 import { settledTranscriptTodos } from '../runtime/transcript.js';
 import { AWAITED_TASK_CALL_KEY } from '../core/turn/task-tools.js';
 import { emptyTurnState, kvStore, readTurnState, type TurnState } from '../runtime/turn-state.js';
@@ -100,13 +102,16 @@ export function stopChainNotes(policy: Policy): string[] {
 
 /** Runs the in-session chain at a Stop, in the policy's order, with its kill switch. */
 export async function runInSessionChain(policy: Policy, dir: string, input: StopInput, signal: AbortSignal = new AbortController().signal): Promise<StopChainRun | { tampered: string }> {
-  const baseline = loadSessionBaseline(policy, dir);
+  // A host that lives on (the warm supervisor) keeps the verified baseline and its scope cache between Stops.
+  const baseline = loadSessionBaseline(policy, dir, readVerifiedJsonHeld);
   if (!baseline.ok) return { tampered: baseline.reason };
   const state = readTurnState(dir);
   const work: TurnState = { ...state, kv: { ...state.kv } };
   const built = buildStopChain(policy, input, work);
   if (!built.ok) throw new Error(built.reason);
-  const result = await built.value.chain.run(contextOf(policy, baseline.value, state, input, scopeExclusions(policy, true), true), signal);
+  const ctx = contextOf(policy, baseline.value, state, input, scopeExclusions(policy, true), true);
+  if (baseline.value !== null) ctx.scopeCache = sessionScopeCache(dir, baseline.value, policy.allow, ctx.exclude);
+  const result = await built.value.chain.run(ctx, signal);
   return { result, state: work, notes: built.value.notes };
 }
 

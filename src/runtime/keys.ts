@@ -44,11 +44,24 @@ export function keysDir(projectState: string): string {
   return join(projectState, 'keys');
 }
 
+/**
+ * Keys parsed in this process, by their PEM text: a long-lived host (the warm supervisor)
+ * signs twice per Stop, and parsing the same text again yields the same key. A handful
+ * covers a `serve --all` host's projects and a rotation.
+ */
+const PARSED_MAX = 8;
+const parsed = new Map<string, SigningKey>();
+
 function fromPrivatePem(pem: string): SigningKey {
+  const known = parsed.get(pem);
+  if (known !== undefined) return known;
   const privateKey = createPrivateKey(pem);
   const publicKey = createPublicKey(privateKey);
   const keyId = keyIdOf(publicKey);
-  return { keyId, name: keyNameOf(keyId), publicKey, privateKey, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+  const key = { keyId, name: keyNameOf(keyId), publicKey, privateKey, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+  if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!);
+  parsed.set(pem, key);
+  return key;
 }
 
 /** Makes a new current key in `dir`; the private key is written first and alone decides which key is current. */

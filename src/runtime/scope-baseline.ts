@@ -3,10 +3,11 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { allowMatcher, compareControl, recordControl, relPath } from './scope-control.js';
-import { compareTree, recordTree, type DotGit } from './scope-compare.js';
+import { baselineTables, compareTree, recordTree, type DotGit } from './scope-compare.js';
 import { gitFacts } from './scope-git-facts.js';
 import { checkDeadline } from './scope-hash.js';
 import { FrozenIgnore, type RuleSource } from './scope-ignore.js';
+import type { ScopeCache } from './scope-cache.js';
 import { compareWatch, recordWatch, type WatchBaseline } from './scope-watch.js';
 
 export { ScopeBudgetError } from './scope-hash.js';
@@ -85,6 +86,11 @@ export interface ScopeOptions {
 export interface CheckOptions extends ScopeOptions {
   /** Epoch ms; past it the check throws {@link ScopeBudgetError}. */
   deadline?: number;
+  /**
+   * What a long-lived host keeps between checks of the same baseline (scope-cache.ts): the
+   * result is the same as without it; only files already hashed under their present stat key are not read again.
+   */
+  cache?: ScopeCache;
 }
 
 /**
@@ -121,9 +127,11 @@ export async function changedSince(worktree: string, baseline: Baseline, opts: C
   checkDeadline(opts.deadline);
   const root = realPath(worktree);
   const git = baseline.git;
-  const ignore = git?.rules ? new FrozenIgnore(git.rules, git.prefix, git.ignore_case) : null;
+  const frozen = (): FrozenIgnore | null => (git?.rules ? new FrozenIgnore(git.rules, git.prefix, git.ignore_case) : null);
+  // The compiled rules are kept with the cache's tables: they are the baseline's, never the worktree's files.
+  const ignore = opts.cache !== undefined ? opts.cache.tables(baseline.files, () => baselineTables(baseline.files, frozen())).ignore : frozen();
   const rules = { skip: pathFilter(opts.exclude, root, git?.hooks_path ?? null), allowed: allowMatcher(opts.allow ?? []), ignore };
-  const changes = await compareTree(root, baseline.files, baseline.dot_git, rules, opts.deadline);
+  const changes = await compareTree(root, baseline.files, baseline.dot_git, rules, opts.deadline, opts.cache);
   if (git !== null) changes.push(...(await compareControl(root, git, git.control, opts.deadline)));
   if (baseline.watch) changes.push(...(await compareWatch(root, baseline.watch, opts.deadline)));
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

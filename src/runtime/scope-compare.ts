@@ -7,6 +7,7 @@ import type { GitFacts } from './scope-git-facts.js';
 import { readRegular } from './scope-git-facts.js';
 import { HASH_MAX_BYTES, digestOf, digestSync, type Digest, type FsPath } from './scope-hash.js';
 import type { FrozenIgnore, RuleSource } from './scope-ignore.js';
+import type { BaselineTables, ScopeCache } from './scope-cache.js';
 import { modeOfKey, statKey, walk } from './scope-walk.js';
 
 /** The digest recorded for a FIFO, socket or device: never opened, compared by type and mode only. */
@@ -55,7 +56,7 @@ export async function recordTree(root: string, rules: TreeRules, git: GitFacts |
     root,
     (e) => {
       if (rules.skip(e.rel)) return false;
-      const under = ignoredDirs.has(parentOf(e.rel));
+      const under = ignoredDirs.has(e.parent);
       if (e.name === '.git') {
         if (!under) out.dotGit.push([e.rel, typeOf(e.st), pointerDigest(e.abs, e.st)]);
         return false;
@@ -91,38 +92,59 @@ export async function recordTree(root: string, rules: TreeRules, git: GitFacts |
   return out;
 }
 
-/** Every in-scope file created, modified or deleted since `files` was recorded. */
-export async function compareTree(root: string, files: FileRecord[], dotGit: DotGit[], rules: TreeRules, deadline?: number): Promise<Change[]> {
-  const byPath = new Map(files.map((r) => [r[0], r]));
-  const recordedDirs = foldersOf(byPath.keys());
+/** The lookup tables the comparison needs of a baseline's records. */
+export function baselineTables(files: FileRecord[], ignore: FrozenIgnore | null): BaselineTables {
+  const index = new Map(files.map((r, i) => [r[0], i]));
+  return { index, recordedDirs: foldersOf(index.keys()), ignore };
+}
+
+/**
+ * Every in-scope file created, modified or deleted since `files` was recorded. With `cache`
+ * (a long-lived host's, see scope-cache.ts) a file already hashed under its present stat key
+ * is not read again; every entry is still listed and lstat'ed, as without it.
+ */
+export async function compareTree(root: string, files: FileRecord[], dotGit: DotGit[], rules: TreeRules, deadline?: number, cache?: ScopeCache): Promise<Change[]> {
+  const { index, recordedDirs } = cache?.tables(files, () => baselineTables(files, rules.ignore)) ?? baselineTables(files, rules.ignore);
+  const cached = cache?.walk(root);
   const dotGitThen = new Map(dotGit.map(([rel, type, digest]) => [rel, `${type}:${digest}`]));
   const ignoredDirs = new Set<string>();
-  const seen = new Set<string>();
+  const seen = new Uint8Array(files.length);
   const changes: Change[] = [];
+  // The stat fields and, where they changed, the content: a promise only while a large file is hashed.
+  const contentOf = (rec: FileRecord, rel: string, abs: FsPath, st: BigIntStats, key: string): boolean | Promise<boolean> => {
+    const quick = quickVerdict(rec, key, st, () => rules.allowed(rel));
+    if (quick !== null) return quick;
+    const changed = (now: Digest | null): boolean => now === null || now.sha256 !== rec[2];
+    return cached !== undefined ? cached(rel, abs, st, changed, deadline) : hashDiffers(abs, st, changed, deadline);
+  };
   // Returns false (never walk into a file), or a promise of it while a large file is hashed.
   const compare = (rel: string, abs: FsPath, st: BigIntStats, under: boolean): false | Promise<false> => {
-    const rec = byPath.get(rel);
-    if (rec === undefined) {
+    const i = index.get(rel);
+    if (i === undefined) {
       if (!under && !rules.ignore?.ignores(rel, st.isDirectory())) changes.push({ path: rel, change: 'created', undo: 'delete' });
       return false;
     }
-    seen.add(rel);
+    seen[i] = 1;
+    const rec = files[i]!;
     if (rec[1] === null) {
       changes.push({ path: rel, change: 'created', undo: 'delete' });
       return false;
     }
+    const key = statKey(st);
+    // Most of a tree: the stat key as recorded, so unchanged (ctime cannot be set back).
+    if (key === rec[1]) return false;
     const modified = (yes: boolean): false => {
       if (yes) changes.push({ path: rel, change: 'modified', undo: undoOf(rec) });
       return false;
     };
-    const d = differs(rec, abs, st, rules.allowed(rel), deadline);
+    const d = contentOf(rec, rel, abs, st, key);
     return typeof d === 'boolean' ? modified(d) : d.then(modified);
   };
   await walk(
     root,
     (e) => {
       if (rules.skip(e.rel)) return false;
-      const under = ignoredDirs.has(parentOf(e.rel));
+      const under = ignoredDirs.has(e.parent);
       if (e.name === '.git') {
         const then = dotGitThen.get(e.rel);
         dotGitThen.delete(e.rel);
@@ -144,7 +166,9 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
     },
     deadline,
   );
-  for (const rec of files) if (rec[1] !== null && !seen.has(rec[0]) && !rules.skip(rec[0])) changes.push({ path: rec[0], change: 'deleted', undo: undoOf(rec) });
+  files.forEach((rec, i) => {
+    if (rec[1] !== null && seen[i] === 0 && !rules.skip(rec[0])) changes.push({ path: rec[0], change: 'deleted', undo: undoOf(rec) });
+  });
   for (const [rel] of dotGitThen) if (!rules.skip(rel)) changes.push({ path: rel, change: 'deleted', undo: 'rewrite' });
   return changes;
 }
@@ -171,25 +195,28 @@ export function recordFile(rel: string, abs: FsPath, st: BigIntStats, how: { all
  * stat change alone counts.
  */
 export function differs(rec: FileRecord, abs: FsPath, st: BigIntStats, allowedNow: boolean, deadline?: number): boolean | Promise<boolean> {
-  const quick = quickVerdict(rec, st, allowedNow);
+  const quick = quickVerdict(rec, statKey(st), st, () => allowedNow);
   if (quick !== null) return quick;
-  const changed = (now: Digest | null): boolean => now === null || now.sha256 !== rec[2];
+  return hashDiffers(abs, st, (now) => now === null || now.sha256 !== rec[2], deadline);
+}
+
+function hashDiffers(abs: FsPath, st: BigIntStats, changed: (now: Digest | null) => boolean, deadline?: number): boolean | Promise<boolean> {
   const now = digestOf(abs, st, null, deadline);
   return now instanceof Promise ? now.then(changed) : changed(now);
 }
 
 /** {@link differs} read synchronously, for the hook's one-path question. */
 export function differsSync(rec: FileRecord, abs: FsPath, st: BigIntStats): boolean {
-  return quickVerdict(rec, st, false) ?? digestSync(abs, st) !== rec[2];
+  return quickVerdict(rec, statKey(st), st, () => false) ?? digestSync(abs, st) !== rec[2];
 }
 
-function quickVerdict(rec: FileRecord, st: BigIntStats, allowedNow: boolean): boolean | null {
-  const key = statKey(st);
+/** The verdict the stat fields alone give (null: the content decides); `allowedNow` is asked only when it matters. */
+function quickVerdict(rec: FileRecord, key: string, st: BigIntStats, allowedNow: () => boolean): boolean | null {
   if (rec[1] === null) return true;
   if (key === rec[1]) return false;
   if (modeOfKey(key) !== modeOfKey(rec[1])) return true;
   if (rec[2] === NO_CONTENT) return false;
-  if (rec[2] === null || allowedNow || st.size > BigInt(HASH_MAX_BYTES)) return true;
+  if (rec[2] === null || st.size > BigInt(HASH_MAX_BYTES) || allowedNow()) return true;
   return null;
 }
 

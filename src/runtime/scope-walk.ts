@@ -14,6 +14,8 @@ const ITEMS_PER_TURN = 500;
 /** One entry met by the walk; `rel` uses `/` and is relative to the walk's root. */
 interface WalkEntry {
   rel: string;
+  /** The `rel` of the folder it is in (`''` for the root). */
+  parent: string;
   name: string;
   abs: FsPath;
   st: BigIntStats;
@@ -47,6 +49,16 @@ export function lstatOrNull(path: FsPath): BigIntStats | null {
 export function statKey(st: BigIntStats): string {
   return `${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}:${st.mode.toString(8)}`;
 }
+
+/**
+ * How much older than the moment a file is read its ctime must be for what was read to be
+ * kept against its stat key (the warm scope cache, the kept baseline). The kernel stamps
+ * ctime from a clock that ticks coarsely (a jiffy, up to 10 ms), so a rewrite in the same
+ * tick as the read could keep the stat key: nothing read from a file changed that recently
+ * is kept (git's "racily clean" rule). 2 s covers the tick and the small steps NTP makes;
+ * what is not kept only costs reading that file again next time.
+ */
+export const RACY_MARGIN_MS = 2000;
 
 /** The mode (type and permission bits) recorded in a {@link statKey}. */
 export function modeOfKey(key: string): string {
@@ -102,7 +114,7 @@ export async function walk(root: string, visit: Visit, onUnreadable: OnUnreadabl
       const abs = join(dir.abs, child);
       const st = lstatOrNull(abs); // null: removed while we walked
       if (st === null) continue;
-      const r = visit({ rel, name: child.name, abs, st });
+      const r = visit({ rel, parent: dir.rel, name: child.name, abs, st });
       const descend = typeof r === 'boolean' ? r : await r;
       if (descend && st.isDirectory()) into.push({ rel, abs });
     }

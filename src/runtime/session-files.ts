@@ -55,12 +55,15 @@ export function readVerifiedJson<T>(file: string, expected: string, what: string
   return { ok: true, value: checked.value };
 }
 
+/** How a session file is read and verified: {@link readVerifiedJson}, or a long-lived host's kept copy of it (verified-cache.ts). */
+export type VerifiedReader = <T>(file: string, expected: string, what: string) => Verified<T>;
+
 /**
  * The session's baseline, only if it still matches the digest in the (verified) policy. The
  * Stop reads it before anything of the agent's runs: a required check is the agent's code.
  */
-export function loadSessionBaseline(policy: Policy, sessionDir: string): Verified<Baseline | null> {
+export function loadSessionBaseline(policy: Policy, sessionDir: string, read: VerifiedReader = readVerifiedJson): Verified<Baseline | null> {
   if (policy.allow.length === 0) return { ok: true, value: null };
   if (typeof policy.baseline_sha256 !== 'string') return { ok: false, tampered: true, actual: null, reason: 'the session was started by an older Gatehouse, whose policy names no baseline digest' };
-  return readVerifiedJson<Baseline>(join(sessionDir, SESSION_BASELINE_FILE), policy.baseline_sha256, 'the scope baseline (baseline.json)');
+  return read<Baseline>(join(sessionDir, SESSION_BASELINE_FILE), policy.baseline_sha256, 'the scope baseline (baseline.json)');
 }

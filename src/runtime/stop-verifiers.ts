@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import type { Policy } from '../core/policy.js';
 import type { TurnVerifier, VerifierOutcome } from '../core/verifier-chain.js';
 import { failureTail, runProducers } from './producers.js';
+import type { ScopeCache } from './scope-cache.js';
 import { allowMatcher, changedSince, controlChangeHint, ScopeBudgetError, type Baseline, type Change } from './scope-baseline.js';
 
 /** What the completion verifiers need to know about the stop. */
@@ -17,6 +18,8 @@ export interface StopContext {
   exclude: string[];
   /** Seconds the scope check may take (in-session, inside the Stop hook's budget); null: as long as it needs. */
   scopeBudgetS: number | null;
+  /** What this process kept of the session's earlier checks (in-session only; the end-of-session check compares from scratch). */
+  scopeCache?: ScopeCache;
 }
 
 /**
@@ -81,7 +84,8 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
     const baseline = ctx.baseline;
     let changes: Change[];
     try {
-      changes = await changedSince(policy.worktree, baseline, { exclude: ctx.exclude, allow: policy.allow, ...(ctx.scopeBudgetS !== null ? { deadline: Date.now() + ctx.scopeBudgetS * 1000 } : {}) });
+      const deadline = ctx.scopeBudgetS !== null ? { deadline: Date.now() + ctx.scopeBudgetS * 1000 } : {};
+      changes = await changedSince(policy.worktree, baseline, { exclude: ctx.exclude, allow: policy.allow, ...deadline, ...(ctx.scopeCache ? { cache: ctx.scopeCache } : {}) });
     } catch (err) {
       if (!(err instanceof ScopeBudgetError)) throw err;
       const reason = `Gatehouse will not let this task finish yet: the scope check could not compare the worktree with its baseline within ${ctx.scopeBudgetS} s, so it is not known whether files outside the task's allowed paths (${policy.allow.join(', ')}) changed. Delete large files or folders you created outside the allowed paths, keep your work inside them, then finish again; the end-of-session check compares everything in full either way.`;
