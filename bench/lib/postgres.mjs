@@ -9,7 +9,7 @@ import { tempDir } from './common.mjs';
 
 /** Where Debian puts the server programs; PG_BIN overrides. */
 function binDir() {
-  if (process.env.PG_BIN) return process.env.PG_BIN;
+  if (process.env.PG_BIN !== undefined) return process.env.PG_BIN;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
   const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb')));
@@ -66,6 +66,7 @@ export async function startBenchPostgres() {
       } catch {
         // already stopped
       }
+      delete process.env[passwordEnv];
     },
   };
 }

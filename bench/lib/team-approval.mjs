@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { buildSync } from 'esbuild';
 import { ROOT, sleep, tempDir, track, within } from './common.mjs';
-import { startPgServer } from './pg-server.mjs';
+import { startBenchPostgres } from './postgres.mjs';
 import { failed, metric } from './stats.mjs';
 
 const NAME = 'team.approval_round_trip_cross_machine';
@@ -77,7 +77,7 @@ export async function teamApprovalBench({ runs, warmup, log }) {
   let pg = null;
   const procs = [];
   try {
-    pg = await startPgServer();
+    pg = await startBenchPostgres();
     const base = tempDir('gh-bench-team-');
     const script = bundleMachine(base);
     const [b, a] = [dirsFor(base, 'b'), dirsFor(base, 'a')];
