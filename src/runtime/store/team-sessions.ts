@@ -1,46 +1,19 @@
 // Every machine's sessions as the team dashboard lists them, read from the session registry.
 import type { Pool } from 'pg';
+import type { SessionRow } from './session-rows.js';
 
-/** One session of any machine, as `GET /api/team/sessions` sends it. */
-export interface TeamSession {
-  machine_id: string;
-  host: string;
+/** One session of any machine, as `GET /api/team/sessions` sends it: the registry's row, its user named `user`. */
+export type TeamSession = Omit<SessionRow, 'os_user'> & {
   user: string;
-  project_key: string;
-  session_id: string;
-  agent: string;
-  worktree: string;
-  status: string;
-  started_at: string | null;
-  ended_at: string | null;
-  verdict: string | null;
-  verdict_summary: string | null;
-  evidence_id: string | null;
-  sandboxed: boolean;
   /** When the row last changed in the store (ISO 8601). */
   updated_at: string;
-}
+};
 
 /** At most this many sessions are listed (newest first): a dashboard, not an archive. */
 const TEAM_SESSIONS_LIMIT = 500;
 
-interface Row {
-  machine_id: string;
-  host: string;
-  os_user: string;
-  project_key: string;
-  session_id: string;
-  agent: string;
-  worktree: string;
-  status: string;
-  started_at: Date | null;
-  ended_at: Date | null;
-  verdict: string | null;
-  verdict_summary: string | null;
-  evidence_id: string | null;
-  sandboxed: boolean;
-  updated_at: Date;
-}
+/** A row as the driver returns it: times as Date. */
+type Row = Omit<SessionRow, 'started_at' | 'ended_at'> & { started_at: Date | null; ended_at: Date | null; updated_at: Date };
 
 /**
  * The newest sessions of every machine, and how many more the registry holds.
@@ -52,22 +25,12 @@ export async function listTeamSessions(pool: Pool, limit = TEAM_SESSIONS_LIMIT):
     pool.query<{ n: string }>('SELECT count(*) AS n FROM gh_sessions'),
   ]);
   const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
-  const sessions = rows.rows.map((r) => ({
-    machine_id: r.machine_id,
-    host: r.host,
-    user: r.os_user,
-    project_key: r.project_key,
-    session_id: r.session_id,
-    agent: r.agent,
-    worktree: r.worktree,
-    status: r.status,
-    started_at: iso(r.started_at),
-    ended_at: iso(r.ended_at),
-    verdict: r.verdict,
-    verdict_summary: r.verdict_summary,
-    evidence_id: r.evidence_id,
-    sandboxed: r.sandboxed,
-    updated_at: r.updated_at.toISOString(),
+  const sessions = rows.rows.map(({ os_user, started_at, ended_at, updated_at, ...rest }): TeamSession => ({
+    ...rest,
+    user: os_user,
+    started_at: iso(started_at),
+    ended_at: iso(ended_at),
+    updated_at: updated_at.toISOString(),
   }));
   return { sessions, omitted: Math.max(0, Number(count.rows[0]?.n ?? 0) - sessions.length) };
 }
