@@ -52,114 +52,101 @@ export function approveCommand(): Command {
         "\n--store lists and answers every machine's requests in the team store; the waiting machine's relay passes the answer on (docs/teams.md)." +
         '\n\nExit status: 0 resolved (or listed, shown, or revoked), 1 not found / already resolved / nonce mismatch / unknown rule / not confirmed, 2 usage (--latest with no terminal to confirm at included).',
     )
-    .action(
-      async (
-        id: string | undefined,
-        flags: Flags & {
-          latest?: boolean;
-          nonce?: string;
-          show?: string;
-          deny?: boolean;
-          always?: boolean;
-          scope: string;
-          reason?: string;
-          list?: boolean;
-          rules?: boolean;
-          revoke?: string;
-          store?: string | true;
-        },
-      ) => {
-        const worktree = flags.worktree ?? '.';
-        refuseConflictingModes(id, flags);
-        if (flags.store !== undefined) return approveInStore(id, { ...flags, store: flags.store }, worktree);
-        const state = projectStateFor(flags.worktree, flags.stateDir);
-        if (flags.rules) return printRules(state, worktree, flags.json === true);
-        if (flags.revoke !== undefined) return revokeRule(state, worktree, flags.revoke, localPrincipal(), flags.json === true);
-        if (!ALWAYS_SCOPES.includes(flags.scope as AlwaysScope)) throw new UserError(`--scope must be session or project, got ${JSON.stringify(flags.scope)}`, EXIT.usage);
-        const scope = flags.scope as AlwaysScope;
-        if (scope === 'project' && !flags.always) throw new UserError('--scope project widens an --always rule; add --always, or leave --scope out', EXIT.usage);
-        const queue = new ApprovalQueue(state);
-        // Deny what dead hook processes left waiting, so the list shows only live requests.
-        queue.sweep();
-        if (flags.list) {
-          const pending = queue.list();
-          if (flags.json) return printJson(pending);
-          if (pending.length === 0) return void process.stdout.write('nothing is waiting for approval\n');
-          // The whole summary, never cut (the terminal wraps it); records are files, so make them safe to print.
-          for (const p of pending) process.stdout.write(describeRequest(p));
-          return;
-        }
-        if (flags.show !== undefined) {
-          const shown = queue.get(flags.show);
-          if (shown.problem?.code === 'bad_id') throw new UserError(shown.problem.message, EXIT.usage);
-          if (shown.problem !== null) throw new UserError(shown.problem.message);
-          // An answered request keeps its file for a while: it is shown as answered, never as open.
-          const r = shown.resolution;
-          if (r !== null)
-            throw new UserError(
-              `approval ${flags.show} is already resolved (${r.expired ? 'it timed out' : `answered ${describeDecision(r.decision)} by ${safeForDisplay(r.principal.id)} at ${r.resolved_at}`}); nothing to answer`,
-            );
-          if (shown.pending === null) throw new UserError(`no pending approval ${flags.show}: run \`gatehouse approve --list\` to see open requests`);
-          if (Date.parse(shown.pending.expires_at) <= Date.now()) throw new UserError(`approval ${flags.show} expired at ${shown.pending.expires_at}; nothing to answer`);
-          if (flags.json) return printJson(shown.pending);
-          return void process.stdout.write(describeRequest(shown.pending, true));
-        }
-        if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);
-        if (id === undefined && flags.latest !== true) throw new UserError('give an approval id or --latest (or --list to see what is waiting)', EXIT.usage);
-        if (id !== undefined && flags.latest === true) throw new UserError('give an approval id or --latest, not both', EXIT.usage);
-        // The agent can file a request between the operator's --list and this command, so a
-        // rule made from --latest could cover a call no one saw.
-        if (flags.latest && flags.always)
-          throw new UserError('--always needs the approval id shown by `gatehouse approve --list`, not --latest: a request filed since could be the latest', EXIT.usage);
-        const target = id ?? queue.latest()?.id;
-        if (target === undefined) throw new UserError('nothing is waiting for approval');
-        const decision: ApprovalDecision = flags.deny ? 'reject' : flags.always ? (scope === 'project' ? 'always-project' : 'always') : 'allow';
-        const request = queue.get(target).pending;
-        // The newest request when this runs may not be the one the person listed (an agent can
-        // file one in between): it is shown, and allowed only once confirmed. Denying needs no care.
-        let nonce = flags.nonce;
-        if (flags.latest && decision === 'allow' && request !== null) {
-          await confirmLatest(request);
-          nonce = request.nonce;
-        }
-        const r = queue.resolve(target, { decision, reason: flags.reason ?? null, principal: localPrincipal(), ...(nonce !== undefined ? { nonce } : {}) });
-        if (!r.ok) throw new UserError(r.error.message, r.error.code === 'bad_id' || r.error.code === 'bad_decision' ? EXIT.usage : EXIT.failure);
-        if (flags.json) return printJson(r.value);
-        process.stdout.write(`${target}: ${describeDecision(decision)} by ${r.value.principal.id}\n`);
-        if (flags.always) process.stdout.write(`${safeForDisplay(describeAlways(request?.always, scope, request?.session_id))}; list or revoke with gatehouse approve --rules\n`);
-      },
-    );
+    .action(async (id: string | undefined, flags: ApproveFlags) => {
+      const worktree = flags.worktree ?? '.';
+      refuseConflictingModes(id, flags);
+      if (flags.store !== undefined) return approveInStore(id, { ...flags, store: flags.store }, worktree);
+      const state = projectStateFor(flags.worktree, flags.stateDir);
+      if (flags.rules) return printRules(state, worktree, flags.json === true);
+      if (flags.revoke !== undefined) return revokeRule(state, worktree, flags.revoke, localPrincipal(), flags.json === true);
+      const scope = scopeOf(flags);
+      const queue = new ApprovalQueue(state);
+      // Deny what dead hook processes left waiting, so the list shows only live requests.
+      queue.sweep();
+      if (flags.list) {
+        const pending = queue.list();
+        if (flags.json) return printJson(pending);
+        if (pending.length === 0) return void process.stdout.write('nothing is waiting for approval\n');
+        // The whole summary, never cut (the terminal wraps it); records are files, so make them safe to print.
+        for (const p of pending) process.stdout.write(describeRequest(p));
+        return;
+      }
+      if (flags.show !== undefined) {
+        const shown = queue.get(flags.show);
+        if (shown.problem?.code === 'bad_id') throw new UserError(shown.problem.message, EXIT.usage);
+        if (shown.problem !== null) throw new UserError(shown.problem.message);
+        // An answered request keeps its file for a while: it is shown as answered, never as open.
+        const r = shown.resolution;
+        if (r !== null)
+          throw new UserError(
+            `approval ${flags.show} is already resolved (${r.expired ? 'it timed out' : `answered ${describeDecision(r.decision)} by ${safeForDisplay(r.principal.id)} at ${r.resolved_at}`}); nothing to answer`,
+          );
+        if (shown.pending === null) throw new UserError(`no pending approval ${flags.show}: run \`gatehouse approve --list\` to see open requests`);
+        if (Date.parse(shown.pending.expires_at) <= Date.now()) throw new UserError(`approval ${flags.show} expired at ${shown.pending.expires_at}; nothing to answer`);
+        if (flags.json) return printJson(shown.pending);
+        return void process.stdout.write(describeRequest(shown.pending, true));
+      }
+      const decision = decisionOf(flags, scope);
+      if (id === undefined && flags.latest !== true) throw new UserError('give an approval id or --latest (or --list to see what is waiting)', EXIT.usage);
+      if (id !== undefined && flags.latest === true) throw new UserError('give an approval id or --latest, not both', EXIT.usage);
+      // The agent can file a request between the operator's --list and this command, so a
+      // rule made from --latest could cover a call no one saw.
+      if (flags.latest && flags.always) throw new UserError('--always needs the approval id shown by `gatehouse approve --list`, not --latest: a request filed since could be the latest', EXIT.usage);
+      const target = id ?? queue.latest()?.id;
+      if (target === undefined) throw new UserError('nothing is waiting for approval');
+      const request = queue.get(target).pending;
+      // The newest request when this runs may not be the one the person listed (an agent can
+      // file one in between): it is shown, and allowed only once confirmed. Denying needs no care.
+      let nonce = flags.nonce;
+      if (flags.latest && decision === 'allow' && request !== null) {
+        await confirmLatest(request);
+        nonce = request.nonce;
+      }
+      const r = queue.resolve(target, { decision, reason: flags.reason ?? null, principal: localPrincipal(), ...(nonce !== undefined ? { nonce } : {}) });
+      if (!r.ok) throw new UserError(r.error.message, r.error.code === 'bad_id' || r.error.code === 'bad_decision' ? EXIT.usage : EXIT.failure);
+      if (flags.json) return printJson(r.value);
+      process.stdout.write(`${target}: ${describeDecision(decision)} by ${r.value.principal.id}\n`);
+      if (flags.always) process.stdout.write(`${safeForDisplay(describeAlways(request?.always, scope, request?.session_id))}; list or revoke with gatehouse approve --rules\n`);
+    });
+}
+
+/** The options of `gatehouse approve`. */
+type ApproveFlags = Flags & {
+  latest?: boolean;
+  nonce?: string;
+  show?: string;
+  deny?: boolean;
+  always?: boolean;
+  scope: string;
+  reason?: string;
+  list?: boolean;
+  rules?: boolean;
+  revoke?: string;
+  store?: string | true;
+};
+
+/** `--scope`, checked: a usage error for another word, or for `project` without `--always`. */
+function scopeOf(flags: ApproveFlags): AlwaysScope {
+  if (!ALWAYS_SCOPES.includes(flags.scope as AlwaysScope)) throw new UserError(`--scope must be session or project, got ${JSON.stringify(flags.scope)}`, EXIT.usage);
+  if (flags.scope === 'project' && !flags.always) throw new UserError('--scope project widens an --always rule; add --always, or leave --scope out', EXIT.usage);
+  return flags.scope as AlwaysScope;
+}
+
+/** The answer the flags give: deny, allow, or always (this session or the project). */
+function decisionOf(flags: ApproveFlags, scope: AlwaysScope): ApprovalDecision {
+  if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);
+  return flags.deny ? 'reject' : flags.always ? (scope === 'project' ? 'always-project' : 'always') : 'allow';
 }
 
 /** `approve --store`: list, show or answer in the team store; local-only modes are refused by name. */
-async function approveInStore(
-  id: string | undefined,
-  flags: {
-    store: string | true;
-    latest?: boolean;
-    nonce?: string;
-    show?: string;
-    deny?: boolean;
-    always?: boolean;
-    scope: string;
-    reason?: string;
-    list?: boolean;
-    rules?: boolean;
-    revoke?: string;
-    json?: boolean;
-  },
-  worktree: string,
-): Promise<void> {
+async function approveInStore(id: string | undefined, flags: ApproveFlags & { store: string | true }, worktree: string): Promise<void> {
   const local = flags.rules ? '--rules' : flags.revoke !== undefined ? '--revoke' : flags.latest ? '--latest' : null;
   if (local !== null) throw new UserError(`${local} works on this machine's queue only; with --store, list (--list), show (--show ID) or answer by id (ID --nonce HEX)`, EXIT.usage);
   const json = flags.json === true;
   if (flags.list) return runStoreAction(flags.store, worktree, { kind: 'list' }, json, describeRequest);
   if (flags.show !== undefined) return runStoreAction(flags.store, worktree, { kind: 'show', id: flags.show }, json, describeRequest);
   if (id === undefined) throw new UserError('give an approval id (or --list to see what is waiting)', EXIT.usage);
-  if (flags.deny && flags.always) throw new UserError('--deny and --always contradict each other; pick one', EXIT.usage);
-  if (!ALWAYS_SCOPES.includes(flags.scope as AlwaysScope)) throw new UserError(`--scope must be session or project, got ${JSON.stringify(flags.scope)}`, EXIT.usage);
-  if (flags.scope === 'project' && !flags.always) throw new UserError('--scope project widens an --always rule; add --always, or leave --scope out', EXIT.usage);
-  const decision: ApprovalDecision = flags.deny ? 'reject' : flags.always ? (flags.scope === 'project' ? 'always-project' : 'always') : 'allow';
+  const decision = decisionOf(flags, scopeOf(flags));
   return runStoreAction(flags.store, worktree, { kind: 'resolve', id, decision, reason: flags.reason ?? null, nonce: flags.nonce, principal: localPrincipal() }, json, describeRequest);
 }
 
