@@ -48,3 +48,19 @@ export function parseObject(text: string): Record<string, unknown> | null {
 export function lineProblem(e: Record<string, unknown> | null, text: string, bytes: Buffer | null, prevSeq: number, prevHash: string | null): string | null {
   return formProblem(e, text, bytes) ?? chainProblem(e as unknown as AuditEvent, text, prevSeq, prevHash);
 }
+
+/** Where the chain stands after a line: the last seq and hash a following line must link to. */
+export interface ChainAt {
+  seq: number;
+  hash: string | null;
+}
+
+/**
+ * Resynchronises after line `e`, so that one deletion or one swap is reported once or twice, not
+ * for every later line: follow the chain forward, skip lines that step back.
+ */
+export function chainAfter(e: Record<string, unknown> | null, at: ChainAt): ChainAt {
+  if (e === null || !Number.isSafeInteger(e.seq)) return { seq: at.seq + 1, hash: null };
+  if ((e.seq as number) > at.seq) return { seq: e.seq as number, hash: typeof e.hash === 'string' ? e.hash : null };
+  return at;
+}

@@ -19,7 +19,7 @@ import { readTextLines } from './lines.js';
 import { CHECKPOINT_FILE, LOG_FILE } from './log.js';
 import { ProofRecorder } from './proof-recorder.js';
 import { GENESIS_HASH } from './record.js';
-import { lineProblem, parseObject } from './verify-line.js';
+import { chainAfter, lineProblem, parseObject } from './verify-line.js';
 import { verifyRotationEndorsement } from './rotation.js';
 import { checkCheckpoints, claimsOf, type Claim, type Finding, type TrustedKey } from './verify-checkpoints.js';
 
@@ -91,15 +91,7 @@ function scanLog(file: string, keys: TrustedKey[], wanted: ReadonlySet<number>, 
       const problem = lineProblem(e, text, line.bytes, prevSeq, prevHash);
       if (problem !== null) findings.push({ seq: at, reason: problem });
       else if (e!.type === 'key_rotated') learnRotation(e!.data as AuditEventDataMap['key_rotated'], at, keys, findings);
-      // Resynchronise so that one deletion or one swap is reported once or twice, not
-      // for every later line: follow the chain forward, skip lines that step back.
-      if (e === null || !Number.isSafeInteger(e.seq)) {
-        prevSeq++;
-        prevHash = null;
-      } else if ((e.seq as number) > prevSeq) {
-        prevSeq = e.seq as number;
-        prevHash = typeof e.hash === 'string' ? e.hash : null;
-      }
+      ({ seq: prevSeq, hash: prevHash } = chainAfter(e, { seq: prevSeq, hash: prevHash }));
       // The leaf is the line's bytes: its text encodes back to them unless they were not UTF-8.
       range.pushData(line.bytes ?? text);
       recorder.atSize(range);

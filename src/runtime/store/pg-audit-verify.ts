@@ -9,7 +9,7 @@ import type { AuditEventDataMap } from '../audit/events.js';
 import { GENESIS_HASH, type AuditEvent } from '../audit/record.js';
 import { finishVerify, learnRotation, planFromCheckpoints, type LogScan, type VerifyPlan, type VerifyReport } from '../audit/verify.js';
 import type { Finding } from '../audit/verify-checkpoints.js';
-import { lineProblem, parseObject } from '../audit/verify-line.js';
+import { chainAfter, lineProblem, parseObject } from '../audit/verify-line.js';
 import { originLineHash } from './pg-audit-origin.js';
 import { isConnectionError, type PgStore } from './pg-connect.js';
 
@@ -108,13 +108,7 @@ async function scanRows(c: PoolClient, plan: VerifyPlan, pageRows: number): Prom
       if (problem !== null) findings.push({ seq: at, reason: problem });
       else if (e!.type === 'key_rotated') learnRotation(e!.data as AuditEventDataMap['key_rotated'], at, plan.keys, findings);
       // Resynchronise as the file verify does: one deletion or swap is reported once or twice.
-      if (e === null || !Number.isSafeInteger(e.seq)) {
-        prevSeq++;
-        prevHash = null;
-      } else if ((e.seq as number) > prevSeq) {
-        prevSeq = e.seq as number;
-        prevHash = typeof e.hash === 'string' ? e.hash : null;
-      }
+      ({ seq: prevSeq, hash: prevHash } = chainAfter(e, { seq: prevSeq, hash: prevHash }));
       range.pushData(text);
       plan.recorder.atSize(range);
       if (plan.wanted.has(range.size)) rootAt.set(range.size, range.root());
