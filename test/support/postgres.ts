@@ -6,6 +6,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, wri
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openStore, type PgStore } from '../../src/runtime/store/pg-connect.js';
 
 /** Where Debian puts the server programs; PG_BIN overrides. */
 function binDir(): string | null {
@@ -104,4 +105,21 @@ function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/** A fresh server and the team store opened on it (tables made), for a test file's beforeAll. */
+export async function startPostgresStore(): Promise<{ pg: TestPostgres; store: PgStore }> {
+  const pg = await startPostgres();
+  const opened = await openStore({ kind: 'postgres', url: pg.url, passwordEnv: pg.passwordEnv });
+  if (!opened.ok) {
+    pg.destroy();
+    throw new Error(opened.reason);
+  }
+  return { pg, store: opened.value };
+}
+
+/** Closes what {@link startPostgresStore} opened, whichever parts of it were made. */
+export async function stopPostgresStore(pg: TestPostgres | undefined, store: PgStore | undefined): Promise<void> {
+  await store?.close();
+  pg?.destroy();
 }

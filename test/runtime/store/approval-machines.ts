@@ -3,29 +3,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { buildSync } from 'esbuild';
 import type { TestPostgres } from '../../support/postgres.js';
+import { bundleFixture } from '../../support/bundle-fixture.js';
 
 type Line = Record<string, unknown>;
 
 /** Bundles the machine program to one .mjs in `dir` (tests run TypeScript; a child needs JavaScript). */
 export function bundleMachine(dir: string): string {
-  const out = join(dir, 'approval-machine.mjs');
-  buildSync({
-    entryPoints: [resolve('test/runtime/store/fixtures/approval-machine.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: out,
-    logLevel: 'error',
-    // pg's optional native binding is never used; the CommonJS driver needs a require in ESM.
-    external: ['pg-native'],
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  });
-  return out;
+  return bundleFixture('test/runtime/store/fixtures/approval-machine.ts', dir, 'approval-machine');
 }
 
 /** One machine's folders: its state base (GATEHOUSE_HOME, which holds its machine id) and its project state. */

@@ -6,7 +6,7 @@ import { insertRequest } from '../../../src/runtime/store/pg-approval-rows.js';
 import { openStore, type PgStore } from '../../../src/runtime/store/pg-connect.js';
 import type { Machine } from '../../../src/runtime/store/machine.js';
 import { gatehouse } from '../../support/cli.js';
-import { startPostgres, type TestPostgres } from '../../support/postgres.js';
+import { startPostgresStore, stopPostgresStore, type TestPostgres } from '../../support/postgres.js';
 import { tempRoot } from './approval-machines.js';
 
 const bob: Principal = { id: 'token:bob', auth: 'scoped-token', grant: 'approvals' };
@@ -18,16 +18,12 @@ let tmp: ReturnType<typeof tempRoot>;
 let local: ApprovalQueue;
 
 beforeAll(async () => {
-  pg = await startPostgres();
-  const opened = await openStore({ kind: 'postgres', url: pg.url, passwordEnv: pg.passwordEnv });
-  if (!opened.ok) throw new Error(opened.reason);
-  store = opened.value;
+  ({ pg, store } = await startPostgresStore());
   tmp = tempRoot();
   local = new ApprovalQueue(tmp.root);
 }, 60_000);
 afterAll(async () => {
-  await store?.close();
-  pg?.destroy();
+  await stopPostgresStore(pg, store);
   tmp?.dispose();
 });
 beforeEach(async () => {

@@ -3,11 +3,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/core/approvals/principal.js';
-import { openStore, type PgStore } from '../../../src/runtime/store/pg-connect.js';
+import type { PgStore } from '../../../src/runtime/store/pg-connect.js';
 import { startSession } from '../../../src/gate/session-lifecycle.js';
 import { auditEvents, decisionsFor, verifyProjectAudit } from '../../support/audit.js';
 import { HOOK, hook } from '../../support/cli.js';
-import { startPostgres, type TestPostgres } from '../../support/postgres.js';
+import { startPostgresStore, stopPostgresStore, type TestPostgres } from '../../support/postgres.js';
 import { bundleMachine, machineDirs, MachineProcess, tempRoot, type MachineDirs } from './approval-machines.js';
 
 const bob: Principal = { id: 'token:bob', auth: 'scoped-token', grant: 'approvals' };
@@ -24,16 +24,12 @@ let tmp: ReturnType<typeof tempRoot>;
 let running: MachineProcess[] = [];
 
 beforeAll(async () => {
-  pg = await startPostgres();
-  const opened = await openStore({ kind: 'postgres', url: pg.url, passwordEnv: pg.passwordEnv });
-  if (!opened.ok) throw new Error(opened.reason);
-  store = opened.value;
+  ({ pg, store } = await startPostgresStore());
   tmp = tempRoot();
   script = bundleMachine(tmp.root);
 }, 60_000);
 afterAll(async () => {
-  await store?.close();
-  pg?.destroy();
+  await stopPostgresStore(pg, store);
   tmp?.dispose();
 });
 let dirsA: MachineDirs;

@@ -6,8 +6,8 @@ import { AuditLog } from '../../../src/runtime/audit/log.js';
 import { loadOrCreateKey } from '../../../src/runtime/keys.js';
 import { startAuditForwardingWith } from '../../../src/runtime/store/pg-audit-forward.js';
 import { verifyTeamAudit } from '../../../src/runtime/store/pg-audit-verify.js';
-import { openStore, type PgStore } from '../../../src/runtime/store/pg-connect.js';
-import { startPostgres, type TestPostgres } from '../../support/postgres.js';
+import type { PgStore } from '../../../src/runtime/store/pg-connect.js';
+import { startPostgresStore, stopPostgresStore, type TestPostgres } from '../../support/postgres.js';
 import { exited, gateEvent } from '../audit/helpers.js';
 import { bundleForwardChild, contextFor, resetTeamAudit, spawnForwarder, tempMachine } from './team-audit-support.js';
 
@@ -15,14 +15,10 @@ let pg: TestPostgres;
 let store: PgStore;
 
 beforeAll(async () => {
-  pg = await startPostgres();
-  const o = await openStore({ kind: 'postgres', url: pg.url, passwordEnv: pg.passwordEnv });
-  if (!o.ok) throw new Error(o.reason);
-  store = o.value;
+  ({ pg, store } = await startPostgresStore());
 });
 afterAll(async () => {
-  await store?.close();
-  pg?.destroy();
+  await stopPostgresStore(pg, store);
 });
 beforeEach(() => resetTeamAudit(store));
 

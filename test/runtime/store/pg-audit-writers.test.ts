@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrCreateKey } from '../../../src/runtime/keys.js';
 import { verifyTeamAudit } from '../../../src/runtime/store/pg-audit-verify.js';
-import { openStore, type PgStore } from '../../../src/runtime/store/pg-connect.js';
-import { startPostgres, type TestPostgres } from '../../support/postgres.js';
+import type { PgStore } from '../../../src/runtime/store/pg-connect.js';
+import { startPostgresStore, stopPostgresStore, type TestPostgres } from '../../support/postgres.js';
 import { exited } from '../audit/helpers.js';
 import { bundleForwardChild, spawnForwarder, tempMachine } from './team-audit-support.js';
 
@@ -13,14 +13,10 @@ let pg: TestPostgres;
 let store: PgStore;
 
 beforeAll(async () => {
-  pg = await startPostgres();
-  const o = await openStore({ kind: 'postgres', url: pg.url, passwordEnv: pg.passwordEnv });
-  if (!o.ok) throw new Error(o.reason);
-  store = o.value;
+  ({ pg, store } = await startPostgresStore());
 });
 afterAll(async () => {
-  await store?.close();
-  pg?.destroy();
+  await stopPostgresStore(pg, store);
 });
 
 describe('team audit log: concurrent machines', () => {

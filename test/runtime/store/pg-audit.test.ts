@@ -9,9 +9,9 @@ import { loadOrCreateKey } from '../../../src/runtime/keys.js';
 import { exportTeamAudit } from '../../../src/runtime/store/pg-audit-export.js';
 import { startAuditForwardingWith } from '../../../src/runtime/store/pg-audit-forward.js';
 import { verifyTeamAudit } from '../../../src/runtime/store/pg-audit-verify.js';
-import { openStore, type PgStore } from '../../../src/runtime/store/pg-connect.js';
+import type { PgStore } from '../../../src/runtime/store/pg-connect.js';
 import { gatehouse } from '../../support/cli.js';
-import { startPostgres, type TestPostgres } from '../../support/postgres.js';
+import { startPostgresStore, stopPostgresStore, type TestPostgres } from '../../support/postgres.js';
 import { gateEvent } from '../audit/helpers.js';
 import { contextFor, resetTeamAudit, tempMachine, type TestMachine } from './team-audit-support.js';
 
@@ -19,14 +19,10 @@ let pg: TestPostgres;
 let store: PgStore;
 
 beforeAll(async () => {
-  pg = await startPostgres();
-  const o = await openStore({ kind: 'postgres', url: pg.url, passwordEnv: pg.passwordEnv });
-  if (!o.ok) throw new Error(o.reason);
-  store = o.value;
+  ({ pg, store } = await startPostgresStore());
 });
 afterAll(async () => {
-  await store?.close();
-  pg?.destroy();
+  await stopPostgresStore(pg, store);
 });
 beforeEach(() => resetTeamAudit(store));
 

@@ -3,12 +3,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
+import { join } from 'node:path';
 import { GENESIS_HASH } from '../../../src/runtime/audit/record.js';
 import type { LinkContext } from '../../../src/runtime/store/link-part.js';
 import { thisMachine } from '../../../src/runtime/store/machine.js';
 import type { PgStore } from '../../../src/runtime/store/pg-connect.js';
+import { bundleFixture } from '../../support/bundle-fixture.js';
 
 /** One machine's project: its state base (machine id) and the project's state folder. */
 export interface TestMachine {
@@ -38,20 +38,7 @@ export async function resetTeamAudit(store: PgStore): Promise<void> {
 
 /** Bundles fixtures/forward-child.ts with the driver into one .mjs in `dir`. */
 export function bundleForwardChild(dir: string): string {
-  const out = join(dir, 'forward-child.mjs');
-  buildSync({
-    entryPoints: [resolve('test/runtime/store/fixtures/forward-child.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: out,
-    logLevel: 'error',
-    external: ['pg-native', 'pg-cloudflare'],
-    // The driver is CommonJS: its require() of built-ins needs a real require in an ES module.
-    banner: { js: "import { createRequire as __ghRequire } from 'node:module'; const require = __ghRequire(import.meta.url);" },
-  });
-  return out;
+  return bundleFixture('test/runtime/store/fixtures/forward-child.ts', dir, 'forward-child');
 }
 
 /** Starts a child "machine" that appends `count` events to its local log while its link forwards them. */
