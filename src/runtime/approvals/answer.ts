@@ -18,7 +18,7 @@ const RECENT_EVENTS = 256;
  * Every answer written through the queue is; a resolution file that is not was written
  * some other way, and must not be acted on. An unreadable log counts as not holding it.
  */
-function isRecorded(audit: AuditLog, r: Resolution): boolean {
+export function isRecorded(audit: AuditLog, r: Resolution): boolean {
   const matches = (e: AuditEvent): boolean => {
     const d = e.data as { approval_id?: unknown; decision?: unknown };
     return e.type === 'human_approval_decision' && e.actor === r.principal.id && d.approval_id === r.id && d.decision === r.decision;
@@ -43,10 +43,13 @@ function refuseOnFile(audit: AuditLog, request: PendingApproval, why: string, no
   return denial;
 }
 
+/** Why an answer on file is not acted on: written around the queue, so no audit event vouches for it. */
+export const UNVOUCHED_REASON = 'the answer on file is not in the audit log, so it was not given through Gatehouse';
+
 /** `r` if the audit log vouches for it, else a recorded denial. */
 function vouched(audit: AuditLog, request: PendingApproval, r: Resolution, now: Date): Resolution {
   if (r.principal.id === CORRUPT_RECORD_PRINCIPAL.id) return refuseOnFile(audit, request, r.reason ?? 'the answer on file is unusable', now);
-  return isRecorded(audit, r) ? r : refuseOnFile(audit, request, 'the answer on file is not in the audit log, so it was not given through Gatehouse', now);
+  return isRecorded(audit, r) ? r : refuseOnFile(audit, request, UNVOUCHED_REASON, now);
 }
 
 /**

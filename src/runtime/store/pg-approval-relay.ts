@@ -4,7 +4,9 @@
 import { join } from 'node:path';
 import { systemPrincipal, type Principal } from '../../core/approvals/principal.js';
 import { ApprovalQueue, RESOLVED_RETENTION_MS, type PendingApproval, type Resolution } from '../approvals/index.js';
+import { isRecorded, UNVOUCHED_REASON } from '../approvals/answer.js';
 import { approvalPaths, recordIds } from '../approvals/files.js';
+import { CORRUPT_RECORD_PRINCIPAL } from '../approvals/system-principals.js';
 import { AuditLog } from '../audit/log.js';
 import { isSafeSessionId } from '../state-dir.js';
 import type { LinkContext, LinkPart, StartPart } from './link-part.js';
@@ -167,7 +169,7 @@ class ApprovalRelay {
         continue;
       }
       if (Date.parse(st.pending.created_at) < oldest) continue;
-      local.set(id, { pending: st.pending, resolution: st.resolution });
+      local.set(id, { pending: st.pending, resolution: st.resolution === null ? null : this.actedOn(st.resolution) });
     }
     const rows = await rowsById(pool, [...local.keys()]);
     for (const [id, { pending, resolution }] of local) {
@@ -188,6 +190,18 @@ class ApprovalRelay {
       }
       await this.settleOne(pending, resolution, row);
     }
+  }
+
+  /**
+   * What the waiting hook acts on for an answer on file: the answer when the local audit log
+   * vouches for it, as the hook checks (answer.ts); else the denial the hook gives instead. A
+   * resolution file written around the queue (by an agent without a sandbox, say) is never
+   * passed on as a person's answer.
+   */
+  private actedOn(r: Resolution): Resolution {
+    if (r.principal.id === CORRUPT_RECORD_PRINCIPAL.id || isRecorded(this.audit, r)) return r;
+    this.warnOnce(`unvouched:${r.id}`, `approval relay: the answer on file for ${r.id} is not in this machine's audit log; the team store gets the denial its agent got instead`);
+    return { id: r.id, decision: 'reject', reason: `${UNVOUCHED_REASON}; denied to be safe`, principal: CORRUPT_RECORD_PRINCIPAL, resolved_at: r.resolved_at };
   }
 
   /** Brings the store's answer down, or pushes the local one up, and records what the agent got. */

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { approvalPaths, recordFile } from '../../../src/runtime/approvals/files.js';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/core/approvals/principal.js';
@@ -312,5 +313,17 @@ describe('failure behaviour by posture, conflicts and catching up', () => {
     const a = await start('store', dirsA);
     const listedNow = (await a.ask({ op: 'list' }, (l) => 'pending' in l)).pending as { id: string }[];
     expect(listedNow.map((p) => p.id)).toEqual([open.id]);
+  });
+  it('an answer written around the queue (a resolution file no audit event vouches for) reaches the store as the denial the agent got, never as the person it names', async () => {
+    const hookB = await start('hook', dirsB);
+    const forged = await file(hookB, 'git push --force origin main');
+    // What an agent without a sandbox can do: write the resolution file itself, naming a person.
+    const resolution = { id: forged.id, decision: 'allow', reason: null, principal: alice, resolved_at: new Date().toISOString() };
+    writeFileSync(recordFile(approvalPaths(dirsB.state).resolved, forged.id), `${JSON.stringify(resolution, null, 2)}\n`);
+    const relayB = await start('relay', dirsB, FAST);
+    expect((await relayB.ask({ op: 'flush' }, (l) => 'flushed' in l)).flushed).toBe(true);
+    const r = await row(forged.id);
+    expect(r).toMatchObject({ decision: 'reject', applied_decision: 'reject' });
+    expect(JSON.stringify(r)).not.toContain(alice.id);
   });
 });
