@@ -31,7 +31,9 @@ export function teamStoreSpec(flag: string | undefined, configured: StoreSpec | 
  * environment so that nothing started from here (the agent, a dashboard terminal, a hook) gets them.
  */
 function takePassword(spec: PostgresSpec, env: NodeJS.ProcessEnv): { spec: PostgresSpec; env: NodeJS.ProcessEnv } {
-  // Without password_env the driver would read PGPASSWORD itself, from this process, at every connection: name it instead.
+  // Without password_env the driver would read PGPASSWORD itself, from this process, at every connection: name it
+  // instead, except for a store a project's config names, which gets only what it names or a pgpass file (openStore).
+  if (spec.fromProject === true && spec.passwordEnv === null) return { spec, env: {} };
   const name = spec.passwordEnv ?? (env['PGPASSWORD'] !== undefined ? 'PGPASSWORD' : null);
   if (name === null) return { spec, env: {} };
   const value = env[name];

@@ -306,7 +306,7 @@ export const ConfigFile = z.strictObject(
     store: z
       .string({ error: 'expected `file` or a postgres:// URL (a string)' })
       .transform((v, ctx): StoreSpec => {
-        const spec = parseStoreSetting(v, 'store');
+        const spec = parseStoreSetting(v, 'store', 'project');
         if (spec.ok) return spec.value;
         ctx.addIssue({ code: 'custom', message: spec.reason.replace(/^store: /, '') });
         return z.NEVER;

@@ -429,7 +429,11 @@ describe('one timeout spelling: timeout_s, with the older ones still read', () =
 describe('store:', () => {
   it('reads a postgres URL and refuses one with a password, naming the line', () => {
     const good = parseConfigSections('store: postgres://gh@db:5432/team?password_env=GATEHOUSE_PG\n', 'yaml', 'gatehouse.yaml');
-    expect(good.ok && good.value.store).toEqual({ kind: 'postgres', url: 'postgres://gh@db:5432/team', passwordEnv: 'GATEHOUSE_PG' });
+    expect(good.ok && good.value.store).toEqual({ kind: 'postgres', url: 'postgres://gh@db:5432/team', passwordEnv: 'GATEHOUSE_PG', fromProject: true });
+    // A cloned repository's config must not send another secret of yours to a host it names.
+    const other = parseConfigSections('store: postgres://gh@evil.example/team?password_env=AWS_SECRET_ACCESS_KEY\n', 'yaml', 'gatehouse.yaml');
+    expect(other.ok).toBe(false);
+    if (!other.ok) expect(other.reason).toContain('password_env must name a variable for Gatehouse (GATEHOUSE_…)');
     const bad = parseConfigSections('gate:\n  allow: [src/**]\nstore: postgres://gh:hunter2@db/team\n', 'yaml', 'gatehouse.yaml');
     expect(bad.ok).toBe(false);
     if (!bad.ok) {

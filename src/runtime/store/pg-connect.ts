@@ -37,6 +37,10 @@ export async function openStore(spec: PostgresSpec, opts: OpenOptions = {}): Pro
     password = env[spec.passwordEnv];
     if (password === undefined || password === '') return fail(`The team store ${label} takes its password from $${spec.passwordEnv}, which is not set; set it, or use a pgpass file instead.`);
   }
+  // The driver reads PGPASSWORD from this process itself. A store named by a project's config must
+  // not get it (a secret meant for another database, sent to a host the config names): it is
+  // taken out of the environment, and the driver falls back to the pgpass file, which matches the host.
+  if (spec.fromProject === true && spec.passwordEnv === null) delete process.env['PGPASSWORD'];
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: withPassword(spec.url, password),

@@ -12,11 +12,19 @@ export interface PostgresSpec {
   url: string;
   /** The environment variable holding the password; null: PGPASSWORD or a pgpass file, as libpq reads them. */
   passwordEnv: string | null;
+  /**
+   * Named by the project's config, which a cloned repository brings: its password comes only from a
+   * GATEHOUSE_… variable it names or from a pgpass file (which matches the host), never from
+   * PGPASSWORD, so that a config cannot send a secret meant for another database to a host it names.
+   */
+  fromProject?: true;
 }
 
 /** Query parameters passed on to the driver; anything else is refused, so a typo never goes unnoticed. */
 const PASSED_PARAMS = new Set(['sslmode', 'application_name', 'connect_timeout']);
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** The variables a project's config may take the password from (as for notification secrets). */
+const PROJECT_ENV_NAME = /^GATEHOUSE_[A-Z0-9_]{1,120}$/;
 
 /** The file store. */
 const FILE_STORE: StoreSpec = { kind: 'file' };
@@ -27,7 +35,7 @@ const FILE_STORE: StoreSpec = { kind: 'file' };
  * setting's source in messages (`gatehouse.yaml: store`, `GATEHOUSE_STORE`).
  * @example parseStoreSetting('postgres://gh@db:5432/gatehouse?password_env=GH_PG', 'GATEHOUSE_STORE')
  */
-export function parseStoreSetting(text: string, where: string): Result<StoreSpec> {
+export function parseStoreSetting(text: string, where: string, from: 'user' | 'project' = 'user'): Result<StoreSpec> {
   const value = text.trim();
   if (value === 'file') return ok(FILE_STORE);
   if (!/^postgres(ql)?:\/\//i.test(value) || !URL.canParse(value)) {
@@ -45,13 +53,16 @@ export function parseStoreSetting(text: string, where: string): Result<StoreSpec
   for (const [key, v] of [...url.searchParams]) {
     if (key === 'password_env') {
       if (!ENV_NAME.test(v)) return fail(`${where}: password_env must be the name of an environment variable, got ${JSON.stringify(v)}.`);
+      if (from === 'project' && !PROJECT_ENV_NAME.test(v)) {
+        return fail(`${where}: password_env must name a variable for Gatehouse (GATEHOUSE_…), got ${JSON.stringify(v)}: a project's config may not send any other variable to a host it names.`);
+      }
       passwordEnv = v;
       url.searchParams.delete(key);
     } else if (!PASSED_PARAMS.has(key)) {
       return fail(`${where}: unknown URL parameter \`${key}\`; expected password_env, ${[...PASSED_PARAMS].join(', ')}.`);
     }
   }
-  return ok({ kind: 'postgres', url: url.toString(), passwordEnv });
+  return ok({ kind: 'postgres', url: url.toString(), passwordEnv, ...(from === 'project' ? { fromProject: true as const } : {}) });
 }
 
 /**

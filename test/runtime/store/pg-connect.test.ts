@@ -68,6 +68,27 @@ describe('openStore against a real server', () => {
     if (!wrong.ok) expect(wrong.reason).toContain('the password was refused');
   });
 
+  it("a store named by a project's config never gets PGPASSWORD: a secret meant for another database is not sent to the host it names", async () => {
+    const saved = process.env['PGPASSWORD'];
+    try {
+      // The user's own setting may use PGPASSWORD.
+      process.env['PGPASSWORD'] = pg.password;
+      const mine = await openStore({ kind: 'postgres', url: pg.url, passwordEnv: null });
+      if (!mine.ok) throw new Error(mine.reason);
+      await mine.value.close();
+      // The same URL from a project's config: PGPASSWORD is taken out and not used, so the server refuses.
+      process.env['PGPASSWORD'] = pg.password;
+      const project = parseStoreSetting(`${pg.url}`, 'gatehouse.yaml: store', 'project');
+      if (!project.ok || project.value.kind !== 'postgres') throw new Error('expected a postgres setting');
+      const theirs = await openStore(project.value);
+      expect(theirs.ok).toBe(false);
+      expect(process.env['PGPASSWORD']).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env['PGPASSWORD'];
+      else process.env['PGPASSWORD'] = saved;
+    }
+  });
+
   it('inTransaction commits what returns and rolls back what throws', async () => {
     const o = await openStore(spec());
     if (!o.ok) throw new Error(o.reason);
