@@ -194,6 +194,15 @@ export class AuditLog {
     return { first_size: m, second_size: n, first_root: this.root(m), second_root: this.root(n), hashes: this.store.consistencyProof(m, n).map(hex) };
   }
 
+  /**
+   * Where event `seq`'s line ends (just past its newline), as the log's index says; null when
+   * there is no such event. The index is a hint: a reader checks the line it finds there.
+   */
+  lineEndOf(seq: number): number | null {
+    if (!Number.isSafeInteger(seq) || seq < 0 || seq >= this.store.size()) return null;
+    return this.store.lineEnd(seq);
+  }
+
   /** The canonical line of event `seq` (no newline), or null when there is no such event. */
   line(seq: number): string | null {
     if (!Number.isSafeInteger(seq) || seq < 0 || seq >= this.store.size()) return null;

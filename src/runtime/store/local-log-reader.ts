@@ -1,7 +1,7 @@
 // Reads a machine's local audit log forward from a position, checking each line's form, hash
 // and link to the line before it, so that a tampered local line is never forwarded silently.
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import { readLines } from '../audit/lines.js';
+import { readLastLines, readLines, readRange } from '../audit/lines.js';
 import { GENESIS_HASH, type AuditEvent } from '../audit/record.js';
 import { lineProblem, parseObject } from '../audit/verify-line.js';
 
@@ -37,6 +37,36 @@ export class LocalLogReader {
 
   advance(to: ReadPosition): void {
     this.pos = to;
+  }
+
+  /**
+   * Moves just past event `seq` if the line that ends at `end` (a hint from the log's index) is a
+   * sound event `seq` whose hash is `hash`; returns whether it did. A hint that does not hold
+   * leaves the position where it was.
+   */
+  seekPast(seq: number, hash: string, end: number): boolean {
+    let fd: number;
+    try {
+      fd = openSync(this.file, 'r');
+    } catch {
+      return false;
+    }
+    try {
+      if (!Number.isSafeInteger(end) || end <= 0 || end > fstatSync(fd).size) return false;
+      // The line must end with its newline just before `end`.
+      if (readRange(fd, end - 1, 1)[0] !== 0x0a) return false;
+      const [bytes] = readLastLines(fd, end, 1);
+      if (bytes === undefined) return false;
+      const text = bytes.toString('utf8');
+      const e = parseObject(text);
+      if (lineProblem(e, text, bytes, seq - 1, null) !== null || e!.hash !== hash) return false;
+    } catch {
+      return false;
+    } finally {
+      closeSync(fd);
+    }
+    this.pos = { offset: end, nextSeq: seq + 1, prevHash: hash };
+    return true;
   }
 
   /** Up to `max` complete, sound lines after the position; a torn last line is left for later. */

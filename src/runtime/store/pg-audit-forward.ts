@@ -2,7 +2,7 @@
 // order, from where the store says this machine left off. The local log is the spool: while the
 // database is down nothing is lost, and when it is back everything follows with the chain intact.
 import { join } from 'node:path';
-import { LOG_FILE } from '../audit/log.js';
+import { AuditLog, LOG_FILE } from '../audit/log.js';
 import { GENESIS_HASH } from '../audit/record.js';
 import { loadOrCreateKey, type SigningKey } from '../keys.js';
 import type { LinkContext, LinkPart, StartPart } from './link-part.js';
@@ -65,6 +65,12 @@ class AuditForwarder implements LinkPart {
     );
     this.reader.advance({ offset: 0, nextSeq: 0, prevHash: GENESIS_HASH });
     const row = r.rows[0];
+    // Straight past what the store holds, where the log's index says it ends and the line there is
+    // the very event forwarded last; else (no index, or one that does not hold) read up to it.
+    if (row !== undefined && this.seekPastForwarded(Number(row.origin_seq), row.origin_hash)) {
+      this.synced = true;
+      return;
+    }
     if (row !== undefined) {
       const target = Number(row.origin_seq);
       let last: string | null = null;
@@ -83,6 +89,16 @@ class AuditForwarder implements LinkPart {
       if (last !== row.origin_hash) return this.haltAt(target, `local event seq ${target} is not the one forwarded to the team store: the local log was rewritten after it was forwarded`);
     }
     this.synced = true;
+  }
+
+  private seekPastForwarded(seq: number, hash: string): boolean {
+    let end: number | null;
+    try {
+      end = new AuditLog(join(this.ctx.projectState, 'audit')).lineEndOf(seq);
+    } catch {
+      return false;
+    }
+    return end !== null && this.reader.seekPast(seq, hash, end);
   }
 
   private haltAt(seq: number, reason: string): void {

@@ -248,6 +248,39 @@ describe('team audit log: tampering with the rows by SQL', () => {
 });
 
 describe('team audit log: what a machine forwards', () => {
+  it('a restarted link goes straight past what the store holds: an old local line rewritten after it was forwarded does not stop the new ones', async () => {
+    const a = tempMachine('alpha');
+    appendLocal(a, 10);
+    await forward(a);
+    const file = join(a.state, 'audit', 'log.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines[2]).toContain('src/file-2.ts');
+    lines[2] = lines[2]!.replace('src/file-2.ts', 'src/file-9.ts');
+    writeFileSync(file, lines.join('\n'));
+    appendLocal(a, 5, 10);
+    const warnings: string[] = [];
+    await forward(a, 1_000, warnings);
+    expect((await rows()).map((x) => Number(x.origin_seq))).toEqual([...Array(15).keys()]);
+    expect(warnings).toEqual([]);
+    // The team log keeps the line as it was forwarded.
+    expect(await verifyTeamAudit(store, [keyOf(a)])).toMatchObject({ ok: true, events: 15 });
+  });
+
+  it('does not believe a log index that points elsewhere: it reads up to what the store holds and forwards each event once', async () => {
+    const a = tempMachine('alpha');
+    appendLocal(a, 10);
+    await forward(a);
+    appendLocal(a, 5, 10);
+    // The index (agent-writable without a sandbox) says event 9 ends where event 5 does.
+    const ends = join(a.state, 'audit', 'merkle', 'ends.bin');
+    const buf = readFileSync(ends);
+    buf.copy(buf, 9 * 8, 5 * 8, 6 * 8);
+    writeFileSync(ends, buf);
+    await forward(a);
+    expect((await rows()).map((x) => Number(x.origin_seq))).toEqual([...Array(15).keys()]);
+    expect(await verifyTeamAudit(store, [keyOf(a)])).toMatchObject({ ok: true, events: 15 });
+  });
+
   it('stops before a tampered local line, warns, and records where it stopped', async () => {
     const a = tempMachine('alpha');
     appendLocal(a, 10);
