@@ -45,8 +45,15 @@ export function teamApprovalsOn(store: () => PgStore | null, label: string): Tea
       if (r.error.code === 'not_recorded') throw noStore(label);
       const status = STATUS[r.error.code];
       if (status === undefined) throw new Error(`the team queue refused a checked answer: ${r.error.code}: ${r.error.message}`);
+      // The dashboard speaks allow/deny: a winner's `reject` is told as `deny` (an `always` stays itself).
       const w = r.error.winner;
-      return { ok: false, status, code: r.error.code, message: r.error.message, winner: w === undefined ? null : { decided_by: w.principal.id, decision: w.decision, at: w.resolved_at } };
+      return {
+        ok: false,
+        status,
+        code: r.error.code,
+        message: r.error.message,
+        winner: w === undefined ? null : { decided_by: w.principal.id, decision: w.decision === 'reject' ? 'deny' : w.decision, at: w.resolved_at },
+      };
     },
   };
 }
