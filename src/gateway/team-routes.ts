@@ -18,8 +18,8 @@ export interface TeamSource {
   machineId: string;
   /** The open store; null while it cannot be reached. */
   store: () => PgStore | null;
-  /** The team approval queue; null in a build that has none wired (the list then says so). */
-  approvals: TeamApprovals | null;
+  /** The team approval queue (every machine's requests, one exactly-once resolve). */
+  approvals: TeamApprovals;
 }
 
 const ResolveBody = z.object({ decision: z.enum(['allow', 'deny']), nonce: z.string().min(1), reason: z.string().max(2_000).nullable().optional() });
@@ -41,7 +41,6 @@ async function reading(src: TeamSource, read: (store: PgStore) => Promise<Reply>
 }
 
 async function resolveTeam(src: TeamSource, ctx: RouteContext): Promise<Reply> {
-  if (src.approvals === null) return errorReply(501, 'not_wired', 'this build of Gatehouse has no team approval queue: answer on the machine that asked (`gatehouse approve`)');
   const read = await readJsonBody(ctx.req, MAX_BODY_BYTES);
   if (!read.ok) return read.reply;
   const body = ResolveBody.safeParse(read.value);
@@ -57,7 +56,7 @@ async function resolveTeam(src: TeamSource, ctx: RouteContext): Promise<Reply> {
 
 /**
  * Adds the team routes. Reading needs `approvals:read`, resolving `approvals:resolve`, as for one project.
- * @example addTeamRoutes(router, { label, machineId, store: () => link.store(), approvals: null })
+ * @example addTeamRoutes(router, { label, machineId, store: () => link.store(), approvals: teamApprovalsOn(() => link.store(), link.label) })
  */
 export function addTeamRoutes(router: Router, src: TeamSource): Router {
   return router
@@ -73,7 +72,6 @@ export function addTeamRoutes(router: Router, src: TeamSource): Router {
       scope: 'approvals:read',
       handle: async () => {
         const approvals = src.approvals;
-        if (approvals === null) return { status: 200, body: { wired: false, pending: [] } };
         return reading(src, async () => ({ status: 200, body: { wired: true, pending: await approvals.listPending() } }));
       },
     })

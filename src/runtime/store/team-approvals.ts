@@ -20,7 +20,7 @@ export interface TeamPendingApproval {
 }
 
 /** A decision the team dashboard can make. */
-export type TeamDecision = 'allow' | 'deny';
+type TeamDecision = 'allow' | 'deny';
 
 /** The outcome of a resolve: made, or refused (409 wrong nonce, 410 someone else resolved it first or it expired, 404 no such id). */
 export type TeamResolveOutcome =
