@@ -4,8 +4,8 @@ import { isConnectionError } from './pg-connect.js';
 
 /** Options of {@link ForwardLoop}. */
 export interface ForwardLoopOptions {
-  /** What one pass does; it throws when the store cannot be reached. */
-  pass: () => Promise<void>;
+  /** What one pass does (`flush`: asked for by flush(), not the timer); it throws when the store cannot be reached. */
+  pass: (flush: boolean) => Promise<void>;
   warn: (message: string) => void;
   /** Names the part in warnings, e.g. "sessions and evidence". */
   what: string;
@@ -42,7 +42,7 @@ export class ForwardLoop {
 
   /** Runs a pass now (after any in progress); rejects when it fails. */
   flush(): Promise<void> {
-    return this.#run();
+    return this.#run(true);
   }
 
   /** Stops polling and waits for a pass in progress. */
@@ -53,15 +53,15 @@ export class ForwardLoop {
     await this.#chain.catch(() => {});
   }
 
-  #run(): Promise<void> {
-    const next = this.#chain.catch(() => {}).then(() => this.#once());
+  #run(flush: boolean): Promise<void> {
+    const next = this.#chain.catch(() => {}).then(() => this.#once(flush));
     this.#chain = next;
     return next;
   }
 
-  async #once(): Promise<void> {
+  async #once(flush: boolean): Promise<void> {
     try {
-      await this.#opts.pass();
+      await this.#opts.pass(flush);
     } catch (err) {
       if (this.#failures === 0) this.#opts.warn(this.#failureLine(err));
       this.#failures++;
@@ -81,7 +81,7 @@ export class ForwardLoop {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      this.#run().then(
+      this.#run(false).then(
         () => this.#schedule(this.#opts.pollMs),
         () => this.#schedule(Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.min(this.#failures - 1, 16))),
       );

@@ -8,14 +8,12 @@ import { loadOrCreateKey, type SigningKey } from '../keys.js';
 import type { LinkContext, LinkPart, StartPart } from './link-part.js';
 import { LocalLogReader } from './local-log-reader.js';
 import { appendTeamEvents, OriginGapError, originHost, type AppendOptions, type TeamOrigin } from './pg-audit-append.js';
-import { isConnectionError } from './pg-connect.js';
+import { ForwardLoop } from './forward-loop.js';
 
 /** How often the local log is looked at: a hook's event reaches the team log within about this. */
 const TICK_MS = 250;
 /** Events per transaction: large enough to amortise the head lock, small enough to keep it brief. */
 const BATCH_EVENTS = 500;
-/** Longest wait between attempts while the store is down (the wait doubles from TICK_MS). */
-const BACKOFF_MAX_MS = 15_000;
 
 /** Options of {@link startAuditForwardingWith} (tests and the bench tune them). */
 export interface ForwardOptions {
@@ -32,12 +30,7 @@ class AuditForwarder implements LinkPart {
   private halt: { seq: number; reason: string; recorded: boolean } | null = null;
   /** Whether the team tree may have events past its last checkpoint that this link put there. */
   private uncovered = false;
-  private chain: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | null = null;
-  private delay: number;
-  private down = false;
-  private lastError = '';
-  private stopped = false;
+  private readonly loop: ForwardLoop;
 
   constructor(
     private readonly ctx: LinkContext,
@@ -46,7 +39,8 @@ class AuditForwarder implements LinkPart {
     this.reader = new LocalLogReader(join(ctx.projectState, 'audit', LOG_FILE));
     this.origin = { machine: ctx.machine, project: ctx.projectKey };
     this.key = loadOrCreateKey(ctx.projectState);
-    this.delay = opts.tickMs ?? TICK_MS;
+    // One pass at a time, every tick and on flush (which also signs a checkpoint); backs off while the store is down.
+    this.loop = new ForwardLoop({ pass: (flush) => this.pass(flush), warn: ctx.warn, what: 'audit events', label: ctx.store.label, pollMs: opts.tickMs ?? TICK_MS });
   }
 
   private get batch(): number {
@@ -152,58 +146,16 @@ class AuditForwarder implements LinkPart {
     }
   }
 
-  /** Runs passes one at a time, in order. */
-  private run(force: boolean): Promise<void> {
-    const p = this.chain.then(() => this.pass(force));
-    this.chain = p.catch(() => {});
-    return p;
+  start(): void {
+    this.loop.start();
   }
 
-  private onError(err: unknown): void {
-    const base = this.opts.tickMs ?? TICK_MS;
-    this.delay = Math.min(this.delay * 2, BACKOFF_MAX_MS);
-    if (isConnectionError(err)) {
-      if (!this.down) this.ctx.warn(`team audit: the team store ${this.ctx.store.label} cannot be reached; audit events stay in this machine's log and are forwarded when it is back.`);
-      this.down = true;
-      return;
-    }
-    const message = (err as Error).message ?? String(err);
-    if (message !== this.lastError) this.ctx.warn(`team audit: forwarding failed (${message}); retrying.`);
-    this.lastError = message;
-    if (this.delay < base) this.delay = base;
+  flush(): Promise<void> {
+    return this.loop.flush();
   }
 
-  private onSuccess(): void {
-    if (this.down) this.ctx.warn(`team audit: the team store ${this.ctx.store.label} is back; forwarding resumed.`);
-    this.down = false;
-    this.lastError = '';
-    this.delay = this.opts.tickMs ?? TICK_MS;
-  }
-
-  schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.run(false)
-        .then(
-          () => this.onSuccess(),
-          (err: unknown) => this.onError(err),
-        )
-        .finally(() => this.schedule());
-    }, this.delay);
-    // The host decides when the process ends, not this timer.
-    this.timer.unref();
-  }
-
-  async flush(): Promise<void> {
-    await this.run(true);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    await this.chain;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }
 
@@ -211,7 +163,7 @@ class AuditForwarder implements LinkPart {
 export function startAuditForwardingWith(opts: ForwardOptions): StartPart {
   return (ctx) => {
     const f = new AuditForwarder(ctx, opts);
-    f.schedule();
+    f.start();
     return Promise.resolve(f);
   };
 }
