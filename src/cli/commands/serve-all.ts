@@ -21,9 +21,10 @@ import { gateWorkerPath, hookBundlePath } from '../context.js';
 import { addTeamRoutes } from '../../gateway/team-routes.js';
 import { teamApprovalsOn } from '../../runtime/store/team-approvals-pg.js';
 import { projectKey } from '../../runtime/state-base.js';
-import type { PostgresSpec } from '../../runtime/store/store-setting.js';
+import { storeLabel, type PostgresSpec } from '../../runtime/store/store-setting.js';
 import type { StoreFallback, TeamLink } from '../../runtime/store/team-link.js';
 import { startLinkOrExit } from '../team-store.js';
+import { loadConfig } from '../../runtime/config.js';
 
 /** 256 bits: the access token guards remote code execution (a PTY) in every project, so it is never guessable. */
 const ACCESS_TOKEN_BYTES = 32;
@@ -87,7 +88,9 @@ export async function serveAll(flags: ServeAllFlags): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`gatehouse serve: ${line}\n`);
   // Every project found now is linked; one first served later is linked by its own next `run` or `serve` (docs/teams.md).
   const linked = listProjects(base).flatMap((p) => (p.worktree === null ? [] : [{ projectState: p.state, projectKey: projectKey(p.worktree), worktree: p.worktree }]));
-  const team: TeamLink | null = flags.store === null ? null : await startLinkOrExit(flags.store, linked, flags.fallback, (line) => log(`team store: ${line}`));
+  // A project's own `store:` wins over the machine's: one that chose the file store or another store is not linked here.
+  const ours = flags.store === null ? [] : linked.filter((p) => choosesStore(p.worktree, flags.store!, log));
+  const team: TeamLink | null = flags.store === null ? null : await startLinkOrExit(flags.store, ours, flags.fallback, (line) => log(`team store: ${line}`));
   const accessToken = randomBytes(ACCESS_TOKEN_BYTES).toString('hex');
   mkdirSync(join(base, 'gateway'), { recursive: true, mode: 0o700 });
   writeFileAtomic(join(base, 'gateway', 'access-token'), `${accessToken}\n`, { mode: 0o600 });
@@ -143,4 +146,17 @@ export async function serveAll(flags: ServeAllFlags): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/** Whether the project at `worktree` keeps its records in `store`: its config says so, or says nothing. */
+function choosesStore(worktree: string, store: PostgresSpec, log: (line: string) => void): boolean {
+  const config = loadConfig({ root: worktree });
+  if (!config.ok) {
+    log(`team store: ${worktree} is not linked: its config cannot be read (${config.reason})`);
+    return false;
+  }
+  const own = config.value.store;
+  if (own === null || (own.kind === 'postgres' && own.url === store.url)) return true;
+  log(`team store: ${worktree} is not linked: its own store: setting names ${storeLabel(own)}`);
+  return false;
 }

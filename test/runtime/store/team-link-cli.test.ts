@@ -207,4 +207,34 @@ describe('team link from the CLI, against a real PostgreSQL server', { timeout: 
     const row = await rows('SELECT verdict, status FROM gh_sessions WHERE session_id = $1', [id]);
     expect(row).toEqual([{ verdict: 'passed', status: 'ended' }]);
   });
+  it('serve --all links only the projects that keep their records in that store: one whose store: says file is left on its machine', async () => {
+    const m = machine('many');
+    const kept = join(m.worktree, '..', 'kept-local');
+    mkdirSync(kept, { recursive: true });
+    writeFileSync(join(kept, 'gatehouse.yaml'), 'store: file\n');
+    for (const wt of [m.worktree, kept]) {
+      const r = gatehouse(['run', '--agent', 'none', '--worktree', wt, '--store-fallback', 'file', '--require', 'c=true', '--', 'true'], {
+        env: { ...m.env, GATEHOUSE_STORE: 'postgres://gatehouse@127.0.0.1:1/postgres' },
+      });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    const machineId = readFileSync(join(m.home, 'machine-id'), 'utf8').trim();
+    expect(await rows('SELECT worktree FROM gh_sessions WHERE machine_id = $1', [machineId])).toEqual([]);
+    // The sessions ran while the store was elsewhere; serve --all now links what chose this store.
+    let out = '';
+    const s = await new Promise<{ base: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, 'serve', '--all', '--port', '0'], { env: { ...process.env, ...m.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.push(child);
+      child.stdout.on('data', (b: Buffer) => {
+        const found = /dashboard: (http:\/\/[^/\s]+)/.exec(b.toString());
+        if (found) resolve({ base: found[1]! });
+      });
+      child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+      child.on('close', (status) => reject(new Error(`serve --all exited ${status}: ${out}`)));
+    });
+    expect(s.base).toMatch(/^http/);
+    for (let i = 0; i < 100 && (await rows('SELECT 1 FROM gh_sessions WHERE machine_id = $1', [machineId])).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await rows('SELECT worktree FROM gh_sessions WHERE machine_id = $1', [machineId])).map((r) => r.worktree)).toEqual([m.worktree]);
+    expect(out).toContain(`${kept} is not linked: its own store: setting names file`);
+  });
 });
