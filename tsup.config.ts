@@ -6,8 +6,8 @@ import { defineConfig } from 'tsup';
 // load nothing but itself (no CLI framework, no YAML/TOML parser, no schema library).
 export default defineConfig([
   {
-    // The parallel audit verify's worker thread sits beside the chunk that starts it.
-    entry: { cli: 'src/cli/main.ts', index: 'src/index.ts', 'audit-verify-worker': 'src/runtime/audit/verify-worker.ts' },
+    // The parallel audit verifies' worker threads (file log, team log) sit beside the chunk that starts them.
+    entry: { cli: 'src/cli/main.ts', index: 'src/index.ts', 'audit-verify-worker': 'src/runtime/audit/verify-worker.ts', 'team-verify-worker': 'src/runtime/store/pg-audit-verify-worker.ts' },
     format: ['esm'],
     target: 'node20',
     platform: 'node',

@@ -2,12 +2,13 @@
 // (against the file store's 8-writer append rate measured in the same run), and verify from the rows.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { LIB_URL, NODE, tempDir, track } from './common.mjs';
 import { startBenchPostgres } from './postgres.mjs';
 import { metric } from './stats.mjs';
 
-export const TEAM_METRICS = { file: 'team.file_append_8_writers', append: 'team.audit_append_8_writers', verify: 'team.audit_verify' };
+export const TEAM_METRICS = { file: 'team.file_append_8_writers', append: 'team.audit_append_8_writers', verify: 'team.audit_verify', verifySerial: 'team.audit_verify_one_thread' };
 
 /** The event every writer appends (as source text for the file-store writer process). */
 const EVENT_SOURCE = `{ type: 'gate_decision', actor: 'system:bench', session_id: 's', data: { event: 'pre_tool', tool: 'Write', targets: ['/x/' + i], decision: 'block', rule: 'write.not_allowed', input_digest: 'a'.repeat(64) } }`;
@@ -99,14 +100,21 @@ await o.value.close();
     for (let r = 0; r < repeats; r++) for (let m = 0; m < 8; m++) keys.push(lib.loadOrCreateKey(join(base, `pg-${r}-${m}`, 'projects', `p${r * 8 + m}`)).publicKey);
     keys.push(lib.loadOrCreateKey(state).publicKey);
     const total = 8 * perWriter * repeats + events;
-    const verifyRates = [];
-    for (let r = 0; r < 3; r++) {
+    const verifyRate = async (opts) => {
       const t0 = process.hrtime.bigint();
-      const report = await lib.verifyTeamAudit(store, keys);
+      const report = await lib.verifyTeamAudit(store, keys, opts);
       const s = Number(process.hrtime.bigint() - t0) / 1e9;
       if (!report.ok || report.events !== total) throw new Error(`team verify: ${report.events} of ${total} events, ${report.problems[0] ?? 'ok'}`);
-      verifyRates.push(report.events / s);
+      return report.events / s;
+    };
+    // Alternated, so that both see the same machine load.
+    const verifyRates = [];
+    const serialRates = [];
+    for (let r = 0; r < 3; r++) {
+      verifyRates.push(await verifyRate({}));
+      serialRates.push(await verifyRate({ threads: 1 }));
     }
+    const cores = availableParallelism();
     return [
       metric(TEAM_METRICS.file, 'events/s', fileRates, { note: `file store: 8 processes × ${perWriter} appends into one log at once, process start included` }),
       metric(TEAM_METRICS.append, 'events/s', pgRates, {
@@ -116,8 +124,9 @@ await o.value.close();
       }),
       metric(TEAM_METRICS.verify, 'events/s', verifyRates, {
         targetChecks: [{ on: 'median', op: '>=', value: 100_000 }],
-        note: `verifyTeamAudit on ${total.toLocaleString('en-US')} rows (hashes, chain, origins, Merkle roots, checkpoint signatures), keyset pages of 10,000`,
+        note: `verifyTeamAudit on ${total.toLocaleString('en-US')} rows (hashes, chain, origins, Merkle roots, checkpoint signatures): pages of 4,096 rows checked on ${Math.min(cores, 16)} worker threads (one per core; ${cores} cores here), with PostgreSQL on the same cores`,
       }),
+      metric(TEAM_METRICS.verifySerial, 'events/s', serialRates, { note: 'the same verify on one thread (threads: 1), keyset pages of 10,000: what the workers add' }),
     ];
   } finally {
     await store.close();

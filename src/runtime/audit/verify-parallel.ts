@@ -7,13 +7,13 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { CompactRange, emptyRoot, HASH_SIZE } from '../../core/crypto/merkle.js';
 import { LOG_FILE } from './log.js';
 import { GENESIS_HASH } from './record.js';
 import type { RangeOk, RangeBad, RangeTask } from './verify-range.js';
 import { finishVerify, learnRotation, planVerify, verifyAudit, type LogScan, type VerifyPlan, type VerifyReport } from './verify.js';
 import type { Finding } from './verify-checkpoints.js';
+import { runInOrder } from './worker-pool.js';
 
 /**
  * Below this log size one thread is faster here: on the shared 2-core machine a 45 MB log
@@ -27,7 +27,7 @@ const PARALLEL_MIN_BYTES = 64 << 20;
  * cost nothing, small enough to spread the work.
  */
 const RANGE_LEVEL = 12;
-const RANGE_LINES = 2 ** RANGE_LEVEL;
+export const RANGE_LINES = 2 ** RANGE_LEVEL;
 
 /** Most worker threads used, whatever the core count: past this, the joining thread is the limit. */
 const MAX_THREADS = 16;
@@ -50,6 +50,13 @@ function defaultWorkerFile(): string {
 /** How many worker threads {@link verifyAuditParallel} uses for a log of `bytes` bytes. */
 export function verifyThreads(bytes: number, threads = Math.min(availableParallelism(), MAX_THREADS), minBytes = PARALLEL_MIN_BYTES): number {
   return bytes < minBytes ? 1 : Math.max(1, threads);
+}
+
+/** Ranges inside which a checkpoint's tree ends or a proof needs a node: their leaves are needed one by one. */
+export function leafwiseRanges(plan: VerifyPlan): Set<number> {
+  const leafwise = new Set([...plan.wanted].map((s) => Math.floor((s - 1) / RANGE_LINES)));
+  for (const at of plan.recorder.positionsBelow(RANGE_LEVEL + 1)) leafwise.add(Math.floor(at / RANGE_LINES));
+  return leafwise;
 }
 
 /**
@@ -87,8 +94,8 @@ function splitAtLines(file: string, size: number, leafwise: (k: number) => boole
   return tasks;
 }
 
-/** Joins the ranges' results in log order into what the serial scan would have found, or null on any problem. */
-class Joiner {
+/** Joins the ranges' results in log order into what the serial scan would have found; `broken` on any problem. */
+export class Joiner {
   readonly range: CompactRange;
   readonly rootAt = new Map<number, Buffer>();
   readonly findings: Finding[] = [];
@@ -133,43 +140,6 @@ class Joiner {
   }
 }
 
-/** Runs the tasks on `threads` workers, handing each result to `join` in task order. */
-async function runRanges(workerFile: string, threads: number, tasks: readonly RangeTask[], join: Joiner): Promise<void> {
-  const results = new Map<number, RangeOk | RangeBad>();
-  let handed = 0;
-  let joined = 0;
-  const workers: Worker[] = [];
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const feed = (w: Worker, index: number): void => {
-        if (join.broken || handed >= tasks.length) return;
-        const task = handed++;
-        w.once('message', (r: RangeOk | RangeBad) => {
-          results.set(task, r);
-          while (results.has(joined)) {
-            join.add(results.get(joined)!);
-            results.delete(joined++);
-          }
-          if (joined === tasks.length || join.broken) resolve();
-          else feed(w, index);
-        });
-        w.postMessage(tasks[task]);
-      };
-      for (let i = 0; i < Math.min(threads, tasks.length); i++) {
-        const w = new Worker(workerFile);
-        workers.push(w);
-        w.once('error', reject);
-        w.once('exit', (code) => {
-          if (joined < tasks.length && !join.broken) reject(new Error(`audit verify worker exited with code ${code}`));
-        });
-        feed(w, i);
-      }
-    });
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
-}
-
 /**
  * {@link verifyAudit} on several cores: the same report for every log, intact or not. A log under
  * {@link PARALLEL_MIN_BYTES}, one thread, or no built worker: the serial verify itself.
@@ -188,15 +158,15 @@ export async function verifyAuditParallel(auditDir: string, trustedKeys: KeyObje
   if (threads < 2 || !existsSync(workerFile)) return verifyAudit(auditDir, trustedKeys);
   const plan = planVerify(auditDir, trustedKeys);
   const joiner = new Joiner(plan);
-  // Ranges inside which a checkpoint's tree ends or a proof needs a node: their leaves one by one.
-  const leafwise = new Set([...plan.wanted].map((s) => Math.floor((s - 1) / RANGE_LINES)));
-  for (const at of plan.recorder.positionsBelow(RANGE_LEVEL + 1)) leafwise.add(Math.floor(at / RANGE_LINES));
+  const leafwise = leafwiseRanges(plan);
   try {
-    await runRanges(
+    const tasks = splitAtLines(logFile, size, (k) => leafwise.has(k));
+    await runInOrder(
       workerFile,
       threads,
-      splitAtLines(logFile, size, (k) => leafwise.has(k)),
-      joiner,
+      tasks,
+      (r: RangeOk | RangeBad) => joiner.add(r),
+      () => joiner.broken,
     );
   } catch {
     joiner.broken = true;

@@ -3,17 +3,22 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { CompactRange, HASH_SIZE, leafHash } from '../../core/crypto/merkle.js';
 import type { AuditEventDataMap } from './events.js';
+import type { AuditEvent } from './record.js';
 import { lineProblem, parseObject } from './verify-line.js';
 
-/** Bytes [start, end) of the log; `end` is just past a newline, or the file's end. */
-export interface RangeTask {
-  file: string;
-  start: number;
-  end: number;
+/** What a range's Merkle work is. */
+export interface RangeShape {
   /** Whether the caller needs every leaf hash; otherwise it takes the range's subtree root when the range is a whole subtree. */
   leaves: boolean;
   /** The range's lines when it is a whole subtree of 2^level leaves; else 0. */
   subtreeLeaves: number;
+}
+
+/** Bytes [start, end) of the log; `end` is just past a newline, or the file's end. */
+export interface RangeTask extends RangeShape {
+  file: string;
+  start: number;
+  end: number;
 }
 
 /** A range whose every line is a sound event, chained within the range. */
@@ -38,7 +43,7 @@ export interface RangeBad {
   ok: false;
 }
 
-/** Checks one range; anything but a clean range is {ok: false}. */
+/** Checks one range of the log file; anything but a clean range is {ok: false}. */
 export function verifyRange(task: RangeTask): RangeOk | RangeBad {
   const buf = Buffer.allocUnsafe(task.end - task.start);
   const fd = openSync(task.file, 'r');
@@ -55,9 +60,16 @@ export function verifyRange(task: RangeTask): RangeOk | RangeBad {
   if (buf.length === 0 || buf[buf.length - 1] !== 0x0a) return { ok: false };
   const text = buf.toString('utf8', 0, buf.length - 1);
   if (text.includes('\uFFFD')) return { ok: false };
-  const lines = text.split('\n');
-  const leaves = new Uint8Array(task.leaves ? lines.length * HASH_SIZE : 0);
-  const whole = task.subtreeLeaves === lines.length ? new CompactRange() : null;
+  return checkLines(text.split('\n'), task);
+}
+
+/**
+ * Checks a range's lines as the serial verify does, plus `extra` (true: line `i` is bad), which
+ * runs only on a line that passed every other check; anything but a clean range is {ok: false}.
+ */
+export function checkLines(lines: readonly string[], shape: RangeShape, extra?: (e: AuditEvent, line: string, i: number) => boolean): RangeOk | RangeBad {
+  const leaves = new Uint8Array(shape.leaves ? lines.length * HASH_SIZE : 0);
+  const whole = shape.subtreeLeaves === lines.length ? new CompactRange() : null;
   const rotations: RangeOk['rotations'] = [];
   let firstSeq = -1;
   let firstPrev = '';
@@ -73,13 +85,14 @@ export function verifyRange(task: RangeTask): RangeOk | RangeBad {
       prevSeq = firstSeq - 1;
     }
     if (lineProblem(e, line, null, prevSeq, prevHash) !== null) return { ok: false };
+    if (extra !== undefined && extra(e as unknown as AuditEvent, line, i)) return { ok: false };
     prevSeq = e!.seq as number;
     prevHash = e!.hash as string;
     if (e!.type === 'key_rotated') rotations.push({ index: i, data: e!.data as AuditEventDataMap['key_rotated'] });
-    if (task.leaves) leaves.set(leafHash(line), i * HASH_SIZE);
+    if (shape.leaves) leaves.set(leafHash(line), i * HASH_SIZE);
     else whole?.pushData(line);
   }
-  const subtree = whole === null || task.leaves ? null : new Uint8Array(whole.root()).buffer;
-  if (!task.leaves && subtree === null) return { ok: false };
+  const subtree = whole === null || shape.leaves ? null : new Uint8Array(whole.root()).buffer;
+  if (!shape.leaves && subtree === null) return { ok: false };
   return { ok: true, count: lines.length, firstSeq, firstPrev, lastHash: prevHash!, leaves: leaves.buffer, subtree, rotations };
 }

@@ -7,7 +7,7 @@ import { canonicalJson } from '../../core/crypto/canonical-json.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { CHECKPOINT_FILE, LOG_FILE } from '../audit/log.js';
 import type { PgStore } from './pg-connect.js';
-import { checkpointRows, eventPages, inSnapshot } from './pg-audit-verify.js';
+import { checkpointRows, eventPages, inSnapshot } from './pg-audit-rows.js';
 
 /** Bytes buffered before a write: a few large writes instead of one per line. */
 const WRITE_BLOCK_BYTES = 1 << 20;
@@ -55,8 +55,9 @@ export async function exportTeamAudit(store: PgStore, outDir: string): Promise<R
       const log = new BlockFile(join(tmp, LOG_FILE));
       let events = 0;
       try {
-        for await (const rows of eventPages(c)) {
-          for (const row of rows) log.line(row[1]);
+        for await (const rows of eventPages<[string, string | null]>(c, 'seq, line')) {
+          // A NULL line (its NOT NULL dropped by hand) is written empty, for the offline verify to report.
+          for (const row of rows) log.line(row[1] ?? '');
           events += rows.length;
         }
       } finally {

@@ -2,71 +2,29 @@
 // seq contiguity, every origin's own chain, the Merkle roots, the head row, and every checkpoint
 // against keys the operator trusts (never keys from the database) — in one read-only snapshot.
 import type { KeyObject } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { PoolClient } from 'pg';
 import { CompactRange, emptyRoot } from '../../core/crypto/merkle.js';
-import type { StoredCheckpoint } from '../audit/checkpoints.js';
 import type { AuditEventDataMap } from '../audit/events.js';
 import { GENESIS_HASH, type AuditEvent } from '../audit/record.js';
 import { finishVerify, learnRotation, planFromCheckpoints, type LogScan, type VerifyPlan, type VerifyReport } from '../audit/verify.js';
 import type { Finding } from '../audit/verify-checkpoints.js';
 import { chainAfter, lineProblem, parseObject } from '../audit/verify-line.js';
 import { originLineHash } from './pg-audit-origin.js';
-import { isConnectionError, type PgStore } from './pg-connect.js';
+import type { PgStore } from './pg-connect.js';
+import { defaultTeamWorkerFile, scanRowsParallel, teamVerifyThreads, type TeamVerifyOptions } from './pg-audit-verify-parallel.js';
+import { ALL_COLUMNS, checkpointRows, eventPages, inSnapshot, PAGE_ROWS } from './pg-audit-rows.js';
 
-/** Rows per keyset page: a few MB per round trip, small enough to stream a log of any size. */
-const PAGE_ROWS = 10_000;
-
-type Row = [seq: string, line: string, hash: string, machine: string, host: string, project: string, originSeq: string, originHash: string];
-
-/** Runs `fn` in a read-only snapshot, so rows, head and checkpoints are read as of one moment. */
-export async function inSnapshot<T>(store: PgStore, fn: (c: PoolClient) => Promise<T>): Promise<T> {
-  const c = await store.pool.connect();
-  const onError = (): void => {};
-  c.on('error', onError);
-  let broken: Error | undefined;
-  try {
-    await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    return await fn(c);
-  } catch (err) {
-    if (isConnectionError(err)) broken = err as Error;
-    throw err;
-  } finally {
-    await c.query('ROLLBACK').catch(() => {});
-    c.off('error', onError);
-    c.release(broken);
-  }
-}
-
-/** Every event row in seq order, a page at a time (the next page is asked for before this one is used). */
-export async function* eventPages(c: PoolClient, pageRows = PAGE_ROWS): AsyncGenerator<Row[]> {
-  const fetch = (after: string) =>
-    c.query<Row>({
-      text: `SELECT seq, line, hash, machine_id, host, project_key, origin_seq, origin_hash FROM gh_audit_events WHERE seq > $1 ORDER BY seq LIMIT $2`,
-      values: [after, pageRows],
-      rowMode: 'array',
-    });
-  let next = fetch('-1');
-  for (;;) {
-    const rows = (await next).rows;
-    if (rows.length === pageRows) next = fetch(rows.at(-1)![0]);
-    yield rows;
-    if (rows.length < pageRows) return;
-  }
-}
-
-/** The checkpoint rows in the order they were written. */
-export async function checkpointRows(c: PoolClient): Promise<StoredCheckpoint[]> {
-  const r = await c.query<{ tree_size: string; root: string; note: string; key_id: string; time: string }>(`SELECT tree_size, root, note, key_id, time FROM gh_audit_checkpoints ORDER BY id`);
-  return r.rows.map((x) => ({ tree_size: Number(x.tree_size), root: x.root, note: x.note, key_id: x.key_id, time: x.time }));
-}
+// A column may be NULL if someone with database access dropped its NOT NULL.
+type Row = [seq: string, line: string | null, hash: string, machine: string, host: string, project: string, originSeq: string, originHash: string];
 
 /** What the row's own columns must say, given its sealed event. */
 function columnProblem(row: Row, e: AuditEvent): string | null {
   const o = e.origin;
   if (o === undefined) return 'the event carries no origin: it was not forwarded by a machine (a row inserted by hand)';
-  if (Number(row[0]) !== e.seq) return `the row's seq column is ${row[0]} but its sealed event is seq ${e.seq}: rows were renumbered`;
+  if (row[0] !== String(e.seq)) return `the row's seq column is ${row[0]} but its sealed event is seq ${e.seq}: rows were renumbered`;
   if (row[2] !== e.hash) return "the row's hash column differs from its sealed event's hash";
-  if (row[3] !== o.machine || row[4] !== o.host || row[5] !== o.project || Number(row[6]) !== o.seq || row[7] !== o.event_hash) {
+  if (row[3] !== o.machine || row[4] !== o.host || row[5] !== o.project || row[6] !== String(o.seq) || row[7] !== o.event_hash) {
     return `the row's origin columns (${row[3]}, ${row[4]}, ${row[5]}, seq ${row[6]}) differ from the origin sealed in its event (${o.machine}, ${o.host}, ${o.project}, seq ${o.seq}): the row was re-attributed`;
   }
   return null;
@@ -99,10 +57,11 @@ async function scanRows(c: PoolClient, plan: VerifyPlan, pageRows: number): Prom
   const origins = new OriginChains();
   let prevSeq = -1;
   let prevHash: string | null = GENESIS_HASH;
-  for await (const rows of eventPages(c, pageRows)) {
+  for await (const rows of eventPages<Row>(c, ALL_COLUMNS, pageRows)) {
     for (const row of rows) {
       const at = range.size;
-      const text = row[1];
+      // A NULL line is checked as an empty one: not a JSON object.
+      const text = row[1] ?? '';
       const e = parseObject(text);
       const problem = lineProblem(e, text, null, prevSeq, prevHash) ?? columnProblem(row, e as unknown as AuditEvent) ?? origins.problem(e as unknown as AuditEvent, text);
       if (problem !== null) findings.push({ seq: at, reason: problem });
@@ -145,15 +104,32 @@ async function haltFindings(c: PoolClient): Promise<Finding[]> {
   }));
 }
 
+/** The head row's size: how big the log is said to be (only a hint for how to scan it). */
+async function headSize(c: PoolClient): Promise<number> {
+  const r = await c.query<{ size: string }>(`SELECT size FROM gh_audit_head WHERE id = 1`);
+  return Number(r.rows[0]?.size ?? 0);
+}
+
 /**
  * Verifies the team log in `store` against `trustedKeys` (the machines' public keys, given by
- * the operator). Same report as the file verify; `first_bad.seq` is a team seq.
+ * the operator). Same report as the file verify; `first_bad.seq` is a team seq. A large log is
+ * checked on worker threads; on any problem it is verified again on this thread, in the same
+ * snapshot, for the exact report.
  * @example const r = await verifyTeamAudit(store, keys); if (!r.ok) console.error(r.first_bad)
  */
-export async function verifyTeamAudit(store: PgStore, trustedKeys: KeyObject[], opts: { pageRows?: number } = {}): Promise<VerifyReport> {
+export async function verifyTeamAudit(store: PgStore, trustedKeys: KeyObject[], opts: TeamVerifyOptions & { pageRows?: number } = {}): Promise<VerifyReport> {
   return inSnapshot(store, async (c) => {
-    const plan = planFromCheckpoints({ records: await checkpointRows(c), problems: [], tornBytes: 0 }, trustedKeys);
-    const scan = await scanRows(c, plan, opts.pageRows ?? PAGE_ROWS);
+    const records = await checkpointRows(c);
+    // A scan learns keys and records proof nodes into its plan: a serial rerun starts from a fresh one.
+    const freshPlan = (): VerifyPlan => planFromCheckpoints({ records, problems: [], tornBytes: 0 }, trustedKeys);
+    let plan = freshPlan();
+    const threads = teamVerifyThreads(await headSize(c), opts.threads, opts.minRows);
+    const workerFile = opts.workerFile ?? defaultTeamWorkerFile();
+    let scan = threads > 1 && existsSync(workerFile) ? await scanRowsParallel(c, plan, threads, workerFile) : null;
+    if (scan === null) {
+      plan = freshPlan();
+      scan = await scanRows(c, plan, opts.pageRows ?? PAGE_ROWS);
+    }
     const extra = [...(await headFindings(c, scan)), ...(await haltFindings(c))];
     const report = finishVerify(plan, { ...scan, findings: [...scan.findings, ...extra.filter((f) => f.seq !== null)] });
     const loose = extra.filter((f) => f.seq === null).map((f) => f.reason);

@@ -316,6 +316,24 @@ describe('team audit log: export', () => {
     expect(bad.first_bad).toMatchObject({ seq: 7 });
   });
 
+  it('a line set to NULL by hand is exported as an empty line, which the offline verify reports at its seq, as verify --store does', async () => {
+    const a = tempMachine('alpha');
+    appendLocal(a, 12);
+    await forward(a, 10);
+    await store.pool.query('ALTER TABLE gh_audit_events ALTER COLUMN line DROP NOT NULL');
+    try {
+      await store.pool.query('UPDATE gh_audit_events SET line = NULL WHERE seq = 5');
+      const online = await verifyTeamAudit(store, [keyOf(a)]);
+      expect(online.first_bad).toEqual({ seq: 5, reason: 'the line is not a JSON object' });
+      const out = join(mkdtempSync(join(tmpdir(), 'gh-export-')), 'team');
+      expect((await exportTeamAudit(store, out)).ok).toBe(true);
+      expect(verifyAudit(out, [keyOf(a)]).first_bad).toEqual({ seq: 5, reason: 'the line is not a JSON object' });
+    } finally {
+      await store.pool.query('DELETE FROM gh_audit_events WHERE line IS NULL');
+      await store.pool.query('ALTER TABLE gh_audit_events ALTER COLUMN line SET NOT NULL');
+    }
+  });
+
   it('gatehouse audit verify --store and audit export, with the exit codes of the file verify', async () => {
     const a = tempMachine('alpha');
     appendLocal(a, 12);

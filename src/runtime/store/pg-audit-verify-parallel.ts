@@ -1,0 +1,118 @@
+// The team verify on several cores: this thread reads the rows a page at a time (each page a
+// whole Merkle subtree) and joins the pages' results in order, while worker threads check the
+// pages. Any problem at all, and the caller verifies serially in the same snapshot instead, so a
+// damaged log gets exactly the serial report.
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { PoolClient } from 'pg';
+import { GENESIS_HASH } from '../audit/record.js';
+import { Joiner, leafwiseRanges, RANGE_LINES } from '../audit/verify-parallel.js';
+import type { LogScan, VerifyPlan } from '../audit/verify.js';
+import { runInOrder } from '../audit/worker-pool.js';
+import { COLUMNS_SQL, type TeamRangeResult, type TeamRangeTask } from './pg-audit-range.js';
+import { eventPages } from './pg-audit-rows.js';
+
+/** Below this many rows one thread is as fast: starting the workers costs about what they save. */
+const PARALLEL_MIN_ROWS = 20_000;
+
+/** Most worker threads used, whatever the core count: past this, the reading thread is the limit. */
+const MAX_THREADS = 16;
+
+/** Options for the team verify. */
+export interface TeamVerifyOptions {
+  /** Worker threads; default: the available cores (at most 16). 1 verifies on this thread. */
+  threads?: number;
+  /** The built worker (dist/team-verify-worker.js); default: the one beside this bundle. */
+  workerFile?: string;
+  /** Smallest log (rows, as the head row says) verified in parallel; default 20,000. */
+  minRows?: number;
+}
+
+/** The worker shipped beside the bundle that holds this code. */
+export function defaultTeamWorkerFile(): string {
+  return fileURLToPath(new URL('./team-verify-worker.js', import.meta.url));
+}
+
+/** How many worker threads verify a team log of about `rows` rows. */
+export function teamVerifyThreads(rows: number, threads = Math.min(availableParallelism(), MAX_THREADS), minRows = PARALLEL_MIN_ROWS): number {
+  return rows < minRows ? 1 : Math.max(1, threads);
+}
+
+/** The file verify's joiner, plus each origin's chain across pages. */
+class TeamJoiner {
+  readonly inner: Joiner;
+  private readonly origins = new Map<string, { seq: number; hash: string }>();
+
+  constructor(plan: VerifyPlan) {
+    this.inner = new Joiner(plan);
+  }
+
+  get broken(): boolean {
+    return this.inner.broken;
+  }
+
+  add(r: TeamRangeResult): void {
+    if (this.inner.broken) return;
+    if (r.ok) {
+      for (const o of r.origins) {
+        const before = this.origins.get(o.key);
+        if (o.firstSeq !== (before === undefined ? 0 : before.seq + 1) || o.firstPrev !== (before?.hash ?? GENESIS_HASH)) {
+          this.inner.broken = true;
+          return;
+        }
+        this.origins.set(o.key, { seq: o.lastSeq, hash: o.lastHash });
+      }
+    }
+    this.inner.add(r);
+  }
+}
+
+/** The pages as worker tasks; a seq column that is not the row's position ends them (`broken`). */
+async function* pageTasks(c: PoolClient, plan: VerifyPlan, broken: () => void): AsyncGenerator<TeamRangeTask> {
+  const leafwise = leafwiseRanges(plan);
+  let at = 0;
+  for await (const rows of eventPages<[string, string | null, string]>(c, `seq, line, ${COLUMNS_SQL}`, RANGE_LINES)) {
+    if (rows.length === 0) return;
+    // Each line's sealed seq is checked against its position by the chain; the column must say the same.
+    for (let i = 0; i < rows.length; i++) {
+      if (rows[i]![0] !== String(at + i)) {
+        broken();
+        return;
+      }
+    }
+    const leaves = leafwise.has(at / RANGE_LINES) || rows.length !== RANGE_LINES;
+    // A missing line joins as an empty one, which no check passes.
+    yield { lines: rows.map((r) => r[1]).join('\n'), columns: rows.map((r) => r[2]).join('\n'), count: rows.length, leaves, subtreeLeaves: leaves ? 0 : RANGE_LINES };
+    at += rows.length;
+  }
+}
+
+/**
+ * Scans the rows on `threads` workers: what the serial scan finds on a clean log, or null when
+ * anything is wrong (or a worker failed). A failure to read the rows is thrown, as the serial scan's is.
+ */
+export async function scanRowsParallel(c: PoolClient, plan: VerifyPlan, threads: number, workerFile: string): Promise<LogScan | null> {
+  const joiner = new TeamJoiner(plan);
+  let readFailure: unknown = null;
+  async function* tasks(): AsyncGenerator<TeamRangeTask> {
+    try {
+      yield* pageTasks(c, plan, () => (joiner.inner.broken = true));
+    } catch (err) {
+      readFailure = err;
+      throw err;
+    }
+  }
+  try {
+    await runInOrder(
+      workerFile,
+      threads,
+      tasks(),
+      (r: TeamRangeResult) => joiner.add(r),
+      () => joiner.broken,
+    );
+  } catch {
+    if (readFailure !== null) throw readFailure;
+    return null;
+  }
+  return joiner.broken ? null : joiner.inner.scan();
+}

@@ -1,0 +1,110 @@
+// The team verify on worker threads (the built dist/team-verify-worker.js) against a real
+// PostgreSQL server: on an intact log its scan is the serial one's, and on every kind of
+// tampering it gives up and the report is exactly the serial verify's.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../../src/runtime/audit/log.js';
+import { planFromCheckpoints } from '../../../src/runtime/audit/verify.js';
+import { loadOrCreateKey } from '../../../src/runtime/keys.js';
+import { startAuditForwardingWith } from '../../../src/runtime/store/pg-audit-forward.js';
+import { checkpointRows, inSnapshot } from '../../../src/runtime/store/pg-audit-rows.js';
+import { scanRowsParallel } from '../../../src/runtime/store/pg-audit-verify-parallel.js';
+import { verifyTeamAudit } from '../../../src/runtime/store/pg-audit-verify.js';
+import type { PgStore } from '../../../src/runtime/store/pg-connect.js';
+import { startPostgresStore, stopPostgresStore, type TestPostgres } from '../../support/postgres.js';
+import { gateEvent } from '../audit/helpers.js';
+import { contextFor, resetTeamAudit, tempMachine, type TestMachine } from './team-audit-support.js';
+
+const WORKER = resolve('dist/team-verify-worker.js');
+// More than two pages of 4,096 rows, from two machines whose chains cross the page boundaries.
+const PER_BATCH = 3_000;
+const EVENTS = 3 * PER_BATCH;
+
+let pg: TestPostgres;
+let store: PgStore;
+let keys: ReturnType<typeof loadOrCreateKey>['publicKey'][];
+
+async function forward(m: TestMachine, from: number): Promise<void> {
+  const log = new AuditLog(join(m.state, 'audit'));
+  for (let i = from; i < from + PER_BATCH; i++) log.append(gateEvent(i));
+  const part = await startAuditForwardingWith({ tickMs: 60_000, checkpoint: { checkpointEvery: 5_000 } })(contextFor(store, m));
+  await part.flush();
+  await part.stop();
+}
+
+const sql = (text: string) => store.pool.query(text);
+const serial = () => verifyTeamAudit(store, keys, { threads: 1 });
+const parallel = (threads = 2, workerFile = WORKER) => verifyTeamAudit(store, keys, { threads, workerFile, minRows: 1 });
+/** The parallel scan alone: a scan when it could vouch for every row, null when it gave up. */
+const parallelScan = () => inSnapshot(store, async (c) => scanRowsParallel(c, planFromCheckpoints({ records: await checkpointRows(c), problems: [], tornBytes: 0 }, keys), 2, WORKER));
+
+beforeAll(async () => {
+  ({ pg, store } = await startPostgresStore());
+  await resetTeamAudit(store);
+  const a = tempMachine('alpha');
+  const b = tempMachine('beta');
+  await forward(a, 0);
+  await forward(b, 0);
+  await forward(a, PER_BATCH);
+  keys = [a, b].map((m) => loadOrCreateKey(m.state).publicKey);
+  await sql('CREATE TABLE saved_events AS TABLE gh_audit_events');
+}, 120_000);
+afterAll(async () => {
+  await stopPostgresStore(pg, store);
+});
+
+/** Runs `tamper` on the rows, then puts them back as they were. */
+async function whileTampered(tamper: string[], check: () => Promise<void>): Promise<void> {
+  for (const text of tamper) await sql(text);
+  try {
+    await check();
+  } finally {
+    await sql('TRUNCATE gh_audit_events');
+    await sql('ALTER TABLE gh_audit_events ALTER COLUMN line SET NOT NULL, ALTER COLUMN origin_seq SET NOT NULL');
+    await sql('INSERT INTO gh_audit_events SELECT * FROM saved_events');
+  }
+}
+
+describe('team verify on worker threads', { timeout: 60_000 }, () => {
+  it('scans an intact log on the workers to what the serial verify finds, on two threads and on three', async () => {
+    const scan = await parallelScan();
+    const expected = await serial();
+    expect(expected).toMatchObject({ ok: true, events: EVENTS, covered: EVENTS });
+    expect(scan).not.toBeNull();
+    expect(scan!.events).toBe(EVENTS);
+    expect(scan!.range.root().toString('hex')).toBe(expected.root);
+    expect(await parallel(2)).toEqual(expected);
+    expect(await parallel(3)).toEqual(expected);
+  });
+
+  it('falls back to the serial verify when its worker cannot run', async () => {
+    const broken = join(mkdtempSync(join(tmpdir(), 'gh-worker-')), 'worker.mjs');
+    writeFileSync(broken, "throw new Error('this worker does not start');\n");
+    expect(await parallel(2, broken)).toEqual(await serial());
+  });
+
+  it.each([
+    ['an edited line', [`UPDATE gh_audit_events SET line = replace(line, '"src/file-', '"src/filx-') WHERE seq = 6010`]],
+    ['a deleted row', ['DELETE FROM gh_audit_events WHERE seq = 5000']],
+    [
+      'two rows swapped across a page boundary',
+      ['UPDATE gh_audit_events SET seq = -1 WHERE seq = 4095', 'UPDATE gh_audit_events SET seq = 4095 WHERE seq = 4096', 'UPDATE gh_audit_events SET seq = 4096 WHERE seq = -1'],
+    ],
+    ['a host changed in its column only', [`UPDATE gh_audit_events SET host = 'elsewhere' WHERE seq = 7000`]],
+    ['a column holding a newline', [`UPDATE gh_audit_events SET host = host || E'\\n' || host WHERE seq = 100`]],
+    ['a line holding a newline', [`UPDATE gh_audit_events SET line = line || E'\\n' || line WHERE seq = 8999`]],
+    ['a line set to NULL', ['ALTER TABLE gh_audit_events ALTER COLUMN line DROP NOT NULL', 'UPDATE gh_audit_events SET line = NULL WHERE seq = 2000']],
+    // NULL must not read as 0: the first event of a machine has origin seq 0.
+    ['an origin seq set to NULL', ['ALTER TABLE gh_audit_events ALTER COLUMN origin_seq DROP NOT NULL', 'UPDATE gh_audit_events SET origin_seq = NULL WHERE seq = 0']],
+    ['a renumbered tail', ['UPDATE gh_audit_events SET seq = seq + 100000 WHERE seq >= 8990', 'UPDATE gh_audit_events SET seq = seq - 99999 WHERE seq >= 100000']],
+  ])('gives up on %s, and the report is the serial one', async (_name, tamper) => {
+    await whileTampered(tamper, async () => {
+      expect(await parallelScan()).toBeNull();
+      const expected = await serial();
+      expect(expected.ok).toBe(false);
+      expect(await parallel(2)).toEqual(expected);
+    });
+  });
+});
