@@ -17,7 +17,7 @@ import { curves, scaleBench, scaleMetricNames } from './scale.mjs';
 import { writeCurves } from './plot.mjs';
 import { failed, finish, table } from './stats.mjs';
 import { teamBench, TEAM_METRICS } from './team.mjs';
-import { teamApprovalBench } from './team-approval.mjs';
+import { teamApprovalBench, TEAM_APPROVAL_METRICS } from './team-approval.mjs';
 import { verifierBench } from './verifier.mjs';
 
 /** Sizes per mode: quick has fewer runs and smaller inputs, and the same metrics. */
@@ -58,7 +58,7 @@ const GROUPS = {
   verifier: (o, log) => verifierBench({ ...o.verifier, log }),
   sdk: (o, log) => sdkBench({ ...o.sdk, log }),
   approval: (o, log) => approvalBench({ ...o.approval, log }),
-  'team-approvals': async (o, log) => [await teamApprovalBench({ ...o.teamApprovals, log })],
+  'team-approvals': (o, log) => teamApprovalBench({ ...o.teamApprovals, log }),
   notify: (o, log) => notifyBench({ ...o.notify, log }),
   audit: (o, log) => auditBench({ ...o.audit, log }),
   pty: (o, log) => ptyBench({ ...o.pty, log }),
@@ -86,7 +86,7 @@ const METRIC_NAMES = {
   verifier: ['verifier.baseline.read_parse_transcript', 'verifier.chain.stop'],
   sdk: ['sdk.pretooluse_allow', 'sdk.pretooluse_block'],
   approval: ['approval.round_trip', 'approval.round_trip_warm'],
-  'team-approvals': ['team.approval_round_trip_cross_machine'],
+  'team-approvals': TEAM_APPROVAL_METRICS,
   notify: Object.values(NOTIFY_METRICS),
   audit: ['audit.append.1_writer', 'audit.append.8_writers', 'audit.append.in_process', 'audit.verify'],
   pty: ['pty.direct_read', 'pty.ws_throughput', 'pty.keystroke_echo', 'pty.stalled_viewer_retained', 'pty.stalled_viewer_dropped'],
