@@ -246,6 +246,16 @@ const HttpUrl = z.string({ error: 'expected an http:// or https:// URL' }).super
 const oneUrl = (v: { url?: string | undefined; url_env?: string | undefined }) => (v.url === undefined) !== (v.url_env === undefined);
 const ONE_URL = { error: 'expected exactly one of `url` or `url_env` (a variable holding the URL, for URLs that carry a secret)' };
 
+/**
+ * A token is sent to the channel's server, so it goes only where your environment says: a URL
+ * written in the project's config (which a cloned repository brings) could be anyone's server.
+ */
+const tokenGoesWhereYouSaid = (v: { url_env?: string | undefined; token_env?: string | undefined }) => v.token_env === undefined || v.url_env !== undefined;
+const TOKEN_NEEDS_URL_ENV = {
+  error:
+    'token_env sends your token to the server of `url`, which the repository wrote: give the URL in a variable too (url_env: GATEHOUSE_…), so that the token only ever goes where your environment says',
+};
+
 /** One channel entry: where to send, and the variables holding its secrets (never the secrets). */
 const WebhookShape = { url: HttpUrl.optional(), url_env: EnvName.optional(), secret_env: EnvName.optional() };
 const NtfyShape = { url: HttpUrl.optional(), url_env: EnvName.optional(), token_env: EnvName.optional() };
@@ -265,9 +275,15 @@ const NotifyShape = {
     })
     .default([]),
   ntfy: z
-    .array(z.strictObject(NtfyShape, { error: 'expected an ntfy topic: a mapping with `url` (server and topic) and optionally `token_env`' }).refine(oneUrl, ONE_URL), {
-      error: 'expected a list of ntfy topics',
-    })
+    .array(
+      z
+        .strictObject(NtfyShape, { error: 'expected an ntfy topic: a mapping with `url` (server and topic) and optionally `token_env`' })
+        .refine(oneUrl, ONE_URL)
+        .refine(tokenGoesWhereYouSaid, TOKEN_NEEDS_URL_ENV),
+      {
+        error: 'expected a list of ntfy topics',
+      },
+    )
     .default([]),
   slack: z
     .array(z.strictObject(SlackShape, { error: 'expected a Slack-compatible webhook: a mapping with `url` or `url_env`' }).refine(oneUrl, ONE_URL), {

@@ -14,8 +14,9 @@ export interface PostgresSpec {
   passwordEnv: string | null;
   /**
    * Named by the project's config, which a cloned repository brings: its password comes only from a
-   * GATEHOUSE_… variable it names or from a pgpass file (which matches the host), never from
-   * PGPASSWORD, so that a config cannot send a secret meant for another database to a host it names.
+   * GATEHOUSE_… variable it names, and then only for the server GATEHOUSE_STORE names too
+   * (selectStore), or from a pgpass file (which matches the host); never from PGPASSWORD. So a
+   * config cannot send a secret of yours to a host it names.
    */
   fromProject?: true;
 }
@@ -67,13 +68,35 @@ export function parseStoreSetting(text: string, where: string, from: 'user' | 'p
 
 /**
  * The store in force: the project config's `store:` when it has one, else `GATEHOUSE_STORE`,
- * else the file store. A machine-wide variable never overrides what a project chose.
+ * else the file store. A machine-wide variable never overrides what a project chose; but a
+ * project's store that takes its password from the environment is used only when this machine
+ * chose that same server (GATEHOUSE_STORE names it), and then as GATEHOUSE_STORE says: a
+ * repository's config alone cannot send a password of yours to a server it names.
  */
 export function selectStore(configured: StoreSpec | null, env: NodeJS.ProcessEnv): Result<StoreSpec> {
-  if (configured !== null) return ok(configured);
   const fromEnv = env['GATEHOUSE_STORE'];
-  if (fromEnv === undefined || fromEnv.trim() === '') return ok(FILE_STORE);
-  return parseStoreSetting(fromEnv, 'GATEHOUSE_STORE');
+  const mine = fromEnv === undefined || fromEnv.trim() === '' ? ok(FILE_STORE) : parseStoreSetting(fromEnv, 'GATEHOUSE_STORE');
+  if (configured === null) return mine;
+  if (configured.kind === 'postgres' && configured.fromProject === true && configured.passwordEnv !== null) {
+    const chosen = mine.ok && mine.value.kind === 'postgres' ? mine.value : null;
+    if (chosen === null || !sameServer(chosen.url, configured.url)) {
+      const machine = !mine.ok ? 'GATEHOUSE_STORE cannot be read' : chosen === null ? 'GATEHOUSE_STORE is not set' : `GATEHOUSE_STORE names ${storeLabel(chosen)}`;
+      return fail(
+        `gatehouse.yaml: store names ${storeLabel(configured)} with its password in $${configured.passwordEnv}, but this machine has not chosen that server (${machine}). ` +
+          `A repository's config cannot send a password from your environment to a server you did not choose: set GATEHOUSE_STORE to that URL on this machine if it is your team's, ` +
+          `or take password_env out of the setting and give the password in a pgpass file (~/.pgpass), which is only ever sent to the host it names.`,
+      );
+    }
+    // The same server: connect as this machine said to (its parameters, its password), not as the repository did.
+    return ok(chosen);
+  }
+  return ok(configured);
+}
+
+/** Whether two store URLs name the same server, user and database (the port defaulting to 5432). */
+function sameServer(a: string, b: string): boolean {
+  const [x, y] = [new URL(a), new URL(b)];
+  return x.username === y.username && x.hostname.toLowerCase() === y.hostname.toLowerCase() && (x.port || '5432') === (y.port || '5432') && x.pathname === y.pathname;
 }
 
 /** The URL as shown to people: the store's user, host, port and database, never a secret. */

@@ -332,6 +332,15 @@ describe('channels from gatehouse.yaml', () => {
     expect(scheme).toEqual({ ok: false, reason: expect.stringMatching(/gatehouse\.yaml:3: notify\.slack\[0\]\.url: expected an http:\/\/ or https:\/\/ URL/) });
     const foreign = config('notify:\n  ntfy:\n    - url: https://ntfy.example/t\n      token_env: GITHUB_TOKEN\n');
     expect(foreign).toEqual({ ok: false, reason: expect.stringContaining('notify.ntfy[0].token_env: expected a variable named for Gatehouse, GATEHOUSE_…') });
+    // A token goes only to a server your environment names: a URL in the repository's config could be anyone's.
+    const written = config('notify:\n  ntfy:\n    - url: https://ntfy.attacker.example/t\n      token_env: GATEHOUSE_NTFY_TOKEN\n');
+    expect(written).toEqual({ ok: false, reason: expect.stringContaining('notify.ntfy[0]: token_env sends your token to the server of `url`, which the repository wrote') });
+    const fromEnv = config('notify:\n  ntfy:\n    - url_env: GATEHOUSE_NTFY_URL\n      token_env: GATEHOUSE_NTFY_TOKEN\n');
+    if (!fromEnv.ok) throw new Error(fromEnv.reason);
+    expect(resolveChannels(fromEnv.value.notify, { GATEHOUSE_NTFY_URL: 'https://ntfy.mine.example/t', GATEHOUSE_NTFY_TOKEN: 'tk_1' })).toMatchObject({
+      ok: true,
+      value: [{ kind: 'ntfy', url: 'https://ntfy.mine.example/t', token: 'tk_1' }],
+    });
     const typo = config('notify:\n  webhook:\n    - url: https://x.example\n');
     expect(typo).toEqual({ ok: false, reason: expect.stringContaining('unknown key `webhook`; did you mean `webhooks`?') });
   });
