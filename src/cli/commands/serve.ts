@@ -17,7 +17,7 @@ import { addLinkRoutes } from '../../gateway/link-routes.js';
 import { configAlwaysRules } from '../../runtime/approvals/always-rules.js';
 import { loadConfig } from '../../runtime/config.js';
 import { ApprovalQueue } from '../../runtime/approvals/index.js';
-import { checkPublicUrl, LinkBook, startNotifications } from '../../runtime/notify/index.js';
+import { LinkBook, publicUrlIn, startNotifications } from '../../runtime/notify/index.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
 import { describePortHolder, portHolder } from '../../runtime/port-holder.js';
 import { liveSupervisor, readSupervisorRecord, removeSupervisorRecord, writeSupervisorRecord } from '../../runtime/supervisor-record.js';
@@ -95,12 +95,8 @@ export function serveCommand(): Command {
       }
       const here = named || flags.all === true ? null : outsideAnyProject(realpathSync(resolve('.')), process.env);
       if (flags.all === true || here !== null) {
-        let publicAll: string | null = null;
-        if (flags.publicUrl !== undefined) {
-          const url = checkPublicUrl(flags.publicUrl);
-          if (!url.ok) throw new UserError(url.reason, EXIT.usage);
-          publicAll = url.value;
-        }
+        // Only this machine's own setting here: each project's notify.public_url is checked as it opens.
+        const publicAll = settingOrExit(publicUrlIn(flags.publicUrl, undefined, process.env));
         await serveAll({
           host: flags.host,
           port: Number(flags.port),
@@ -142,13 +138,7 @@ export function serveCommand(): Command {
         );
       }
       // Where people reach this server from elsewhere (a tunnel, a proxy): the links' base, and a Host and origin to accept.
-      let publicUrl: string | null = null;
-      const givenPublic = flags.publicUrl ?? config.value.notify.public_url ?? null;
-      if (givenPublic !== null) {
-        const url = checkPublicUrl(givenPublic);
-        if (!url.ok) throw new UserError(flags.publicUrl === undefined ? `gatehouse.yaml notify.public_url: ${url.reason}` : url.reason, EXIT.usage);
-        publicUrl = url.value;
-      }
+      const publicUrl = settingOrExit(publicUrlIn(flags.publicUrl, config.value.notify.public_url, process.env));
       const log = (line: string): void => void process.stderr.write(`gatehouse serve: ${line}\n`);
       // The team link: this project's sessions, evidence (and, wired beside it, approvals and audit) to the team store.
       const teamSpec = settingOrExit(teamStoreSpec(flags.store, config.value.store, process.env));

@@ -18,7 +18,7 @@ export interface StartNotificationsOptions {
   projectRoot: string;
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
-  /** `--public-url`, which wins over `notify.public_url`: where people reach `gatehouse serve`. */
+  /** `--public-url`, which wins over `notify.public_url` and GATEHOUSE_PUBLIC_URL ({@link publicUrlIn}): where people reach `gatehouse serve`. */
   publicUrl?: string | null;
   /** Issues the single-use approval links each message carries, under the public URL (none without one). */
   links?: LinkBook;
@@ -27,12 +27,34 @@ export interface StartNotificationsOptions {
 }
 
 /** Checks a public URL: http(s), no credentials, no query or fragment (links are built under it). */
-export function checkPublicUrl(url: string): Result<string> {
+function checkPublicUrl(url: string): Result<string> {
   if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) return fail(`--public-url must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
   const u = new URL(url);
   if (u.username !== '' || u.password !== '') return fail('--public-url must not carry a user name or password: links are sent to phones and chat rooms');
   if (u.search !== '' || u.hash !== '') return fail('--public-url must not have a query or fragment; give the base URL, e.g. https://gatehouse.example.com');
   return ok(u.href.endsWith('/') ? u.href : `${u.href}/`);
+}
+
+/**
+ * The public URL in force: `--public-url` when given, else the project's `notify.public_url`, else
+ * GATEHOUSE_PUBLIC_URL. Answer links point to it and the server accepts requests addressed to it,
+ * so a project's value (which a cloned repository brings) counts only when this machine says the
+ * same in GATEHOUSE_PUBLIC_URL; alone, it is refused with what to do.
+ */
+export function publicUrlIn(flag: string | null | undefined, configured: string | undefined, env: NodeJS.ProcessEnv): Result<string | null> {
+  if (flag != null) return checkPublicUrl(flag);
+  const given = env['GATEHOUSE_PUBLIC_URL'];
+  const mine = given === undefined || given.trim() === '' ? null : checkPublicUrl(given.trim());
+  if (mine !== null && !mine.ok) return fail(`GATEHOUSE_PUBLIC_URL: ${mine.reason.replace(/^--public-url /, '')}`);
+  if (configured === undefined) return ok(mine?.value ?? null);
+  const theirs = checkPublicUrl(configured);
+  if (!theirs.ok) return fail(`gatehouse.yaml notify.public_url: ${theirs.reason.replace(/^--public-url /, '')}`);
+  if (mine?.value === theirs.value) return theirs;
+  return fail(
+    `gatehouse.yaml notify.public_url names ${theirs.value}, which answer links would point to and this server would accept requests for, but this machine has not said so ` +
+      `(${mine === null ? 'GATEHOUSE_PUBLIC_URL is not set' : `GATEHOUSE_PUBLIC_URL is ${mine.value}`}): a repository's config cannot choose that alone. ` +
+      `If it is yours, start serve with --public-url ${theirs.value} or export GATEHOUSE_PUBLIC_URL=${theirs.value}; otherwise remove it from the config.`,
+  );
 }
 
 /** A link per call and channel: `<base>approve#t=<token>`, the token in the fragment no server or log sees. */
@@ -48,9 +70,9 @@ export function startNotifications(opts: StartNotificationsOptions): Result<Noti
   const channels = resolveChannels(opts.config, opts.env);
   if (!channels.ok) return channels;
   if (channels.value.length === 0) return ok(null);
-  const base = opts.publicUrl ?? opts.config.public_url ?? null;
-  const checked = base === null ? ok(null) : checkPublicUrl(base);
+  const checked = publicUrlIn(opts.publicUrl, opts.config.public_url, opts.env);
   if (!checked.ok) return checked;
+  const base = checked.value;
   const notifier = new Notifier({
     queue: opts.queue,
     projectState: opts.projectState,
