@@ -77,18 +77,17 @@ export function selectStore(configured: StoreSpec | null, env: NodeJS.ProcessEnv
   const fromEnv = env['GATEHOUSE_STORE'];
   const mine = fromEnv === undefined || fromEnv.trim() === '' ? ok(FILE_STORE) : parseStoreSetting(fromEnv, 'GATEHOUSE_STORE');
   if (configured === null) return mine;
-  if (configured.kind === 'postgres' && configured.fromProject === true && configured.passwordEnv !== null) {
-    const chosen = mine.ok && mine.value.kind === 'postgres' ? mine.value : null;
-    if (chosen === null || !sameServer(chosen.url, configured.url)) {
-      const machine = !mine.ok ? 'GATEHOUSE_STORE cannot be read' : chosen === null ? 'GATEHOUSE_STORE is not set' : `GATEHOUSE_STORE names ${storeLabel(chosen)}`;
-      return fail(
-        `gatehouse.yaml: store names ${storeLabel(configured)} with its password in $${configured.passwordEnv}, but this machine has not chosen that server (${machine}). ` +
-          `A repository's config cannot send a password from your environment to a server you did not choose: set GATEHOUSE_STORE to that URL on this machine if it is your team's, ` +
-          `or take password_env out of the setting and give the password in a pgpass file (~/.pgpass), which is only ever sent to the host it names.`,
-      );
-    }
-    // The same server: connect as this machine said to (its parameters, its password), not as the repository did.
-    return ok(chosen);
+  if (configured.kind !== 'postgres' || configured.fromProject !== true) return ok(configured);
+  const chosen = mine.ok && mine.value.kind === 'postgres' ? mine.value : null;
+  // The server this machine chose: connect as this machine says (its parameters, its password), not as the repository does.
+  if (chosen !== null && sameServer(chosen.url, configured.url)) return ok(chosen);
+  if (configured.passwordEnv !== null) {
+    const machine = !mine.ok ? 'GATEHOUSE_STORE cannot be read' : chosen === null ? 'GATEHOUSE_STORE names no PostgreSQL server' : `GATEHOUSE_STORE names ${storeLabel(chosen)}`;
+    return fail(
+      `gatehouse.yaml: store names ${storeLabel(configured)} with its password in $${configured.passwordEnv}, but this machine has not chosen that server (${machine}). ` +
+        `A repository's config cannot send a password from your environment to a server you did not choose: set GATEHOUSE_STORE to that URL on this machine if it is your team's, ` +
+        `or take password_env out of the setting and give the password in a pgpass file (~/.pgpass), which is only ever sent to the host it names.`,
+    );
   }
   return ok(configured);
 }

@@ -41,9 +41,13 @@ describe('a project store that takes its password from the environment', () => {
     expect(r).toEqual({ ok: true, value: { kind: 'postgres', url: 'postgres://gh@DB.internal/team?sslmode=require', passwordEnv: 'MY_PG_PASSWORD' } });
   });
 
-  it('without password_env (a pgpass file, matched by host) it needs no consent', () => {
+  it('without password_env (a pgpass file, matched by host) it needs no consent, and on the server this machine chose it is used as this machine says', () => {
     const pgpass = project('postgres://gh@db.internal:5432/team');
     expect(selectStore(pgpass, {})).toEqual({ ok: true, value: pgpass });
+    expect(selectStore(pgpass, { GATEHOUSE_STORE: 'postgres://gh@db.internal/team?password_env=MY_PG_PASSWORD' })).toEqual({
+      ok: true,
+      value: { kind: 'postgres', url: 'postgres://gh@db.internal/team', passwordEnv: 'MY_PG_PASSWORD' },
+    });
   });
 });
 
