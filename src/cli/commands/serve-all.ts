@@ -21,7 +21,7 @@ import { gateWorkerPath, hookBundlePath } from '../context.js';
 import { addTeamRoutes } from '../../gateway/team-routes.js';
 import { teamApprovalsOn } from '../../runtime/store/team-approvals-pg.js';
 import { projectKey } from '../../runtime/state-base.js';
-import { storeLabel, type PostgresSpec } from '../../runtime/store/store-setting.js';
+import { sameServer, storeLabel, type PostgresSpec } from '../../runtime/store/store-setting.js';
 import type { StoreFallback, TeamLink } from '../../runtime/store/team-link.js';
 import { startLinkOrExit } from '../team-store.js';
 import { loadConfig } from '../../runtime/config.js';
@@ -156,7 +156,7 @@ function choosesStore(worktree: string, store: PostgresSpec, log: (line: string)
     return false;
   }
   const own = config.value.store;
-  if (own === null || (own.kind === 'postgres' && own.url === store.url)) return true;
+  if (own === null || (own.kind === 'postgres' && sameServer(own.url, store.url))) return true;
   log(`team store: ${worktree} is not linked: its own store: setting names ${storeLabel(own)}`);
   return false;
 }

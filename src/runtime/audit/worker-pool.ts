@@ -1,6 +1,6 @@
 // Worker threads that check ranges of a log in parallel while the caller joins the results in
 // order: the file verify hands it ranges of the file, the team verify pages of rows as they arrive.
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 
 /**
  * Sends each task from `tasks` to one of at most `threads` workers running `workerFile` (one task
@@ -65,4 +65,20 @@ export async function runInOrder<T, R>(workerFile: string, threads: number, task
     done = true;
     await Promise.all(workers.map((w) => w.terminate()));
   }
+}
+
+/**
+ * The worker side of {@link runInOrder} for a range check: answers each task with `check`'s result
+ * (its buffers transferred), or {ok: false} when it throws, so that the caller verifies serially.
+ */
+export function answerRanges<T>(port: MessagePort | null, check: (task: T) => { ok: false } | { ok: true; leaves: ArrayBuffer; subtree: ArrayBuffer | null }): void {
+  port?.on('message', (task: T) => {
+    let result;
+    try {
+      result = check(task);
+    } catch {
+      result = { ok: false as const };
+    }
+    port.postMessage(result, result.ok ? [result.leaves, ...(result.subtree ? [result.subtree] : [])] : []);
+  });
 }

@@ -26,12 +26,12 @@ export interface StartNotificationsOptions {
   projectKey?: string;
 }
 
-/** Checks a public URL: http(s), no credentials, no query or fragment (links are built under it). */
-function checkPublicUrl(url: string): Result<string> {
-  if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) return fail(`--public-url must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
+/** Checks a public URL named by `what`: http(s), no credentials, no query or fragment (links are built under it). */
+function checkPublicUrl(url: string, what = '--public-url'): Result<string> {
+  if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) return fail(`${what} must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
   const u = new URL(url);
-  if (u.username !== '' || u.password !== '') return fail('--public-url must not carry a user name or password: links are sent to phones and chat rooms');
-  if (u.search !== '' || u.hash !== '') return fail('--public-url must not have a query or fragment; give the base URL, e.g. https://gatehouse.example.com');
+  if (u.username !== '' || u.password !== '') return fail(`${what} must not carry a user name or password: links are sent to phones and chat rooms`);
+  if (u.search !== '' || u.hash !== '') return fail(`${what} must not have a query or fragment; give the base URL, e.g. https://gatehouse.example.com`);
   return ok(u.href.endsWith('/') ? u.href : `${u.href}/`);
 }
 
@@ -44,11 +44,11 @@ function checkPublicUrl(url: string): Result<string> {
 export function publicUrlIn(flag: string | null | undefined, configured: string | undefined, env: NodeJS.ProcessEnv): Result<string | null> {
   if (flag != null) return checkPublicUrl(flag);
   const given = env['GATEHOUSE_PUBLIC_URL'];
-  const mine = given === undefined || given.trim() === '' ? null : checkPublicUrl(given.trim());
-  if (mine !== null && !mine.ok) return fail(`GATEHOUSE_PUBLIC_URL: ${mine.reason.replace(/^--public-url /, '')}`);
+  const mine = given === undefined || given.trim() === '' ? null : checkPublicUrl(given.trim(), 'GATEHOUSE_PUBLIC_URL:');
+  if (mine !== null && !mine.ok) return mine;
   if (configured === undefined) return ok(mine?.value ?? null);
-  const theirs = checkPublicUrl(configured);
-  if (!theirs.ok) return fail(`gatehouse.yaml notify.public_url: ${theirs.reason.replace(/^--public-url /, '')}`);
+  const theirs = checkPublicUrl(configured, 'gatehouse.yaml notify.public_url:');
+  if (!theirs.ok) return theirs;
   if (mine?.value === theirs.value) return theirs;
   return fail(
     `gatehouse.yaml notify.public_url names ${theirs.value}, which answer links would point to and this server would accept requests for, but this machine has not said so ` +

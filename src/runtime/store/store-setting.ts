@@ -93,7 +93,7 @@ export function selectStore(configured: StoreSpec | null, env: NodeJS.ProcessEnv
 }
 
 /** Whether two store URLs name the same server, user and database (the port defaulting to 5432). */
-function sameServer(a: string, b: string): boolean {
+export function sameServer(a: string, b: string): boolean {
   const [x, y] = [new URL(a), new URL(b)];
   return x.username === y.username && x.hostname.toLowerCase() === y.hostname.toLowerCase() && (x.port || '5432') === (y.port || '5432') && x.pathname === y.pathname;
 }
