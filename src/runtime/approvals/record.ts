@@ -99,9 +99,15 @@ export const APPROVAL_ID_RE = /^ap-[0-9a-z]{1,12}-[0-9a-f]{8,32}$/;
 // Width of the time part: base36 of Date.now() is 8 digits until the year 2059; padding
 // to 9 keeps ids sorting by time for far longer than this format will live.
 const ID_TIME_WIDTH = 9;
-// Random part of an id: 48 bits on top of the millisecond makes two ids created in the
-// same millisecond collide about once in 10^14 pairs; the exclusive create catches the rest.
-const ID_RANDOM_BYTES = 6;
+// Last part of an id: 16 bits counting the ids this process made in the same millisecond,
+// then 32 random bits. The count makes a burst filed by one process list in the order it was
+// filed (lists sort by time, then id); the random bits keep two processes' ids apart, and the
+// exclusive create catches the rare collision.
+const ID_RANDOM_BYTES = 4;
+const ID_SEQ_HEX = 4;
+const ID_SEQ_MAX = 0xffff;
+let lastIdMs = -1;
+let idSeq = 0;
 // 128 bits: the nonce is a capability for HTTP resolvers, so it must not be guessable.
 const NONCE_BYTES = 16;
 const NONCE_RE = /^[0-9a-f]{32}$/;
@@ -126,10 +132,13 @@ export function isApprovalId(id: unknown): id is string {
   return typeof id === 'string' && APPROVAL_ID_RE.test(id);
 }
 
-/** A fresh approval id for a request created at `at`. */
+/** A fresh approval id for a request created at `at`; ids one process makes sort in the order it made them. */
 export function newApprovalId(at: Date): string {
-  const time = at.getTime().toString(36).padStart(ID_TIME_WIDTH, '0');
-  return `ap-${time}-${randomBytes(ID_RANDOM_BYTES).toString('hex')}`;
+  const ms = at.getTime();
+  idSeq = ms === lastIdMs ? Math.min(idSeq + 1, ID_SEQ_MAX) : 0;
+  lastIdMs = ms;
+  const time = ms.toString(36).padStart(ID_TIME_WIDTH, '0');
+  return `ap-${time}-${idSeq.toString(16).padStart(ID_SEQ_HEX, '0')}${randomBytes(ID_RANDOM_BYTES).toString('hex')}`;
 }
 
 /** A fresh 128-bit nonce as lowercase hex. */

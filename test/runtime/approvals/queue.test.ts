@@ -46,6 +46,15 @@ describe('enqueue, list, get', () => {
     expect(clocked.latest()).toBeNull();
   });
 
+  it('lists a burst filed in one millisecond in the order it was filed, so a burst message reads oldest first', () => {
+    const t = Date.parse('2030-01-01T00:00:00Z');
+    const clocked = new ApprovalQueue(project.state, () => new Date(t));
+    const ids = Array.from({ length: 40 }, () => clocked.enqueue(request()).id);
+    expect(clocked.list().map((p) => p.id)).toEqual(ids);
+    expect(clocked.latest()?.id).toBe(ids.at(-1));
+    for (const id of ids) expect(id).toMatch(APPROVAL_ID_RE);
+  });
+
   it('keeps a summary a person may review whole, and cuts (never refuses) a longer one with a mark', () => {
     const whole = q.enqueue(request({ summary: 'x'.repeat(MAX_SUMMARY_CHARS) }));
     expect(whole.summary).toBe('x'.repeat(MAX_SUMMARY_CHARS));
