@@ -110,7 +110,7 @@ export async function runInSessionChain(policy: Policy, dir: string, input: Stop
   const built = buildStopChain(policy, input, work);
   if (!built.ok) throw new Error(built.reason);
   const ctx = contextOf(policy, baseline.value, state, input, scopeExclusions(policy, true), true);
-  if (baseline.value !== null) ctx.scopeCache = sessionScopeCache(dir, baseline.value, policy.allow, ctx.exclude);
+  if (baseline.value !== null && typeof policy.baseline_sha256 === 'string') ctx.scopeCache = sessionScopeCache(dir, policy.baseline_sha256, policy.allow, ctx.exclude);
   const result = await built.value.chain.run(ctx, signal);
   return { result, state: work, notes: built.value.notes };
 }

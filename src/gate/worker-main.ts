@@ -3,12 +3,17 @@
 // worker such a wait stalls only other hook calls, never the host's terminals and clients.
 // Built as dist/hook/gate-worker.js; messages are `{id, req}` (a call) and `{cancel: id}` (its
 // caller is gone) in, `{id, out}` out.
+import { fileURLToPath } from 'node:url';
 import { parentPort, threadId } from 'node:worker_threads';
 import { setLockThread } from '../runtime/audit/lock.js';
+import { watchWorktrees } from '../runtime/scope-cache.js';
+import { loadInotify } from '../runtime/inotify.js';
 import { runHookGate, type HookRequest } from './hook-gate.js';
 
 // Locks this thread takes name it, so a lock it left when it died is told from a live one's.
 setLockThread(threadId);
+// This thread lives on between Stops: its scope checks watch their worktrees (dist/native, built beside dist/hook).
+watchWorktrees(loadInotify(fileURLToPath(new URL('../native/inotify.node', import.meta.url))));
 
 /** The calls running now, each with what cancels it. */
 const running = new Map<number, AbortController>();

@@ -1,21 +1,27 @@
 // What a long-lived host (the warm supervisor's gate worker) keeps of one session's scope check
 // between Stops: the baseline's lookup tables, and each hashed file's verdict under its stat key.
-import { statfsSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
-import type { Baseline, FileRecord } from './scope-baseline.js';
+import type { FileRecord } from './scope-baseline.js';
 import { digestOf, type Digest, type FsPath } from './scope-hash.js';
 import type { FrozenIgnore } from './scope-ignore.js';
+import { localFs } from './local-fs.js';
 import { lstatOrNull, RACY_MARGIN_MS, statKey } from './scope-walk.js';
+import type { Inotify } from './inotify.js';
+import { WorktreeWatch } from './worktree-watch.js';
+
+/** Sessions (baselines) whose caches one host keeps; the oldest used is dropped past this (and its watch closed). */
+const MAX_CACHES = 16;
+
+/** inotify, where this host watches worktrees between Stops (the gate worker sets it); null: every check walks the whole tree. */
+let inotify: Inotify | null = null;
 
 /**
- * Filesystem types (statfs `f_type`) whose timestamps come from this kernel's clock: ext2/3/4,
- * xfs, btrfs, tmpfs, overlayfs, zfs, f2fs, bcachefs. On any other (NFS, SMB, FUSE) a server
- * stamps ctime with a clock that may lag ours, so no verdict is kept there.
+ * Lets this process's scope caches watch their worktrees with `native`: only a host that lives
+ * on between Stops, since a watch costs a walk with a watch per entry to set up.
  */
-const LOCAL_FS_TYPES = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010, 0xca451a4e]);
-
-/** Sessions (baselines) whose caches one host keeps; the oldest used is dropped past this. */
-const MAX_CACHES = 16;
+export function watchWorktrees(native: Inotify | null): void {
+  inotify = native;
+}
 
 /** The baseline's records as the comparison looks them up, built once per baseline. */
 export interface BaselineTables {
@@ -45,6 +51,7 @@ export class ScopeCache {
   hashed = 0;
   private readonly held = new Map<string, Held>();
   private tablesOf: { files: FileRecord[]; tables: BaselineTables } | null = null;
+  private watch: WorktreeWatch | null = null;
 
   constructor(private readonly racyMarginMs: number = RACY_MARGIN_MS) {}
 
@@ -52,6 +59,22 @@ export class ScopeCache {
   tables(files: FileRecord[], build: () => BaselineTables): BaselineTables {
     if (this.tablesOf?.files !== files) this.tablesOf = { files, tables: build() };
     return this.tablesOf.tables;
+  }
+
+  /** The watch of the worktree at `root`, started on first use; null where this host does not watch or the kernel refused. */
+  worktreeWatch(root: string): WorktreeWatch | null {
+    if (inotify === null) return null;
+    if (this.watch === null || this.watch.root !== root) {
+      this.watch?.close();
+      this.watch = new WorktreeWatch(inotify, root);
+      this.watch.keepDraining();
+    }
+    return this.watch.active ? this.watch : null;
+  }
+
+  /** Stops the worktree watch, if any. */
+  close(): void {
+    this.watch?.close();
   }
 
   /**
@@ -90,21 +113,25 @@ export class ScopeCache {
  */
 export type CachedDiffers = (rel: string, abs: FsPath, st: BigIntStats, changed: (d: Digest | null) => boolean, deadline?: number) => boolean | Promise<boolean>;
 
-const caches = new Map<string, { dir: string; baseline: Baseline; cache: ScopeCache }>();
+const caches = new Map<string, { dir: string; digest: string; cache: ScopeCache }>();
 
 /**
- * The cache of one session's checks in this process: the same object while `baseline` (the
- * verified, parsed copy) and the options stay the same; a new one when either changes.
- * @example changedSince(wt, baseline, { allow, cache: sessionScopeCache(sessionDir, baseline, allow, exclude) })
+ * The cache of one session's checks in this process: the same object while the baseline's
+ * digest (`baseline_sha256`, which its bytes were verified against) and the options stay the
+ * same; a new one when either changes. By digest, not by the parsed copy: a baseline younger
+ * than the racy margin is parsed again at every Stop, and its cache must still live on.
+ * @example changedSince(wt, baseline, { allow, cache: sessionScopeCache(sessionDir, policy.baseline_sha256, allow, exclude) })
  */
-export function sessionScopeCache(sessionDir: string, baseline: Baseline, allow: string[], exclude: string[]): ScopeCache {
+export function sessionScopeCache(sessionDir: string, digest: string, allow: string[], exclude: string[]): ScopeCache {
   const id = JSON.stringify([sessionDir, allow, exclude]);
   const found = caches.get(id);
   caches.delete(id);
-  const entry = found !== undefined && found.baseline === baseline ? found : { dir: sessionDir, baseline, cache: new ScopeCache() };
+  const entry = found !== undefined && found.digest === digest ? found : { dir: sessionDir, digest, cache: new ScopeCache() };
+  if (found !== undefined && found !== entry) found.cache.close();
   caches.set(id, entry);
-  for (const old of caches.keys()) {
+  for (const [old, { cache }] of caches) {
     if (caches.size <= MAX_CACHES) break;
+    cache.close();
     caches.delete(old);
   }
   return entry.cache;
@@ -119,12 +146,4 @@ export function scopeCacheStats(sessionDir: string): { hits: number; hashed: num
     out.hashed += cache.hashed;
   }
   return out;
-}
-
-function localFs(path: string): boolean {
-  try {
-    return LOCAL_FS_TYPES.has(statfsSync(path).type);
-  } catch {
-    return false;
-  }
 }

@@ -8,7 +8,8 @@ import { readRegular } from './scope-git-facts.js';
 import { HASH_MAX_BYTES, digestOf, digestSync, type Digest, type FsPath } from './scope-hash.js';
 import type { FrozenIgnore, RuleSource } from './scope-ignore.js';
 import type { BaselineTables, ScopeCache } from './scope-cache.js';
-import { modeOfKey, statKey, walk } from './scope-walk.js';
+import { modeOfKey, statKey, walk, type OnUnreadable, type Visit } from './scope-walk.js';
+import { walkWatched } from './scope-walk-watched.js';
 
 /** The digest recorded for a FIFO, socket or device: never opened, compared by type and mode only. */
 const NO_CONTENT = '-';
@@ -101,7 +102,8 @@ export function baselineTables(files: FileRecord[], ignore: FrozenIgnore | null)
 /**
  * Every in-scope file created, modified or deleted since `files` was recorded. With `cache`
  * (a long-lived host's, see scope-cache.ts) a file already hashed under its present stat key
- * is not read again; every entry is still listed and lstat'ed, as without it.
+ * is not read again, and with the cache's worktree watch only what inotify named since the
+ * last check is listed or lstat'ed again; the result is the same as without either.
  */
 export async function compareTree(root: string, files: FileRecord[], dotGit: DotGit[], rules: TreeRules, deadline?: number, cache?: ScopeCache): Promise<Change[]> {
   const { index, recordedDirs } = cache?.tables(files, () => baselineTables(files, rules.ignore)) ?? baselineTables(files, rules.ignore);
@@ -118,7 +120,7 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
     return cached !== undefined ? cached(rel, abs, st, changed, deadline) : hashDiffers(abs, st, changed, deadline);
   };
   // Returns false (never walk into a file), or a promise of it while a large file is hashed.
-  const compare = (rel: string, abs: FsPath, st: BigIntStats, under: boolean): false | Promise<false> => {
+  const compare = (rel: string, abs: FsPath, st: BigIntStats, under: boolean, known?: string): false | Promise<false> => {
     const i = index.get(rel);
     if (i === undefined) {
       if (!under && !rules.ignore?.ignores(rel, st.isDirectory())) changes.push({ path: rel, change: 'created', undo: 'delete' });
@@ -130,7 +132,7 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
       changes.push({ path: rel, change: 'created', undo: 'delete' });
       return false;
     }
-    const key = statKey(st);
+    const key = known ?? statKey(st);
     // Most of a tree: the stat key as recorded, so unchanged (ctime cannot be set back).
     if (key === rec[1]) return false;
     const modified = (yes: boolean): false => {
@@ -140,7 +142,8 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
     const d = contentOf(rec, rel, abs, st, key);
     return typeof d === 'boolean' ? modified(d) : d.then(modified);
   };
-  await walk(
+  const watch = cache?.worktreeWatch(root) ?? null;
+  await (watch === null ? walk : (r: string, v: Visit, u: OnUnreadable, d?: number) => walkWatched(r, watch, v, u, d))(
     root,
     (e) => {
       if (rules.skip(e.rel)) return false;
@@ -159,7 +162,7 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
         }
         return true;
       }
-      return compare(e.rel, e.abs, e.st, under);
+      return compare(e.rel, e.abs, e.st, under, e.key);
     },
     async (rel, abs, st) => {
       await compare(rel, abs, st, ignoredDirs.has(parentOf(rel)));

@@ -9,16 +9,18 @@ import { checkDeadline, type FsPath } from './scope-hash.js';
  * Directory entries handled between yields to the event loop: about 10 ms of blocking
  * work, so a server in the same process keeps answering during a long walk.
  */
-const ITEMS_PER_TURN = 500;
+export const ITEMS_PER_TURN = 500;
 
 /** One entry met by the walk; `rel` uses `/` and is relative to the walk's root. */
-interface WalkEntry {
+export interface WalkEntry {
   rel: string;
   /** The `rel` of the folder it is in (`''` for the root). */
   parent: string;
   name: string;
   abs: FsPath;
   st: BigIntStats;
+  /** `statKey(st)` when the walk already has it (the watched walk keeps it with the entry). */
+  key?: string;
 }
 
 /**
@@ -69,7 +71,7 @@ export function modeOfKey(key: string): string {
  * A path component as text: itself when it is valid UTF-8, otherwise its bytes with every
  * byte of 0x80 and above written `\xHH`, so two different names never read the same.
  */
-function nameOf(bytes: Buffer): string {
+export function nameOf(bytes: Buffer): string {
   const text = bytes.toString('utf8');
   if (Buffer.from(text, 'utf8').equals(bytes)) return text;
   let out = '';
@@ -111,7 +113,7 @@ export async function walk(root: string, visit: Visit, onUnreadable: OnUnreadabl
     for (const child of listed) {
       checkDeadline(deadline);
       const rel = dir.rel === '' ? child.name : `${dir.rel}/${child.name}`;
-      const abs = join(dir.abs, child);
+      const abs = childPath(dir.abs, child);
       const st = lstatOrNull(abs); // null: removed while we walked
       if (st === null) continue;
       const r = visit({ rel, parent: dir.rel, name: child.name, abs, st });
@@ -127,10 +129,10 @@ export async function walk(root: string, visit: Visit, onUnreadable: OnUnreadabl
   }
 }
 
-type Child = { name: string; bytes: Buffer | null };
+export type Child = { name: string; bytes: Buffer | null };
 
 /** Entries of a folder sorted by name; null when it cannot be listed. */
-function list(abs: FsPath): Child[] | null {
+export function list(abs: FsPath): Child[] | null {
   try {
     if (typeof abs === 'string') {
       const names = readdirSync(abs);
@@ -157,7 +159,8 @@ function sorted(children: Child[]): Child[] {
   return children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-function join(dir: FsPath, child: Child): FsPath {
+/** The path of `child` in the folder at `dir`: bytes when either is not valid UTF-8. */
+export function childPath(dir: FsPath, child: Child): FsPath {
   if (child.bytes === null && typeof dir === 'string') return `${dir}/${child.name}`;
   const dirBytes = typeof dir === 'string' ? Buffer.from(dir, 'utf8') : dir;
   return Buffer.concat([dirBytes, Buffer.from('/'), child.bytes ?? Buffer.from(child.name, 'utf8')]);

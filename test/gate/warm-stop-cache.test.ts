@@ -39,21 +39,30 @@ function noteGitRuns(dir: string, marker: string): void {
   process.env.PATH = `${join(dir, 'bin')}:${PATH ?? ''}`;
 }
 
-describe('warm Stops in one process', () => {
-  it('answers from what it kept, runs no git, then still refuses an in-place rewrite and a tampered baseline', async () => {
-    const base = tempDir();
-    const root = join(base, 'repo');
-    const state = join(base, 'state');
-    mkdirSync(join(root, 'src'), { recursive: true });
-    writeFileSync(join(root, 'notes.txt'), 'notes v1\n');
-    writeFileSync(join(root, 'src', 'x.ts'), 'export {};\n');
-    const git = (...args: string[]): string => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    git('init', '-q');
+/** A worktree with `notes.txt` (out of scope) and `src/x.ts`, made a git repository (with a first commit where `commit`), and a session over it. */
+async function sessionOver(commit: boolean) {
+  const base = tempDir();
+  const root = join(base, 'repo');
+  mkdirSync(join(root, 'src'), { recursive: true });
+  writeFileSync(join(root, 'notes.txt'), 'notes v1\n');
+  writeFileSync(join(root, 'src', 'x.ts'), 'export {};\n');
+  const git = (...args: string[]): string => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  git('init', '-q');
+  if (commit) {
     git('add', '-A');
     git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'base');
-    const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
-    if (!r.ok) throw new Error(r.reason);
-    const { store, policyDigest } = r.value;
+  }
+  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: join(base, 'state'), env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  if (!r.ok) throw new Error(r.reason);
+  const { store, policyDigest } = r.value;
+  const stdin = JSON.stringify({ session_id: 'c', cwd: root, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' });
+  const stop = () => runHookGate({ sessionId: store.id, eventName: 'Stop', stateDir: store.projectState, agent: 'claude', failClosed: false, policyDigest, stdin, cwd: root });
+  return { base, root, store, stop };
+}
+
+describe('warm Stops in one process', () => {
+  it('answers from what it kept, runs no git, then still refuses an in-place rewrite and a tampered baseline', async () => {
+    const { base, root, store, stop } = await sessionOver(true);
     // The same bytes written again: a new stat key, so the first Stop hashes it and keeps the verdict.
     writeFileSync(join(root, 'notes.txt'), 'notes v1\n');
     roundMtime(join(root, 'notes.txt'));
@@ -61,8 +70,6 @@ describe('warm Stops in one process', () => {
     await sleep(RACY_MARGIN_MS + 200);
     const gitRuns = join(base, 'git-runs');
     noteGitRuns(base, gitRuns);
-    const stdin = JSON.stringify({ session_id: 'c', cwd: root, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' });
-    const stop = () => runHookGate({ sessionId: store.id, eventName: 'Stop', stateDir: store.projectState, agent: 'claude', failClosed: false, policyDigest, stdin, cwd: root });
 
     expect((await stop()).exitCode).toBe(0);
     expect(scopeCacheStats(store.dir)).toEqual({ hits: 0, hashed: 1 });
@@ -81,5 +88,21 @@ describe('warm Stops in one process', () => {
     const tampered = await stop();
     expect(tampered.exitCode).toBe(2);
     expect(tampered.stderr).toContain('baseline.json');
+  });
+
+  it('keeps what it hashed between Stops that come while the baseline is younger than the racy margin', async () => {
+    const { root, store, stop } = await sessionOver(false);
+    // The same bytes again (a new stat key, so a Stop hashes it), left to grow old enough to keep a verdict for.
+    writeFileSync(join(root, 'notes.txt'), 'notes v1\n');
+    await sleep(RACY_MARGIN_MS + 200);
+    // The baseline's bytes untouched but its ctime new: every Stop within the margin parses it again.
+    const baseline = join(store.dir, 'baseline.json');
+    chmodSync(baseline, statSync(baseline).mode & 0o777);
+    expect((await stop()).exitCode).toBe(0);
+    expect(scopeCacheStats(store.dir)).toEqual({ hits: 0, hashed: 1 });
+    expect((await stop()).exitCode).toBe(0);
+    expect(Date.now() - statSync(baseline).ctimeMs).toBeLessThan(RACY_MARGIN_MS);
+    // The same cache: keyed by the baseline's digest, not by the parsed copy made again at each Stop.
+    expect(scopeCacheStats(store.dir)).toEqual({ hits: 1, hashed: 1 });
   });
 });

@@ -8,4 +8,5 @@ export function setup(): void {
   rmSync('dist', { recursive: true, force: true });
   execFileSync(process.execPath, ['node_modules/tsup/dist/cli-default.js'], { stdio: ['ignore', 'ignore', 'inherit'] });
   execFileSync(process.execPath, ['scripts/build-web.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, ['scripts/build-native.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
