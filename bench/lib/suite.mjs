@@ -166,7 +166,7 @@ async function runSuite(argv) {
   if (!existsSync(CLI)) throw new Error('dist/ is not built: run `npm run build` first (or use `npm run bench`)');
   const mode = opts.quick ? 'quick' : 'full';
   const o = JSON.parse(JSON.stringify(MODES[mode]));
-  if (opts.overrides.runs) o.hook.runs = o.approval.runs = o.teamApprovals.runs = o.notify.runs = o.sandbox.runs = opts.overrides.runs;
+  if (opts.overrides.runs) o.hook.runs = o.approval.runs = o.teamApprovals.runs = o.notify.runs = o.sandbox.runs = o.scale.runs = opts.overrides.runs;
   if (opts.overrides.events) o.audit.events = opts.overrides.events;
   if (opts.overrides.mb) o.pty.mb = opts.overrides.mb;
   if (opts.overrides.keys) o.pty.keys = opts.overrides.keys;
