@@ -8,6 +8,7 @@ import { localFs } from './local-fs.js';
 import { lstatOrNull, RACY_MARGIN_MS, statKey } from './scope-walk.js';
 import type { Inotify } from './inotify.js';
 import { WorktreeWatch } from './worktree-watch.js';
+import { CompareJournal } from './scope-journal.js';
 
 /** Sessions (baselines) whose caches one host keeps; the oldest used is dropped past this (and its watch closed). */
 const MAX_CACHES = 16;
@@ -52,6 +53,8 @@ export class ScopeCache {
   private readonly held = new Map<string, Held>();
   private tablesOf: { files: FileRecord[]; tables: BaselineTables } | null = null;
   private watch: WorktreeWatch | null = null;
+  /** What the last watched check did, for the next one to replay where nothing changed (used with the watch only). */
+  readonly journal = new CompareJournal();
 
   constructor(private readonly racyMarginMs: number = RACY_MARGIN_MS) {}
 

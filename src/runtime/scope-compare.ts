@@ -103,7 +103,8 @@ export function baselineTables(files: FileRecord[], ignore: FrozenIgnore | null)
  * Every in-scope file created, modified or deleted since `files` was recorded. With `cache`
  * (a long-lived host's, see scope-cache.ts) a file already hashed under its present stat key
  * is not read again, and with the cache's worktree watch only what inotify named since the
- * last check is listed or lstat'ed again; the result is the same as without either.
+ * last check is listed or lstat'ed again, and a folder with nothing named in or below it is
+ * replayed from the cache's journal; the result is the same as without either.
  */
 export async function compareTree(root: string, files: FileRecord[], dotGit: DotGit[], rules: TreeRules, deadline?: number, cache?: ScopeCache): Promise<Change[]> {
   const { index, recordedDirs } = cache?.tables(files, () => baselineTables(files, rules.ignore)) ?? baselineTables(files, rules.ignore);
@@ -112,6 +113,17 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
   const ignoredDirs = new Set<string>();
   const seen = new Uint8Array(files.length);
   const changes: Change[] = [];
+  const watch = cache?.worktreeWatch(root) ?? null;
+  // With a worktree watch, what the walk's visits do is recorded, folder by folder, for the next check to replay.
+  const journal = watch === null ? undefined : cache?.journal;
+  const see = (i: number): void => {
+    seen[i] = 1;
+    journal?.see(i);
+  };
+  const change = (c: Change): void => {
+    changes.push(c);
+    journal?.op({ change: c });
+  };
   // The stat fields and, where they changed, the content: a promise only while a large file is hashed.
   const contentOf = (rec: FileRecord, rel: string, abs: FsPath, st: BigIntStats, key: string): boolean | Promise<boolean> => {
     const quick = quickVerdict(rec, key, st, () => rules.allowed(rel));
@@ -123,27 +135,27 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
   const compare = (rel: string, abs: FsPath, st: BigIntStats, under: boolean, known?: string): false | Promise<false> => {
     const i = index.get(rel);
     if (i === undefined) {
-      if (!under && !rules.ignore?.ignores(rel, st.isDirectory())) changes.push({ path: rel, change: 'created', undo: 'delete' });
+      if (!under && !rules.ignore?.ignores(rel, st.isDirectory())) change({ path: rel, change: 'created', undo: 'delete' });
       return false;
     }
-    seen[i] = 1;
+    see(i);
     const rec = files[i]!;
     if (rec[1] === null) {
-      changes.push({ path: rel, change: 'created', undo: 'delete' });
+      change({ path: rel, change: 'created', undo: 'delete' });
       return false;
     }
     const key = known ?? statKey(st);
     // Most of a tree: the stat key as recorded, so unchanged (ctime cannot be set back).
     if (key === rec[1]) return false;
     const modified = (yes: boolean): false => {
-      if (yes) changes.push({ path: rel, change: 'modified', undo: undoOf(rec) });
+      if (yes) change({ path: rel, change: 'modified', undo: undoOf(rec) });
       return false;
     };
     const d = contentOf(rec, rel, abs, st, key);
     return typeof d === 'boolean' ? modified(d) : d.then(modified);
   };
-  const watch = cache?.worktreeWatch(root) ?? null;
-  await (watch === null ? walk : (r: string, v: Visit, u: OnUnreadable, d?: number) => walkWatched(r, watch, v, u, d))(
+  journal?.into({ seen, changes, ignoredDirs, dotGitThen });
+  await (watch === null ? walk : (r: string, v: Visit, u: OnUnreadable, d?: number) => walkWatched(r, watch, v, u, d, journal))(
     root,
     (e) => {
       if (rules.skip(e.rel)) return false;
@@ -151,14 +163,16 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
       if (e.name === '.git') {
         const then = dotGitThen.get(e.rel);
         dotGitThen.delete(e.rel);
-        if (then === undefined && !under) changes.push({ path: e.rel, change: 'created', undo: 'delete' });
-        else if (then !== undefined && then !== `${typeOf(e.st)}:${pointerDigest(e.abs, e.st)}`) changes.push({ path: e.rel, change: 'modified', undo: 'rewrite' });
+        journal?.op({ dotGit: e.rel });
+        if (then === undefined && !under) change({ path: e.rel, change: 'created', undo: 'delete' });
+        else if (then !== undefined && then !== `${typeOf(e.st)}:${pointerDigest(e.abs, e.st)}`) change({ path: e.rel, change: 'modified', undo: 'rewrite' });
         return false;
       }
       if (e.st.isDirectory()) {
         if (under || rules.ignore?.ignores(e.rel, true)) {
           if (!recordedDirs.has(e.rel)) return false;
           ignoredDirs.add(e.rel);
+          journal?.op({ ignored: e.rel });
         }
         return true;
       }

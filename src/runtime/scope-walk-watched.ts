@@ -9,22 +9,54 @@ import type { WalkPlan, WorktreeWatch } from './worktree-watch.js';
 const KEPT_PER_TURN = 20 * ITEMS_PER_TURN;
 
 /**
+ * A record of what the visits did, folder by folder (scope-journal.ts): a folder that neither it
+ * nor anything below it was named by an event since the last walk is replayed, not walked.
+ */
+export interface WalkJournal {
+  begin(full: boolean): void;
+  abort(): void;
+  enter(rel: string, parent: string | null): void;
+  replay(rel: string, parent: string | null): boolean;
+}
+
+/**
  * Walks everything below `root` as `walk` does (same entries, same order, same contract),
- * from the listings and lstats `watch` kept where no event has named them since.
+ * from the listings and lstats `watch` kept where no event has named them since; with a
+ * `journal`, a folder with nothing named in or below it is not walked at all, but replayed.
  * Without a plan (the watch is off) it reads everything and keeps nothing.
  */
-export async function walkWatched(root: string, watch: WorktreeWatch, visit: Visit, onUnreadable: OnUnreadable, deadline?: number): Promise<void> {
-  const plan = watch.begin() ?? { dirty: new Set<string>(), relist: new Set<string>() };
+export async function walkWatched(root: string, watch: WorktreeWatch, visit: Visit, onUnreadable: OnUnreadable, deadline?: number, journal?: WalkJournal): Promise<void> {
+  const planned = watch.begin();
+  const plan = planned ?? { dirty: new Set<string>(), relist: new Set<string>(), full: true };
+  journal?.begin(plan.full);
   try {
-    await walkPlanned(root, watch, plan, visit, onUnreadable, deadline);
+    await walkPlanned(root, watch, plan, visit, onUnreadable, deadline, planned === null ? undefined : journal);
   } catch (err) {
     watch.putBack(plan); // stopped part-way (the deadline): what it had to read is read next time
+    journal?.abort();
     throw err;
   }
   watch.end();
 }
 
-async function walkPlanned(root: string, watch: WorktreeWatch, plan: WalkPlan, visit: Visit, onUnreadable: OnUnreadable, deadline?: number): Promise<void> {
+/** Every folder that holds (or is) an entry the plan reads again: the ones a journal must walk. */
+function touchedBy(plan: WalkPlan): Set<string> {
+  const touched = new Set<string>();
+  const mark = (rel: string): void => {
+    for (let r = rel; !touched.has(r);) {
+      touched.add(r);
+      if (r === '') return;
+      const cut = r.lastIndexOf('/');
+      r = cut === -1 ? '' : r.slice(0, cut);
+    }
+  };
+  for (const rel of plan.dirty) mark(rel);
+  for (const rel of plan.relist) mark(rel);
+  return touched;
+}
+
+async function walkPlanned(root: string, watch: WorktreeWatch, plan: WalkPlan, visit: Visit, onUnreadable: OnUnreadable, deadline?: number, journal?: WalkJournal): Promise<void> {
+  const touched = journal === undefined ? null : touchedBy(plan);
   if (watch.listing('') === undefined) watch.watchDir('', root);
   // An entry read now: watched first, so that any change after its lstat raises an event.
   const fresh = (rel: string, parent: string, name: string, abs: FsPath): WalkEntry | null => {
@@ -38,8 +70,11 @@ async function walkPlanned(root: string, watch: WorktreeWatch, plan: WalkPlan, v
   let cost = 0;
   for (let dir = stack.pop(); dir !== undefined; dir = stack.pop()) {
     const kept = watch.listing(dir.rel);
+    if (kept !== undefined && touched !== null && !touched.has(dir.rel) && journal!.replay(dir.rel, dir.parent)) continue;
+    journal?.enter(dir.rel, dir.parent);
     let entries: WalkEntry[];
-    if (kept === undefined || plan.relist.has(dir.rel)) {
+    // A folder named itself (its mode, say) is listed again: it may no longer be readable.
+    if (kept === undefined || plan.relist.has(dir.rel) || plan.dirty.has(dir.rel)) {
       const listed = list(dir.abs);
       if (listed === null) {
         const st = lstatOrNull(dir.abs);

@@ -36,10 +36,11 @@ const READ_BYTES = 64 * 1024;
 /** How often a host drains the kernel's queue between Stops (it holds 16,384 events by default; past that it overflows and the next Stop walks everything). */
 const DRAIN_EVERY_MS = 50;
 
-/** What one Stop's walk must read again: entries to lstat, folders to list; null: everything. */
+/** What one Stop's walk must read again: entries to lstat, folders to list; `full`: nothing is kept (the first walk since a reset). */
 export interface WalkPlan {
   dirty: Set<string>;
   relist: Set<string>;
+  full: boolean;
 }
 
 interface Watched {
@@ -98,7 +99,7 @@ export class WorktreeWatch {
     this.drain();
     if (this.fd < 0 || this.broken) this.reset();
     if (this.disabled) return null;
-    const plan = { dirty: this.dirty, relist: this.relist };
+    const plan = { dirty: this.dirty, relist: this.relist, full: this.full };
     this.dirty = new Set();
     this.relist = new Set();
     for (const rel of this.unwatched) plan.dirty.add(rel);

@@ -167,6 +167,55 @@ describe('the worktree watch', () => {
     expect(await w.check()).toEqual(['modified lib/m3/f9.ts checkout']);
   });
 
+  it('replays a folder nothing below has changed: a quiet check walks no folder, an edit walks only the folders above it', async () => {
+    const w = await watched();
+    const { journal } = w.cache;
+    const inOrder = async (): Promise<string[]> => {
+      const warm = (await changedSince(w.root, w.b, { allow: ALLOW, cache: w.cache })).map((c) => `${c.change} ${c.path}`);
+      expect(warm).toEqual((await changedSince(w.root, w.b, { allow: ALLOW })).map((c) => `${c.change} ${c.path}`));
+      return warm;
+    };
+    writeFileSync(join(w.root, 'lib/m1/f3.ts'), 'changed\n');
+    writeFileSync(join(w.root, 'src/m0/f3.ts'), 'changed\n');
+    write(w.root, 'lib/m3/new.ts', 'new\n');
+    expect(await inOrder()).toEqual(['modified lib/m1/f3.ts', 'created lib/m3/new.ts', 'modified src/m0/f3.ts']);
+    const before = { read: w.watch.read, replayed: journal.replayed };
+    // Nothing since: the whole tree is one replay, its changes still reported, and in walk order.
+    expect(await inOrder()).toEqual(['modified lib/m1/f3.ts', 'created lib/m3/new.ts', 'modified src/m0/f3.ts']);
+    expect({ read: w.watch.read - before.read, replayed: journal.replayed - before.replayed }).toEqual({ read: 0, replayed: 1 });
+    // One edit in lib/m5: the root, lib and lib/m5 are walked; docs, src, lib/m1 and lib/m3 are replayed.
+    writeFileSync(join(w.root, 'lib/m5/f0.ts'), 'changed\n');
+    const edited = journal.replayed;
+    expect(await inOrder()).toEqual(['modified lib/m1/f3.ts', 'created lib/m3/new.ts', 'modified lib/m5/f0.ts', 'modified src/m0/f3.ts']);
+    expect(journal.replayed - edited).toBe(4);
+    // Undone: a replay never keeps a change that is gone.
+    writeFileSync(join(w.root, 'lib/m1/f3.ts'), 'export const v = 103;\n');
+    rmSync(join(w.root, 'lib/m3/new.ts'));
+    expect(await inOrder()).toEqual(['modified lib/m5/f0.ts', 'modified src/m0/f3.ts']);
+  });
+
+  it('replays nothing that an ignored folder, a nested .git or a folder made unreadable would change', async () => {
+    const root = repo({ '.gitignore': 'out/\n', 'out/keep.log': 'log\n', 'README.md': 'hello\n', 'src/a.ts': 'a\n', 'vendor/sub/x.c': 'int x;\n' });
+    writeFileSync(join(root, 'vendor/sub/.git'), 'gitdir: ../../.git/modules/sub\n');
+    const b = await recordBaseline(root, { allow: ALLOW });
+    const cache = new ScopeCache();
+    const step = async (change: () => void): Promise<string[]> => {
+      change();
+      const warm = show(await changedSince(root, b, { allow: ALLOW, cache }));
+      expect(warm).toEqual(show(await changedSince(root, b, { allow: ALLOW })));
+      expect(show(await changedSince(root, b, { allow: ALLOW, cache }))).toEqual(warm); // and again, replayed
+      return warm;
+    };
+    expect(await step(() => {})).toEqual([]);
+    expect(await step(() => writeFileSync(join(root, 'out/new.log'), 'ignored\n'))).toEqual([]);
+    expect(await step(() => writeFileSync(join(root, 'out/keep.log'), 'LOG\n'))).toEqual(show(await changedSince(root, b, { allow: ALLOW })));
+    expect(await step(() => writeFileSync(join(root, 'vendor/sub/.git'), 'gitdir: /elsewhere\n'))).toContain('modified vendor/sub/.git rewrite');
+    // As root the folder is still listed; as anyone else it is not: either way, as a check from scratch says.
+    await step(() => chmodSync(join(root, 'vendor'), 0o000));
+    expect(await step(() => chmodSync(join(root, 'vendor'), 0o755))).toContain('modified vendor/sub/.git rewrite');
+    expect(cache.journal.replayed).toBeGreaterThan(0);
+  });
+
   it('watches nothing in a host that has not asked to, and gives its watch back when the cache is closed', async () => {
     const w = await watched();
     w.cache.close();
