@@ -1,5 +1,6 @@
-// Linux inotify for the warm scope check: three calls, nothing else. Events are read from the
-// descriptor with fs.readSync in JavaScript, so this file holds no buffers and no threads.
+// Linux inotify for the warm scope check: two calls, nothing else (a watch ends with its inode
+// or its descriptor). Events are read from the descriptor with fs.readSync in JavaScript, so
+// this file holds no buffers and no threads.
 // Built by scripts/build-native.mjs against Node-API only (ABI-stable across Node versions).
 #include <errno.h>
 #include <string.h>
@@ -52,22 +53,10 @@ static napi_value add(napi_env env, napi_callback_info info) {
   return number(env, wd < 0 ? -errno : wd);
 }
 
-// remove(fd, wd) -> 0, or -errno.
-static napi_value remove_watch(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  int32_t fd, wd;
-  CHECK(napi_get_value_int32(env, argv[0], &fd));
-  CHECK(napi_get_value_int32(env, argv[1], &wd));
-  return number(env, inotify_rm_watch(fd, wd) < 0 ? -errno : 0);
-}
-
 static napi_value module_init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"init", NULL, init, NULL, NULL, NULL, napi_default, NULL},
       {"add", NULL, add, NULL, NULL, NULL, napi_default, NULL},
-      {"remove", NULL, remove_watch, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;

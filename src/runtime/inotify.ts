@@ -3,11 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-/** The three calls of native/inotify.c. Negative results are -errno. */
+/** The two calls of native/inotify.c. Negative results are -errno. */
 export interface Inotify {
   init(): number;
   add(fd: number, path: Buffer, mask: number): number;
-  remove(fd: number, wd: number): number;
 }
 
 // inotify(7) event bits, and the errno a refused watch gives for "no more watches".
@@ -31,7 +30,7 @@ export const ENOSPC = 28;
 export function loadInotify(path: string): Inotify | null {
   try {
     const m = createRequire(path)(path) as Partial<Inotify>;
-    return typeof m.init === 'function' && typeof m.add === 'function' && typeof m.remove === 'function' ? (m as Inotify) : null;
+    return typeof m.init === 'function' && typeof m.add === 'function' ? (m as Inotify) : null;
   } catch {
     return null;
   }
