@@ -23,7 +23,7 @@ import {
   type Inotify,
 } from './inotify.js';
 import { localFs } from './local-fs.js';
-import { silentWriters } from './proc-writers.js';
+import { openFiles } from './proc-open-files.js';
 import type { FsPath } from './scope-hash.js';
 import { nameOf, type WalkEntry } from './scope-walk.js';
 
@@ -67,7 +67,7 @@ export class WorktreeWatch {
   private relist = new Set<string>();
   /** Entries read again at every walk: their watch failed (until one succeeds). */
   private unwatched = new Set<string>();
-  /** Entries read again at every walk until a reset: on another filesystem than the root's, or a process could write them with no event (proc-writers.ts). */
+  /** Entries read again at every walk until a reset: on another filesystem than the root's, or held open from before the watch (proc-open-files.ts). */
   private always = new Set<string>();
   private watchedDirs = new Set<string>();
   /** The root's device: an entry on another one (a mount inside the worktree) is never trusted to the watch. */
@@ -139,20 +139,22 @@ export class WorktreeWatch {
   }
 
   /**
-   * Ends a walk: after the first one since a reset, every file some process holds open
-   * read-write or maps shared and writable is read at every walk from then on. A shared
-   * writable mapping writes with no event, and needs a read-write open that lasts until it is
-   * unmapped: one opened after the file's watch counts as open (see begin), one opened before
-   * that and still open or mapped now is found here, and one closed by now can no longer write.
+   * Ends a walk: after the first one since a reset, every file some process holds open or
+   * mapped now, in any mode, is read at every walk from then on. A shared writable mapping
+   * writes with no event and holds its file open until unmapped, so a file counts as open from
+   * its OPEN event to its close (see begin). That count starts at the watch: a description from
+   * before it is not counted, yet its close is, and would cancel one that was. So any file with
+   * such a description still alive (found here) is never trusted to the count; one closed by now
+   * raised its close after the watch, and can no longer write.
    */
   end(): void {
     if (!this.full || this.disabled) return;
     this.full = false;
-    const silent = silentWriters(this.root);
-    if (silent.inodes.size === 0) return;
+    const held = openFiles(this.root);
+    if (held.inodes.size === 0 && held.rels.size === 0) return;
     for (const entries of this.listings.values()) {
       for (const e of entries) {
-        if (silent.inodes.has(`${e.st.dev}:${e.st.ino}`) || (typeof e.abs === 'string' && silent.paths.has(e.abs))) this.always.add(e.rel);
+        if (held.inodes.has(`${e.st.dev}:${e.st.ino}`) || held.rels.has(e.rel)) this.always.add(e.rel);
       }
     }
   }

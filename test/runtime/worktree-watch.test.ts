@@ -149,6 +149,30 @@ describe.skipIf(inotify === null)('the worktree watch', () => {
     }
   });
 
+  it('finds writes through a mapping opened after the watch whose open was cancelled out by closing a descriptor from before it', async () => {
+    const root = repo({ 'README.md': 'hello\n', 'src/a.ts': 'a\n' });
+    const b = await recordBaseline(root, { allow: ALLOW });
+    // Open read-only before the watch: its close raises an event the watch counts against opens it saw.
+    const reader = await mapper(join(root, 'README.md'), 'later', 'rb');
+    const cache = new ScopeCache();
+    const check = async (): Promise<string[]> => show(await changedSince(root, b, { allow: ALLOW, cache }));
+    try {
+      expect(await check()).toEqual([]);
+      const writer = await mapper(join(root, 'README.md'), 'later');
+      try {
+        await reader.say('close');
+        expect(await check()).toEqual([]);
+        await writer.say('map');
+        await writer.say('write');
+        expect(await check()).toEqual(['modified README.md checkout']);
+      } finally {
+        writer.child.kill();
+      }
+    } finally {
+      reader.child.kill();
+    }
+  });
+
   it('walks everything again after the kernel queue overflowed, and still finds every change', async () => {
     const w = await watched();
     const busy = join(w.root, 'src/m0/f0.ts');
@@ -228,13 +252,14 @@ describe.skipIf(inotify === null)('the worktree watch', () => {
 });
 
 /**
- * A python3 process that opens `file` read-write and maps it shared and writable (at once, or
- * when told `map`), and writes through the mapping when told `write`.
+ * A python3 process that opens `file` read-write (or read-only, `rb`) and maps it shared and
+ * writable (at once, or when told `map`), writes through the mapping when told `write`, and
+ * closes its descriptor when told `close`.
  */
-async function mapper(file: string, mapAt: 'now' | 'later' = 'now'): Promise<{ child: ChildProcessWithoutNullStreams; say: (line: string) => Promise<void> }> {
+async function mapper(file: string, mapAt: 'now' | 'later' = 'now', mode: 'r+b' | 'rb' = 'r+b'): Promise<{ child: ChildProcessWithoutNullStreams; say: (line: string) => Promise<void> }> {
   const script = [
     'import mmap, sys',
-    `f = open(${JSON.stringify(file)}, 'r+b')`,
+    `f = open(${JSON.stringify(file)}, '${mode}')`,
     'm = None',
     'def map():',
     '    global m',
@@ -244,6 +269,8 @@ async function mapper(file: string, mapAt: 'now' | 'later' = 'now'): Promise<{ c
     'for line in sys.stdin:',
     "    if line.strip() == 'map':",
     '        map()',
+    "    elif line.strip() == 'close':",
+    '        f.close()',
     '    else:',
     "        m[0:1] = b'X'",
     "    print('done', flush=True)",
