@@ -10,6 +10,7 @@ import type { FrozenIgnore, RuleSource } from './scope-ignore.js';
 import type { BaselineTables, ScopeCache } from './scope-cache.js';
 import { modeOfKey, statKey, walk, type OnUnreadable, type Visit } from './scope-walk.js';
 import { walkWatched } from './scope-walk-watched.js';
+import { applyOp, type Op } from './scope-journal.js';
 
 /** The digest recorded for a FIFO, socket or device: never opened, compared by type and mode only. */
 const NO_CONTENT = '-';
@@ -116,14 +117,16 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
   const watch = cache?.worktreeWatch(root) ?? null;
   // With a worktree watch, what the walk's visits do is recorded, folder by folder, for the next check to replay.
   const journal = watch === null ? undefined : cache?.journal;
+  const state = { seen, changes, ignoredDirs, dotGitThen };
   const see = (i: number): void => {
     seen[i] = 1;
     journal?.see(i);
   };
-  const change = (c: Change): void => {
-    changes.push(c);
-    journal?.op({ change: c });
+  const effect = (op: Op): void => {
+    applyOp(op, state);
+    journal?.op(op);
   };
+  const change = (c: Change): void => effect({ change: c });
   // The stat fields and, where they changed, the content: a promise only while a large file is hashed.
   const contentOf = (rec: FileRecord, rel: string, abs: FsPath, st: BigIntStats, key: string): boolean | Promise<boolean> => {
     const quick = quickVerdict(rec, key, st, () => rules.allowed(rel));
@@ -154,7 +157,7 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
     const d = contentOf(rec, rel, abs, st, key);
     return typeof d === 'boolean' ? modified(d) : d.then(modified);
   };
-  journal?.into({ seen, changes, ignoredDirs, dotGitThen });
+  journal?.into(state);
   await (watch === null ? walk : (r: string, v: Visit, u: OnUnreadable, d?: number) => walkWatched(r, watch, v, u, d, journal))(
     root,
     (e) => {
@@ -162,8 +165,7 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
       const under = ignoredDirs.has(e.parent);
       if (e.name === '.git') {
         const then = dotGitThen.get(e.rel);
-        dotGitThen.delete(e.rel);
-        journal?.op({ dotGit: e.rel });
+        effect({ dotGit: e.rel });
         if (then === undefined && !under) change({ path: e.rel, change: 'created', undo: 'delete' });
         else if (then !== undefined && then !== `${typeOf(e.st)}:${pointerDigest(e.abs, e.st)}`) change({ path: e.rel, change: 'modified', undo: 'rewrite' });
         return false;
@@ -171,8 +173,7 @@ export async function compareTree(root: string, files: FileRecord[], dotGit: Dot
       if (e.st.isDirectory()) {
         if (under || rules.ignore?.ignores(e.rel, true)) {
           if (!recordedDirs.has(e.rel)) return false;
-          ignoredDirs.add(e.rel);
-          journal?.op({ ignored: e.rel });
+          effect({ ignored: e.rel });
         }
         return true;
       }

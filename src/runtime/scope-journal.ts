@@ -10,8 +10,15 @@ export interface CompareState {
   dotGitThen: Map<string, string>;
 }
 
-/** What a folder's own entries did, in order; its subfolders' nodes follow them in walk order. */
-type Op = { change: Change } | { ignored: string } | { dotGit: string };
+/** One effect of a visit on {@link CompareState} (besides marking a record seen): a change found, a folder ignored, a `.git` met. */
+export type Op = { change: Change } | { ignored: string } | { dotGit: string };
+
+/** Does `op` to `s`: the one place each effect is defined, for visits and replays alike. */
+export function applyOp(op: Op, s: CompareState): void {
+  if ('change' in op) s.changes.push(op.change);
+  else if ('ignored' in op) s.ignoredDirs.add(op.ignored);
+  else s.dotGitThen.delete(op.dotGit);
+}
 
 interface FolderNode {
   rel: string;
@@ -75,7 +82,7 @@ export class CompareJournal {
     this.current?.seen.push(i);
   }
 
-  /** Records an effect of the current folder's visits (already applied by the caller). */
+  /** Records an effect of the current folder's visits (already applied by the caller with {@link applyOp}). */
   op(op: Op): void {
     this.current?.ops.push(op);
   }
@@ -87,11 +94,7 @@ export class CompareJournal {
 
   private apply(node: FolderNode, s: CompareState): void {
     for (const i of node.seen) s.seen[i] = 1;
-    for (const op of node.ops) {
-      if ('change' in op) s.changes.push(op.change);
-      else if ('ignored' in op) s.ignoredDirs.add(op.ignored);
-      else s.dotGitThen.delete(op.dotGit);
-    }
+    for (const op of node.ops) applyOp(op, s);
     for (const kid of node.kids) {
       this.nodes.set(kid.rel, kid);
       this.apply(kid, s);
