@@ -72,8 +72,6 @@ export class WorktreeWatch {
   private watchedDirs = new Set<string>();
   /** The root's device: an entry on another one (a mount inside the worktree) is never trusted to the watch. */
   private dev: bigint | null = null;
-  /** Watches this one holds, counted in {@link watchesHeld}. */
-  private held = 0;
   private listings = new Map<string, WalkEntry[]>();
   /** True from a reset until the walk after it ends. */
   private full = true;
@@ -192,7 +190,6 @@ export class WorktreeWatch {
     const w = this.byWd.get(wd);
     if (w === undefined) {
       this.byWd.set(wd, { rels: [rel], dir });
-      this.held++;
       if (!takeWatch()) return this.close(); // past its share of the user's watches: full walks from now on
     } else {
       if (!w.rels.includes(rel)) w.rels.push(rel);
@@ -232,7 +229,6 @@ export class WorktreeWatch {
       // The inode is gone or its watch was dropped: what it covered is read again.
       this.byWd.delete(wd);
       this.opens.delete(wd);
-      this.held--;
       giveBackWatches(1);
       for (const rel of w.rels) this.lost(rel, w.dir);
       return;
@@ -275,7 +271,6 @@ export class WorktreeWatch {
   /** A new descriptor with no watches, no listings: the next walk reads everything. */
   private reset(): void {
     this.closeFd();
-    this.byWd = new Map();
     this.opens = new Map();
     this.dirty = new Set();
     this.relist = new Set();
@@ -301,8 +296,8 @@ export class WorktreeWatch {
   private closeFd(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
-    giveBackWatches(this.held);
-    this.held = 0;
+    giveBackWatches(this.byWd.size); // every watch it holds, one per wd
+    this.byWd = new Map();
   }
 }
 
