@@ -1,6 +1,7 @@
 // Which filesystems this kernel sees every change of: the ones whose timestamps come from its
-// own clock and whose writes all pass through it (so inotify names them).
-import { statfsSync } from 'node:fs';
+// own clock and whose writes all pass through it (so inotify names them), and what is mounted
+// around a path (a mount raises no inotify event).
+import { readFileSync, statfsSync } from 'node:fs';
 
 /**
  * Filesystem types (statfs `f_type`): ext2/3/4, xfs, btrfs, tmpfs, overlayfs, zfs, f2fs,
@@ -16,4 +17,28 @@ export function localFs(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The lines of this process's mount table (`/proc/self/mountinfo`) for mounts at, under or
+ * above the real path `real`: a mount there changes what a path under it names, and raises no
+ * inotify event. '' when the table cannot be read (then only events count).
+ * @example mountsAround('/src/app') !== before  // something was mounted or unmounted there
+ */
+export function mountsAround(real: string): string {
+  let table: string;
+  try {
+    table = readFileSync('/proc/self/mountinfo', 'latin1');
+  } catch {
+    return '';
+  }
+  // Mount points are written with space, tab, newline and backslash as octal escapes.
+  const at = real.replace(/[\\ \t\n]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+  return table
+    .split('\n')
+    .filter((line) => {
+      const point = line.split(' ', 5)[4];
+      return point !== undefined && (point === at || point.startsWith(`${at}/`) || point === '/' || at.startsWith(`${point}/`));
+    })
+    .join('\n');
 }

@@ -1,6 +1,6 @@
 // What changed in a worktree since the last Stop, read from Linux inotify by a long-lived host,
 // so that its Stop lstats only the entries the kernel named instead of every entry (scope-walk-watched.ts).
-import { closeSync, lstatSync, readSync } from 'node:fs';
+import { closeSync, lstatSync, readSync, realpathSync } from 'node:fs';
 import {
   ATTRIB,
   CLOSE_NOWRITE,
@@ -22,7 +22,7 @@ import {
   takeWatch,
   type Inotify,
 } from './inotify.js';
-import { localFs } from './local-fs.js';
+import { localFs, mountsAround } from './local-fs.js';
 import { openFiles } from './proc-open-files.js';
 import type { FsPath } from './scope-hash.js';
 import { nameOf, type WalkEntry } from './scope-walk.js';
@@ -72,6 +72,9 @@ export class WorktreeWatch {
   private watchedDirs = new Set<string>();
   /** The root's device: an entry on another one (a mount inside the worktree) is never trusted to the watch. */
   private dev: bigint | null = null;
+  /** The root's real path, and the mounts around it at the last reset: a mount since raises no event, so a change there is a reset. */
+  private real = '';
+  private mounts = '';
   private listings = new Map<string, WalkEntry[]>();
   /** True from a reset until the walk after it ends. */
   private full = true;
@@ -95,6 +98,7 @@ export class WorktreeWatch {
   begin(): WalkPlan | null {
     if (this.disabled) return null;
     this.drain();
+    if (this.fd >= 0 && mountsAround(this.real) !== this.mounts) this.broken = true;
     if (this.fd < 0 || this.broken) this.reset();
     if (this.disabled) return null;
     const plan = { dirty: this.dirty, relist: this.relist, full: this.full };
@@ -283,6 +287,8 @@ export class WorktreeWatch {
     if (!localFs(this.root)) return this.close();
     try {
       this.dev = lstatSync(this.root, { bigint: true }).dev;
+      this.real = realpathSync(this.root);
+      this.mounts = mountsAround(this.real);
     } catch {
       return this.close();
     }

@@ -1,7 +1,7 @@
 // The worktree watch (inotify): a warm check that reads only what the kernel named finds every
 // change an agent can make exactly as a check from scratch does, including the ones that raise
 // no event in the worktree's folders (a hard link from outside, a shared writable mapping).
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { chmodSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -173,6 +173,25 @@ describe.skipIf(inotify === null)('the worktree watch', () => {
     }
   });
 
+  it.skipIf(!canBindMount())('walks everything again after a mount appears over a folder or goes away, which raises no event', async () => {
+    const w = await watched();
+    const over = tempDir();
+    writeFileSync(join(over, 'f0.ts'), 'mounted\n');
+    execFileSync('mount', ['--bind', over, join(w.root, 'lib/m1')]);
+    let mounted = true;
+    try {
+      const during = await afterChange(w, () => {});
+      expect(during).toContain('modified lib/m1/f0.ts checkout');
+      expect(during).toContain('deleted lib/m1/f1.ts checkout');
+      execFileSync('umount', [join(w.root, 'lib/m1')]);
+      mounted = false;
+      expect(await w.check()).toEqual(show(await changedSince(w.root, w.b, { allow: ALLOW })));
+      expect(await w.check()).toEqual([]);
+    } finally {
+      if (mounted) execFileSync('umount', [join(w.root, 'lib/m1')]);
+    }
+  });
+
   it('walks everything again after the kernel queue overflowed, and still finds every change', async () => {
     const w = await watched();
     const busy = join(w.root, 'src/m0/f0.ts');
@@ -250,6 +269,19 @@ describe.skipIf(inotify === null)('the worktree watch', () => {
     }
   });
 });
+
+/** Whether this process may bind-mount (root with CAP_SYS_ADMIN in its mount namespace). */
+function canBindMount(): boolean {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'a'));
+  try {
+    execFileSync('mount', ['--bind', dir, join(dir, 'a')], { stdio: 'ignore' });
+    execFileSync('umount', [join(dir, 'a')], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * A python3 process that opens `file` read-write (or read-only, `rb`) and maps it shared and
