@@ -73,6 +73,38 @@ export function subtreeLevel(start: number, end: number): number {
 }
 
 /**
+ * The complete subtrees, each aligned on its size, that leaves [first, end) split into from
+ * left to right, as their levels; a subtree never crosses one of `cuts` (ascending; those outside
+ * the range are skipped), so each cut inside the range is the end of one. Pushed in order with {@link CompactRange.pushSubtree},
+ * they grow a tree of `first` leaves to `end`.
+ * @example alignedPieces(4, 16, [10]) // [2, 1, 1, 2]: [4, 8), [8, 10), [10, 12), [12, 16)
+ */
+export function alignedPieces(first: number, end: number, cuts: readonly number[] = []): number[] {
+  if (!Number.isSafeInteger(first) || !Number.isSafeInteger(end) || first < 0) throw new RangeError(`alignedPieces: [${first}, ${end}) is not a range of leaf indices`);
+  const levels: number[] = [];
+  // The first cut past `first`, by bisection: a log's cuts may be many.
+  let c = 0;
+  for (let hi = cuts.length; c < hi;) {
+    const mid = (c + hi) >>> 1;
+    if (cuts[mid]! <= first) c = mid + 1;
+    else hi = mid;
+  }
+  for (let at = first; at < end;) {
+    while (c < cuts.length && cuts[c]! <= at) c++;
+    const stop = c < cuts.length && cuts[c]! < end ? cuts[c]! : end;
+    let width = 1;
+    let level = 0;
+    while (at % (width * 2) === 0 && at + width * 2 <= stop) {
+      width *= 2;
+      level++;
+    }
+    levels.push(level);
+    at += width;
+  }
+  return levels;
+}
+
+/**
  * MTH(D[n]) by the RFC's recursive definition; the reference for small trees and tests.
  * @example rootFromLeaves([leafHash('a'), leafHash('b')])
  */

@@ -32,14 +32,6 @@ export class ProofRecorder {
     }
   }
 
-  /** Leaf positions inside which the proofs need a node below `level`, or a range ending there: a subtree pushed whole would hide them. */
-  positionsBelow(level: number): number[] {
-    const out: number[] = [];
-    for (const key of this.nodes.keys()) if (key % LEVELS < level) out.push(Math.floor(key / LEVELS));
-    for (const end of this.edges.keys()) out.push(end - 1);
-    return out;
-  }
-
   /** Pass to the CompactRange constructor. */
   readonly onNode = (node: RangeNode): void => {
     if (this.nodes.size === 0) return;

@@ -73,7 +73,6 @@ export interface AppendInput<T extends AuditEventType = AuditEventType> {
 const EVENT_KEYS = ['actor', 'data', 'hash', 'prev_hash', 'seq', 'session_id', 'time', 'type'];
 const ORIGIN_KEYS = ['event_hash', 'host', 'machine', 'prev_hash', 'project', 'seq'];
 const MACHINE_PATTERN = /^m-[0-9a-f]{16}$/;
-const HEX64 = /^[0-9a-f]{64}$/;
 // A host name or project key: printable, no quote or backslash, so the line stays plain to read and compare.
 const ORIGIN_NAME = /^[A-Za-z0-9._@:+-]{1,255}$/;
 
@@ -86,8 +85,11 @@ function originProblem(value: unknown): string | null {
   if (typeof o.host !== 'string' || !ORIGIN_NAME.test(o.host)) return 'origin.host is not a host name';
   if (typeof o.project !== 'string' || !ORIGIN_NAME.test(o.project)) return 'origin.project is not a project key';
   if (!Number.isSafeInteger(o.seq) || (o.seq as number) < 0) return 'origin.seq is not a non-negative integer';
-  if (typeof o.prev_hash !== 'string' || !HEX64.test(o.prev_hash)) return 'origin.prev_hash is not 64 hex digits';
-  if (typeof o.event_hash !== 'string' || !HEX64.test(o.event_hash)) return 'origin.event_hash is not 64 hex digits';
+  // Length only, as for the event's own hashes (see inspectEvent): the team verify recomputes
+  // event_hash from the line and links each prev_hash to the event_hash before it, so both are
+  // hex wherever it passes. The writer copies both from a local event it has just verified.
+  if (typeof o.prev_hash !== 'string' || o.prev_hash.length !== 64) return 'origin.prev_hash is not 64 hex digits';
+  if (typeof o.event_hash !== 'string' || o.event_hash.length !== 64) return 'origin.event_hash is not 64 hex digits';
   return null;
 }
 

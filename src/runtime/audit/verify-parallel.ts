@@ -1,6 +1,6 @@
 // The audit verify on several cores: worker threads check ranges of the log (each line's
-// form, hash and chain link, and its leaf hash) while this thread joins them in order and
-// grows the Merkle tree. Any problem at all, and the log is verified serially instead, so a
+// form, hash and chain link, and the roots of the whole subtrees its leaves make) while this
+// thread joins them in order and grows the Merkle tree from those roots. Any problem at all, and the log is verified serially instead, so a
 // damaged log gets exactly the serial report (the same first bad seq and message).
 import type { KeyObject } from 'node:crypto';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
@@ -22,12 +22,14 @@ import { runInOrder } from './worker-pool.js';
 const PARALLEL_MIN_BYTES = 64 << 20;
 
 /**
- * Lines per range a worker checks (~2 MB of typical events): a whole subtree, so that a worker
- * returns its root and this thread hashes only the few nodes above. Big enough that messages
- * cost nothing, small enough to spread the work.
+ * Bytes per range a worker checks (~4,500 typical events). It answers with the few complete
+ * subtrees its lines make, so this thread hashes only the nodes above them. Big enough that
+ * messages cost nothing, small enough to spread the work.
  */
-const RANGE_LEVEL = 12;
-export const RANGE_LINES = 2 ** RANGE_LEVEL;
+const RANGE_BYTES = 2 << 20;
+
+/** Rows per page of the team verify: a whole subtree, so that each page is one root. */
+export const RANGE_LINES = 2 ** 12;
 
 /** Most worker threads used, whatever the core count: past this, the joining thread is the limit. */
 const MAX_THREADS = 16;
@@ -52,46 +54,55 @@ export function verifyThreads(bytes: number, threads = Math.min(availableParalle
   return bytes < minBytes ? 1 : Math.max(1, threads);
 }
 
-/** Ranges inside which a checkpoint's tree ends or a proof needs a node: their leaves are needed one by one. */
-export function leafwiseRanges(plan: VerifyPlan): Set<number> {
-  const leafwise = new Set([...plan.wanted].map((s) => Math.floor((s - 1) / RANGE_LINES)));
-  for (const at of plan.recorder.positionsBelow(RANGE_LEVEL + 1)) leafwise.add(Math.floor(at / RANGE_LINES));
-  return leafwise;
+/**
+ * The tree sizes the join must reach exactly, ascending: each checkpoint's size. That is enough
+ * for the consistency proofs too. Every node a proof from m to n needs is a complete subtree
+ * inside [0, m) or [m, n), or a range that ends at n. A subtree pushed whole that held such a
+ * node inside it would have to cross m.
+ */
+export function cutPoints(plan: VerifyPlan): number[] {
+  return [...plan.wanted].sort((a, b) => a - b);
+}
+
+/** The cuts inside each range [first, end), asked for in ascending order. */
+export function cutsWithin(cuts: readonly number[]): (first: number, end: number) => number[] {
+  let i = 0;
+  return (first, end) => {
+    while (i < cuts.length && cuts[i]! <= first) i++;
+    const out: number[] = [];
+    for (let j = i; j < cuts.length && cuts[j]! < end; j++) out.push(cuts[j]!);
+    return out;
+  };
 }
 
 /**
- * Splits the log into ranges of RANGE_LINES lines (the last one shorter, to the file's end);
- * `leafwise(k)` says whether range k's leaf hashes are needed one by one.
+ * The log cut into ranges of about RANGE_BYTES, each ending just past a newline (the last at the
+ * file's end), found as the workers ask for them: this thread reads only a little past each cut,
+ * never the whole log, so it is not what limits a verify on many cores.
  */
-function splitAtLines(file: string, size: number, leafwise: (k: number) => boolean): RangeTask[] {
-  const tasks: RangeTask[] = [];
-  const chunk = Buffer.allocUnsafe(1 << 20);
+function* splitAtBytes(file: string, size: number): Generator<RangeTask> {
+  const window = Buffer.allocUnsafe(64 << 10);
   const fd = openSync(file, 'r');
-  let start = 0;
-  let lines = 0;
-  const cut = (end: number, count: number): void => {
-    const k = tasks.length;
-    const leaves = leafwise(k) || count !== RANGE_LINES;
-    tasks.push({ file, start, end, leaves, subtreeLeaves: leaves ? 0 : RANGE_LINES });
-    start = end;
-  };
   try {
-    for (let pos = 0; pos < size;) {
-      const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - pos), pos);
+    let start = 0;
+    for (let pos = RANGE_BYTES; pos < size;) {
+      const n = readSync(fd, window, 0, Math.min(window.length, size - pos), pos);
       if (n === 0) break;
-      for (let nl = chunk.indexOf(0x0a); nl !== -1 && nl < n; nl = chunk.indexOf(0x0a, nl + 1)) {
-        if (++lines === RANGE_LINES) {
-          cut(pos + nl + 1, RANGE_LINES);
-          lines = 0;
-        }
+      const nl = window.subarray(0, n).indexOf(0x0a);
+      if (nl === -1) {
+        // A long line: look further.
+        pos += n;
+        continue;
       }
-      pos += n;
+      yield { file, start, end: pos + nl + 1 };
+      start = pos + nl + 1;
+      pos = start + RANGE_BYTES;
     }
+    // A torn last line goes with the range before it, which then fails: the serial verify reports it.
+    if (start < size) yield { file, start, end: size };
   } finally {
     closeSync(fd);
   }
-  if (start < size) cut(size, -1);
-  return tasks;
 }
 
 /** Joins the ranges' results in log order into what the serial scan would have found; `broken` on any problem. */
@@ -109,26 +120,16 @@ export class Joiner {
 
   add(r: RangeOk | RangeBad): void {
     if (this.broken) return;
-    const at = this.range.size;
-    if (!r.ok || r.firstSeq !== at || r.firstPrev !== this.lastHash) {
+    if (!r.ok || r.firstSeq !== this.range.size || r.firstPrev !== this.lastHash) {
       this.broken = true;
       return;
     }
-    if (r.subtree !== null) {
-      // A whole subtree: no rotation inside it needs learning one leaf at a time (no checkpoint or proof ends inside it).
-      for (const rot of r.rotations) learnRotation(rot.data, at + rot.index, this.plan.keys, this.findings);
-      this.range.pushSubtree(RANGE_LEVEL, new Uint8Array(r.subtree));
-      this.plan.recorder.atSize(this.range);
-      if (this.plan.wanted.has(this.range.size)) this.rootAt.set(this.range.size, this.range.root());
-      this.lastHash = r.lastHash;
-      return;
-    }
-    const leaves = new Uint8Array(r.leaves);
-    let next = 0;
-    for (let i = 0; i < r.count; i++) {
-      // Learnt where the serial scan learns it: before the rotation's own leaf.
-      if (next < r.rotations.length && r.rotations[next]!.index === i) learnRotation(r.rotations[next++]!.data, at + i, this.plan.keys, this.findings);
-      this.range.push(leaves.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE));
+    // No checkpoint or proof ends inside a piece (cutPoints), so learning the range's rotations
+    // before its pieces is learning each where the serial scan does: before any size past it.
+    for (const rot of r.rotations) learnRotation(rot.data, r.firstSeq + rot.index, this.plan.keys, this.findings);
+    const pieces = new Uint8Array(r.pieces);
+    for (let i = 0; i < r.levels.length; i++) {
+      this.range.pushSubtree(r.levels[i]!, pieces.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE));
       this.plan.recorder.atSize(this.range);
       if (this.plan.wanted.has(this.range.size)) this.rootAt.set(this.range.size, this.range.root());
     }
@@ -157,21 +158,25 @@ export async function verifyAuditParallel(auditDir: string, trustedKeys: KeyObje
   const threads = verifyThreads(size, opts.threads, opts.minBytes);
   if (threads < 2 || !existsSync(workerFile)) return verifyAudit(auditDir, trustedKeys);
   const plan = planVerify(auditDir, trustedKeys);
+  const scan = await scanLogParallel(logFile, size, plan, threads, workerFile);
+  // Anything wrong (or a log that changed while it was read): the serial verify finds and names it.
+  return scan === null ? verifyAudit(auditDir, trustedKeys) : finishVerify(plan, scan);
+}
+
+/** Scans the first `size` bytes of the log on `threads` workers: what the serial scan finds on a clean log, or null when anything is wrong. */
+export async function scanLogParallel(logFile: string, size: number, plan: VerifyPlan, threads: number, workerFile: string): Promise<LogScan | null> {
   const joiner = new Joiner(plan);
-  const leafwise = leafwiseRanges(plan);
   try {
-    const tasks = splitAtLines(logFile, size, (k) => leafwise.has(k));
     await runInOrder(
       workerFile,
       threads,
-      tasks,
+      splitAtBytes(logFile, size),
       (r: RangeOk | RangeBad) => joiner.add(r),
       () => joiner.broken,
+      { cuts: cutPoints(plan) },
     );
   } catch {
-    joiner.broken = true;
+    return null;
   }
-  // Anything wrong (or a log that changed while it was read): the serial verify finds and names it.
-  if (joiner.broken) return verifyAudit(auditDir, trustedKeys);
-  return finishVerify(plan, joiner.scan());
+  return joiner.broken ? null : joiner.scan();
 }

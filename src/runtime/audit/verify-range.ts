@@ -1,21 +1,24 @@
 // One range of the log, checked on its own (in a worker thread): every line's form, hash and
-// chain link within the range, and its Merkle leaf hash. The joins between ranges are the caller's.
+// chain link within the range, and the roots of the aligned subtrees its leaves make. The joins
+// between ranges are the caller's.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { CompactRange, HASH_SIZE, leafHash } from '../../core/crypto/merkle.js';
+import { alignedPieces, CompactRange, HASH_SIZE } from '../../core/crypto/merkle.js';
 import type { AuditEventDataMap } from './events.js';
 import type { AuditEvent } from './record.js';
 import { lineProblem, parseObject } from './verify-line.js';
 
-/** What a range's Merkle work is. */
+/**
+ * What a range's Merkle work is. Its subtrees are aligned on the leaf index its first line's seq
+ * names: the caller joins the range only where that is the tree's size, so a wrong seq costs
+ * nothing but the join.
+ */
 export interface RangeShape {
-  /** Whether the caller needs every leaf hash; otherwise it takes the range's subtree root when the range is a whole subtree. */
-  leaves: boolean;
-  /** The range's lines when it is a whole subtree of 2^level leaves; else 0. */
-  subtreeLeaves: number;
+  /** Tree sizes the caller must reach exactly (ascending; any outside the range are skipped): no subtree returned crosses one. */
+  cuts: readonly number[];
 }
 
 /** Bytes [start, end) of the log; `end` is just past a newline, or the file's end. */
-export interface RangeTask extends RangeShape {
+export interface RangeTask {
   file: string;
   start: number;
   end: number;
@@ -30,10 +33,10 @@ export interface RangeOk {
   firstPrev: string;
   /** hash of its last line: the join with the range after. */
   lastHash: string;
-  /** The lines' Merkle leaf hashes, HASH_SIZE bytes each, in order (empty when only the subtree was asked for). */
-  leaves: ArrayBuffer;
-  /** MTH of the range's leaves, when it was asked to be a whole subtree and is one. */
-  subtree: ArrayBuffer | null;
+  /** The levels of the aligned subtrees the range's leaves make ({@link alignedPieces}), in order. */
+  levels: number[];
+  /** Their roots, HASH_SIZE bytes each, in the same order. */
+  pieces: ArrayBuffer;
   /** Key rotations, by index in the range: the caller learns them in log order. */
   rotations: { index: number; data: AuditEventDataMap['key_rotated'] }[];
 }
@@ -44,7 +47,7 @@ export interface RangeBad {
 }
 
 /** Checks one range of the log file; anything but a clean range is {ok: false}. */
-export function verifyRange(task: RangeTask): RangeOk | RangeBad {
+export function verifyRange(task: RangeTask, shape: RangeShape): RangeOk | RangeBad {
   const buf = Buffer.allocUnsafe(task.end - task.start);
   const fd = openSync(task.file, 'r');
   try {
@@ -60,7 +63,7 @@ export function verifyRange(task: RangeTask): RangeOk | RangeBad {
   if (buf.length === 0 || buf[buf.length - 1] !== 0x0a) return { ok: false };
   const text = buf.toString('utf8', 0, buf.length - 1);
   if (text.includes('\uFFFD')) return { ok: false };
-  return checkLines(text.split('\n'), task);
+  return checkLines(text.split('\n'), shape);
 }
 
 /**
@@ -68,8 +71,12 @@ export function verifyRange(task: RangeTask): RangeOk | RangeBad {
  * runs only on a line that passed every other check; anything but a clean range is {ok: false}.
  */
 export function checkLines(lines: readonly string[], shape: RangeShape, extra?: (e: AuditEvent, line: string, i: number) => boolean): RangeOk | RangeBad {
-  const leaves = new Uint8Array(shape.leaves ? lines.length * HASH_SIZE : 0);
-  const whole = shape.subtreeLeaves === lines.length ? new CompactRange() : null;
+  if (lines.length === 0) return { ok: false };
+  let levels: number[] = [];
+  let pieces = new Uint8Array(0);
+  let piece = 0;
+  let tree = new CompactRange();
+  let pieceEnd = 0;
   const rotations: RangeOk['rotations'] = [];
   let firstSeq = -1;
   let firstPrev = '';
@@ -79,20 +86,26 @@ export function checkLines(lines: readonly string[], shape: RangeShape, extra?: 
     const line = lines[i]!;
     const e = parseObject(line);
     if (i === 0) {
-      if (e === null || !Number.isSafeInteger(e.seq) || typeof e.prev_hash !== 'string') return { ok: false };
+      // A seq no join could take (past any tree this range could extend) is refused before its subtrees are planned.
+      if (e === null || !Number.isSafeInteger(e.seq) || (e.seq as number) < 0 || (e.seq as number) > Number.MAX_SAFE_INTEGER - lines.length || typeof e.prev_hash !== 'string') return { ok: false };
       firstSeq = e.seq as number;
       firstPrev = e.prev_hash;
       prevSeq = firstSeq - 1;
+      levels = alignedPieces(firstSeq, firstSeq + lines.length, shape.cuts);
+      pieces = new Uint8Array(levels.length * HASH_SIZE);
+      pieceEnd = 2 ** levels[0]!;
     }
     if (lineProblem(e, line, null, prevSeq, prevHash) !== null) return { ok: false };
     if (extra !== undefined && extra(e as unknown as AuditEvent, line, i)) return { ok: false };
     prevSeq = e!.seq as number;
     prevHash = e!.hash as string;
     if (e!.type === 'key_rotated') rotations.push({ index: i, data: e!.data as AuditEventDataMap['key_rotated'] });
-    if (shape.leaves) leaves.set(leafHash(line), i * HASH_SIZE);
-    else whole?.pushData(line);
+    tree.pushData(line);
+    if (i + 1 === pieceEnd) {
+      pieces.set(tree.root(), piece * HASH_SIZE);
+      tree = new CompactRange();
+      if (++piece < levels.length) pieceEnd += 2 ** levels[piece]!;
+    }
   }
-  const subtree = whole === null || shape.leaves ? null : new Uint8Array(whole.root()).buffer;
-  if (!shape.leaves && subtree === null) return { ok: false };
-  return { ok: true, count: lines.length, firstSeq, firstPrev, lastHash: prevHash!, leaves: leaves.buffer, subtree, rotations };
+  return { ok: true, count: lines.length, firstSeq, firstPrev, lastHash: prevHash!, levels, pieces: pieces.buffer, rotations };
 }

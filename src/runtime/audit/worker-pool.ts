@@ -3,14 +3,28 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
 
 /**
- * Sends each task from `tasks` to one of at most `threads` workers running `workerFile` (one task
- * per worker at a time, so at most `threads` are unanswered) and hands the answers to `onResult`
- * in task order. Stops taking tasks once `stopped()` says so; rejects when a worker fails.
+ * Tasks sent ahead to each worker: it starts the next as soon as it has answered one, without
+ * waiting for this thread to take the answer and send another.
+ */
+const DEPTH = 2;
+
+/**
+ * Sends each task from `tasks` to one of at most `threads` workers running `workerFile` (at most
+ * {@link DEPTH} unanswered per worker) and hands the answers to `onResult` in task order. Stops
+ * taking tasks once `stopped()` says so; rejects when a worker fails. `workerData` goes to every
+ * worker once, at its start.
  * @example await runInOrder(file, 2, ranges, (r) => joiner.add(r), () => joiner.broken)
  */
-export async function runInOrder<T, R>(workerFile: string, threads: number, tasks: Iterable<T> | AsyncIterable<T>, onResult: (r: R) => void, stopped: () => boolean): Promise<void> {
-  const workers: Worker[] = [];
-  const idle: Worker[] = [];
+export async function runInOrder<T, R>(
+  workerFile: string,
+  threads: number,
+  tasks: Iterable<T> | AsyncIterable<T>,
+  onResult: (r: R) => void,
+  stopped: () => boolean,
+  workerData?: unknown,
+): Promise<void> {
+  // Each worker's unanswered tasks, by index, in the order it answers them.
+  const queues = new Map<Worker, number[]>();
   const results = new Map<number, R>();
   let sent = 0;
   let joined = 0;
@@ -26,8 +40,24 @@ export async function runInOrder<T, R>(workerFile: string, threads: number, task
     while (failure === null && !ready()) await new Promise<void>((resolve) => (wake = resolve));
     if (failure !== null) throw failure;
   };
+  /** The worker with the fewest unanswered tasks, if one can take another. */
+  const pick = (): Worker | undefined => {
+    let best: Worker | undefined;
+    for (const [w, q] of queues) if (q.length < DEPTH && (best === undefined || q.length < queues.get(best)!.length)) best = w;
+    return best;
+  };
   const start = (): void => {
-    const w = new Worker(workerFile);
+    const w = new Worker(workerFile, { workerData });
+    const queue: number[] = [];
+    w.on('message', (r: R) => {
+      results.set(queue.shift()!, r);
+      while (results.has(joined)) {
+        const next = results.get(joined)!;
+        results.delete(joined++);
+        onResult(next);
+      }
+      notify();
+    });
     w.on('error', (err) => {
       failure ??= err;
       notify();
@@ -37,33 +67,24 @@ export async function runInOrder<T, R>(workerFile: string, threads: number, task
       failure ??= new Error(`audit verify worker exited with code ${code}`);
       notify();
     });
-    workers.push(w);
-    idle.push(w);
+    queues.set(w, queue);
   };
   try {
     for await (const task of tasks) {
       if (stopped()) break;
-      if (idle.length === 0 && workers.length < threads) start();
-      await until(() => idle.length > 0 || stopped());
+      // A new worker while every one is busy: spread the work before queueing it.
+      const free = pick();
+      if (queues.size < threads && (free === undefined || queues.get(free)!.length > 0)) start();
+      await until(() => pick() !== undefined || stopped());
       if (stopped()) break;
-      const w = idle.pop()!;
-      const index = sent++;
-      w.once('message', (r: R) => {
-        results.set(index, r);
-        idle.push(w);
-        while (results.has(joined)) {
-          const next = results.get(joined)!;
-          results.delete(joined++);
-          onResult(next);
-        }
-        notify();
-      });
+      const w = pick()!;
+      queues.get(w)!.push(sent++);
       w.postMessage(task);
     }
     await until(() => joined === sent || stopped());
   } finally {
     done = true;
-    await Promise.all(workers.map((w) => w.terminate()));
+    await Promise.all([...queues.keys()].map((w) => w.terminate()));
   }
 }
 
@@ -71,7 +92,7 @@ export async function runInOrder<T, R>(workerFile: string, threads: number, task
  * The worker side of {@link runInOrder} for a range check: answers each task with `check`'s result
  * (its buffers transferred), or {ok: false} when it throws, so that the caller verifies serially.
  */
-export function answerRanges<T>(port: MessagePort | null, check: (task: T) => { ok: false } | { ok: true; leaves: ArrayBuffer; subtree: ArrayBuffer | null }): void {
+export function answerRanges<T>(port: MessagePort | null, check: (task: T) => { ok: false } | { ok: true; pieces: ArrayBuffer }): void {
   port?.on('message', (task: T) => {
     let result;
     try {
@@ -79,6 +100,6 @@ export function answerRanges<T>(port: MessagePort | null, check: (task: T) => { 
     } catch {
       result = { ok: false as const };
     }
-    port.postMessage(result, result.ok ? [result.leaves, ...(result.subtree ? [result.subtree] : [])] : []);
+    port.postMessage(result, result.ok ? [result.pieces] : []);
   });
 }

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { PoolClient } from 'pg';
 import { GENESIS_HASH } from '../audit/record.js';
-import { Joiner, leafwiseRanges, RANGE_LINES } from '../audit/verify-parallel.js';
+import { cutPoints, cutsWithin, Joiner, RANGE_LINES } from '../audit/verify-parallel.js';
 import type { LogScan, VerifyPlan } from '../audit/verify.js';
 import { runInOrder } from '../audit/worker-pool.js';
 import { COLUMNS_SQL, type TeamRangeResult, type TeamRangeTask } from './pg-audit-range.js';
@@ -69,7 +69,7 @@ class TeamJoiner {
 
 /** The pages as worker tasks; a seq column that is not the row's position ends them (`broken`). */
 async function* pageTasks(c: PoolClient, plan: VerifyPlan, broken: () => void): AsyncGenerator<TeamRangeTask> {
-  const leafwise = leafwiseRanges(plan);
+  const cuts = cutsWithin(cutPoints(plan));
   let at = 0;
   for await (const rows of eventPages<[string, string | null, string]>(c, `seq, line, ${COLUMNS_SQL}`, RANGE_LINES)) {
     if (rows.length === 0) return;
@@ -80,9 +80,8 @@ async function* pageTasks(c: PoolClient, plan: VerifyPlan, broken: () => void): 
         return;
       }
     }
-    const leaves = leafwise.has(at / RANGE_LINES) || rows.length !== RANGE_LINES;
     // A missing line joins as an empty one, which no check passes.
-    yield { lines: rows.map((r) => r[1]).join('\n'), columns: rows.map((r) => r[2]).join('\n'), count: rows.length, leaves, subtreeLeaves: leaves ? 0 : RANGE_LINES };
+    yield { lines: rows.map((r) => r[1]).join('\n'), columns: rows.map((r) => r[2]).join('\n'), count: rows.length, cuts: cuts(at, at + rows.length) };
     at += rows.length;
   }
 }

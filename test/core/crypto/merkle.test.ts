@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CompactRange, consistencyProof, emptyRoot, inclusionProof, leafHash, nodeHash, rootFromLeaves, verifyConsistency, verifyInclusion } from '../../../src/core/crypto/merkle.js';
+import { alignedPieces, CompactRange, consistencyProof, emptyRoot, inclusionProof, leafHash, nodeHash, rootFromLeaves, verifyConsistency, verifyInclusion } from '../../../src/core/crypto/merkle.js';
 
 const hex = (h: string): Buffer => Buffer.from(h, 'hex');
 
@@ -157,6 +157,33 @@ describe('RFC 6962 hashes', () => {
     expect(range.root(4).equals(rootFromLeaves(leafHashes.slice(4, 7)))).toBe(true);
     expect(range.root(6).equals(leafHashes[6]!)).toBe(true);
     expect(() => range.root(5)).toThrow(/not a subtree boundary/);
+  });
+
+  it('splits a range into aligned subtrees that stop at every cut and grow the tree to its root', () => {
+    expect(alignedPieces(4, 16, [10])).toEqual([2, 1, 1, 2]);
+    expect(alignedPieces(0, 4096)).toEqual([12]);
+    expect(alignedPieces(4096, 8192, [5000])).toEqual([9, 8, 7, 3, 3, 4, 5, 6, 10, 11]);
+    const leaves = Array.from({ length: 70 }, (_, i) => leafHash(`e${i}`));
+    for (let trial = 0; trial < 300; trial++) {
+      const first = trial % 37;
+      const end = first + 1 + ((trial * 7) % 33);
+      const cuts = [...new Set(Array.from({ length: trial % 4 }, (_, k) => first + 1 + ((trial * 13 + k * 5) % (end - first))))].sort((a, b) => a - b);
+      const range = new CompactRange();
+      leaves.slice(0, first).forEach((l) => range.push(l));
+      let at = first;
+      for (const level of alignedPieces(first, end, cuts)) {
+        const width = 2 ** level;
+        expect(at % width, `aligned: ${first}..${end} cut ${cuts}`).toBe(0);
+        expect(
+          cuts.some((c) => c > at && c < at + width),
+          `crosses a cut: ${first}..${end} cut ${cuts}`,
+        ).toBe(false);
+        range.pushSubtree(level, rootFromLeaves(leaves.slice(at, at + width)));
+        at += width;
+      }
+      expect(at).toBe(end);
+      expect(range.root().equals(rootFromLeaves(leaves.slice(0, end)))).toBe(true);
+    }
   });
 
   it('grows a compact range to the same roots, one leaf at a time', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CompactRange, consistencyProof, leafHash } from '../../../src/core/crypto/merkle.js';
+import { alignedPieces, CompactRange, consistencyProof, leafHash, rootFromLeaves } from '../../../src/core/crypto/merkle.js';
 import { ProofRecorder } from '../../../src/runtime/audit/proof-recorder.js';
 
 describe('ProofRecorder', () => {
@@ -18,6 +18,41 @@ describe('ProofRecorder', () => {
         recorder.proof(m, n)?.map((h) => h.toString('hex')),
         `${m} → ${n}`,
       ).toEqual(consistencyProof(leaves, m, n).map((h) => Buffer.from(h).toString('hex')));
+    }
+  });
+
+  it("builds the same proofs from whole subtrees that stop only at the proofs' sizes, as the parallel verify joins them", () => {
+    const leaves = Array.from({ length: 40 }, (_, i) => leafHash(`e${i}`));
+    const lists: [number, number][][] = [
+      [
+        [5, 13],
+        [13, 29],
+      ],
+      [
+        [6, 38],
+        [17, 21],
+      ],
+      [
+        [11, 12],
+        [12, 35],
+        [35, 39],
+      ],
+    ];
+    for (let n = 1; n <= 40; n++) for (let m = 1; m < n; m++) lists.push([[m, n]]);
+    for (const pairs of lists) {
+      const recorder = new ProofRecorder(pairs);
+      const range = new CompactRange(recorder.onNode);
+      const cuts = [...new Set(pairs.flat())].sort((a, b) => a - b);
+      for (const level of alignedPieces(0, leaves.length, cuts)) {
+        range.pushSubtree(level, rootFromLeaves(leaves.slice(range.size, range.size + 2 ** level)));
+        recorder.atSize(range);
+      }
+      for (const [m, n] of pairs) {
+        expect(
+          recorder.proof(m, n)?.map((h) => h.toString('hex')),
+          `${m} → ${n}`,
+        ).toEqual(consistencyProof(leaves, m, n).map((h) => Buffer.from(h).toString('hex')));
+      }
     }
   });
 

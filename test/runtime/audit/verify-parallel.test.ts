@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SigningKey } from '../../../src/runtime/keys.js';
 import { AuditLog } from '../../../src/runtime/audit/log.js';
-import { verifyAudit } from '../../../src/runtime/audit/verify.js';
-import { verifyAuditParallel, verifyThreads } from '../../../src/runtime/audit/verify-parallel.js';
+import { finishVerify, planVerify, verifyAudit } from '../../../src/runtime/audit/verify.js';
+import { scanLogParallel, verifyAuditParallel, verifyThreads } from '../../../src/runtime/audit/verify-parallel.js';
 import { gateEvent, tempKey, tempProject } from './helpers.js';
 
 const WORKER = resolve('dist/audit-verify-worker.js');
@@ -48,6 +48,16 @@ describe('parallel audit verify', () => {
     const { serial, parallel } = await both(project.audit);
     expect(serial).toMatchObject({ ok: true, events: EVENTS, checkpoints: 3 });
     expect(parallel).toEqual(serial);
+  });
+
+  it("joins the workers' subtree roots into the serial scan's tree, with checkpoints inside ranges (no fallback)", async () => {
+    // Checkpoints at 5,000, 10,000 and 15,000 end inside ranges of 4,096 lines, and their proofs
+    // need nodes below a range's level: the join must reach each exactly.
+    const file = join(project.audit, 'log.jsonl');
+    const plan = planVerify(project.audit, [key.publicKey]);
+    const scan = await scanLogParallel(file, statSync(file).size, plan, 2, WORKER);
+    expect(scan).not.toBeNull();
+    expect(finishVerify(plan, scan!)).toEqual(verifyAudit(project.audit, [key.publicKey]));
   });
 
   it('agrees on more threads than cores, and on one', async () => {
