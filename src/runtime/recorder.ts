@@ -9,9 +9,10 @@ import type { ChainResult } from '../core/verifier-chain.js';
 import type { Verdict } from '../core/verdict.js';
 import { AuditLog } from './audit/log.js';
 import type { AuditEventDataMap, AuditEventType } from './audit/events.js';
+import type { AppendInput } from './audit/record.js';
 import { sealEvidence } from './evidence/seal.js';
-import type { EvidenceVerdict, EvidenceWhere } from './evidence/statement.js';
-import { loadOrCreateKey } from './keys.js';
+import type { EvidenceVerdict, EvidenceWhere, SealInput } from './evidence/statement.js';
+import { loadOrCreateKey, type SigningKey } from './keys.js';
 import type { ProducerResult } from './producers.js';
 import type { Change } from './scope-baseline.js';
 import { appendSessionLog, SESSION_FILES } from './session-layout.js';
@@ -71,12 +72,27 @@ export function recordEvent<T extends AuditEventType>(policy: SessionRef, type: 
   guarded(policy, type, () => auditLogFor(policy.state_dir).append({ type, actor, session_id: policy.session_id, data }));
 }
 
+/**
+ * Appends a decision's event and seals its evidence in one hold of the log's lock; the decision
+ * is recorded even when its evidence cannot be sealed (the error is then thrown for `guarded`).
+ */
+function appendAndSeal(audit: AuditLog, policy: Policy, decision: AppendInput, input: SealInput): string {
+  let key: SigningKey;
+  try {
+    key = loadOrCreateKey(policy.state_dir);
+  } catch (err) {
+    audit.append(decision);
+    throw err;
+  }
+  return sealEvidence(policy.state_dir, input, key, audit, decision).id;
+}
+
 /** Records a PreToolUse decision; a refused write also gets an evidence bundle. */
 export function recordGateDecision(policy: Policy, event: { tool: string; targets: string[] }, verdict: Verdict, inputDigest: string): string | null {
   if (verdict.decision === 'allow' && !policy.record_allows) return null;
   return guarded(policy, 'gate_decision', () => {
     const audit = auditLogFor(policy.state_dir);
-    audit.append({
+    const decision: AppendInput<'gate_decision'> = {
       type: 'gate_decision',
       actor: HOOK_ACTOR,
       session_id: policy.session_id,
@@ -89,26 +105,24 @@ export function recordGateDecision(policy: Policy, event: { tool: string; target
         input_digest: inputDigest,
         ...(verdict.decision !== 'allow' ? { reason: verdict.reason } : {}),
       },
+    };
+    if (verdict.decision !== 'block' || !verdict.rule.startsWith('write.')) {
+      audit.append(decision);
+      return null;
+    }
+    return appendAndSeal(audit, policy, decision, {
+      where: 'in_session',
+      kind: 'write_refused',
+      verdict: 'refused',
+      decided_by: verdict.rule,
+      reason: verdict.reason,
+      verifiers: [],
+      producers: [],
+      scope: null,
+      policy,
+      write: { tool: event.tool, targets: event.targets, rule: verdict.rule },
+      agent_claim: null,
     });
-    if (verdict.decision !== 'block' || !verdict.rule.startsWith('write.')) return null;
-    return sealEvidence(
-      policy.state_dir,
-      {
-        where: 'in_session',
-        kind: 'write_refused',
-        verdict: 'refused',
-        decided_by: verdict.rule,
-        reason: verdict.reason,
-        verifiers: [],
-        producers: [],
-        scope: null,
-        policy,
-        write: { tool: event.tool, targets: event.targets, rule: verdict.rule },
-        agent_claim: null,
-      },
-      loadOrCreateKey(policy.state_dir),
-      audit,
-    ).id;
   });
 }
 
@@ -143,7 +157,7 @@ export function recordCompletion(
       ...(r.reason !== undefined ? { reason: r.reason } : {}),
       ...(r.summary !== undefined ? { summary: r.summary } : {}),
     }));
-    audit.append({
+    const decision: AppendInput<'completion_verdict'> = {
       type: 'completion_verdict',
       actor: opts.actor ?? HOOK_ACTOR,
       session_id: policy.session_id,
@@ -158,26 +172,21 @@ export function recordCompletion(
         verifiers,
         ...(opts.inputDigest ? { input_digest: opts.inputDigest } : {}),
       },
-    });
+    };
     const claim = parseAgentClaim(opts.lastMessage ?? null);
-    return sealEvidence(
-      policy.state_dir,
-      {
-        where,
-        kind: 'completion_verdict',
-        verdict: completionVerdict(result, opts.unverified ?? false),
-        decided_by: result.decidedBy,
-        reason: result.reason,
-        verifiers,
-        producers: producersOf(result),
-        scope: scopeOf(result),
-        policy,
-        write: null,
-        agent_claim: claim,
-      },
-      loadOrCreateKey(policy.state_dir),
-      audit,
-    ).id;
+    return appendAndSeal(audit, policy, decision, {
+      where,
+      kind: 'completion_verdict',
+      verdict: completionVerdict(result, opts.unverified ?? false),
+      decided_by: result.decidedBy,
+      reason: result.reason,
+      verifiers,
+      producers: producersOf(result),
+      scope: scopeOf(result),
+      policy,
+      write: null,
+      agent_claim: claim,
+    });
   });
 }
 

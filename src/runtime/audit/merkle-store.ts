@@ -29,12 +29,16 @@ function fileSize(path: string): number {
   }
 }
 
-/** Reads nodes, keeping each level's file open for the length of one operation. */
+/** Reads nodes, keeping each level's file open for the length of one operation (or the store's hold). */
 class NodeReader {
   private readonly fds = new Map<number, number>();
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly held: Map<string, number> | null,
+  ) {}
 
   node(level: number, index: number): Buffer {
+    if (this.held !== null) return readRange(heldFd(this.held, this.dir, levelFile(level), false), index * HASH_SIZE, HASH_SIZE);
     let fd = this.fds.get(level);
     if (fd === undefined) {
       fd = openSync(join(this.dir, levelFile(level)), 'r');
@@ -65,13 +69,14 @@ class NodeReader {
   }
 }
 
-function writeAt(path: string, offset: number, data: Uint8Array): void {
-  const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, FILE_MODE);
-  try {
-    writeSync(fd, data, 0, data.length, offset);
-  } finally {
-    closeSync(fd);
+/** The held descriptor of `name`, opened read-write on first use (created only when `create`). */
+function heldFd(held: Map<string, number>, dir: string, name: string, create: boolean): number {
+  let fd = held.get(name);
+  if (fd === undefined) {
+    fd = openSync(join(dir, name), constants.O_RDWR | (create ? constants.O_CREAT : 0), FILE_MODE);
+    held.set(name, fd);
   }
+  return fd;
 }
 
 function u64(n: number): Buffer {
@@ -109,7 +114,43 @@ export type CacheState = 'current' | 'one-behind' | 'stale';
 
 /** The on-disk Merkle tree of one log. Writers must hold the log's lock; readers need not. */
 export class MerkleStore {
+  /** While {@link hold} runs: the files opened so far, kept open until it returns. */
+  private held: Map<string, number> | null = null;
+
   constructor(readonly dir: string) {}
+
+  /**
+   * Runs `fn` with each file opened once at most, not once per read or write: for the log's lock
+   * holder, whose appends, checkpoint and proofs read and write the same few files.
+   */
+  hold<T>(fn: () => T): T {
+    if (this.held !== null) return fn();
+    this.held = new Map();
+    try {
+      return fn();
+    } finally {
+      this.closeHeld();
+      this.held = null;
+    }
+  }
+
+  private closeHeld(): void {
+    for (const fd of this.held?.values() ?? []) closeSync(fd);
+    this.held?.clear();
+  }
+
+  private writeAt(name: string, offset: number, data: Uint8Array): void {
+    if (this.held !== null) {
+      writeSync(heldFd(this.held, this.dir, name, true), data, 0, data.length, offset);
+      return;
+    }
+    const fd = openSync(join(this.dir, name), constants.O_RDWR | constants.O_CREAT, FILE_MODE);
+    try {
+      writeSync(fd, data, 0, data.length, offset);
+    } finally {
+      closeSync(fd);
+    }
+  }
 
   /** Leaves committed to the cache. */
   size(): number {
@@ -117,7 +158,7 @@ export class MerkleStore {
   }
 
   private withReader<T>(fn: (r: NodeReader) => T): T {
-    const r = new NodeReader(this.dir);
+    const r = new NodeReader(this.dir, this.held);
     try {
       return fn(r);
     } finally {
@@ -132,6 +173,7 @@ export class MerkleStore {
 
   /** Offset just past the newline of line `seq`. */
   lineEnd(seq: number): number {
+    if (this.held !== null) return Number(readRange(heldFd(this.held, this.dir, ENDS_FILE, false), seq * END_BYTES, END_BYTES).readBigUInt64BE());
     const fd = openSync(join(this.dir, ENDS_FILE), 'r');
     try {
       return Number(readRange(fd, seq * END_BYTES, END_BYTES).readBigUInt64BE());
@@ -188,13 +230,15 @@ export class MerkleStore {
         nodes.push([level + 1, index, h]);
       }
     });
-    for (const [level, index, hash] of nodes) writeAt(join(this.dir, levelFile(level)), index * HASH_SIZE, hash);
-    writeAt(join(this.dir, ENDS_FILE), n * END_BYTES, u64(lineEnd));
-    writeAt(join(this.dir, levelFile(0)), n * HASH_SIZE, leaf);
+    for (const [level, index, hash] of nodes) this.writeAt(levelFile(level), index * HASH_SIZE, hash);
+    this.writeAt(ENDS_FILE, n * END_BYTES, u64(lineEnd));
+    this.writeAt(levelFile(0), n * HASH_SIZE, leaf);
   }
 
   /** Recomputes every file from the log's complete lines (fd, bytes [0, completeEnd)). */
   rebuild(logFd: number, completeEnd: number): void {
+    // Held files are about to be replaced by renames: later reads must open the new ones.
+    this.closeHeld();
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const marker = join(this.dir, REBUILD_MARKER);
     writeFileSync(marker, `${process.pid}\n`, { mode: FILE_MODE });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { canonicalJson } from '../../core/crypto/canonical-json.js';
 import { signEnvelope, type DsseEnvelope } from '../../core/crypto/dsse.js';
 import type { AuditLog } from '../audit/log.js';
+import type { AppendInput } from '../audit/record.js';
 import type { SigningKey } from '../keys.js';
 import { putBlob } from './blobs.js';
 import { buildStatement, contentDigest, evidenceBlobs, PAYLOAD_TYPE, type EvidenceStatement, type SealInput } from './statement.js';
@@ -64,25 +65,38 @@ function writeFileExclusive(file: string, data: string): void {
  * Seals a decision: stores its blobs, records an `evidence_sealed` event holding the
  * digest of the statement (minus anchor), checkpoints the log so a signed tree head
  * covers that event, then signs the anchored statement. Throws on I/O failure.
+ * `decision`, when given, is the event of the decision itself (the verdict, the refusal):
+ * it is appended just before the evidence event, in the same hold of the log's lock, and
+ * is appended even when its evidence cannot be sealed.
  * @example const { id } = sealEvidence(state, { where: 'in_session', kind: 'completion_verdict', verdict: 'pass', … }, key, audit)
  */
-export function sealEvidence(projectState: string, input: SealInput, key: SigningKey, audit: AuditLog): { id: string; file: string } {
+export function sealEvidence(projectState: string, input: SealInput, key: SigningKey, audit: AuditLog, decision?: AppendInput): { id: string; file: string } {
   const now = input.now ?? new Date();
   const id = newEvidenceId(now);
   const digests = new Map<string, string>();
-  for (const blob of evidenceBlobs(input)) digests.set(blob.name, putBlob(projectState, blob.data));
+  try {
+    for (const blob of evidenceBlobs(input)) digests.set(blob.name, putBlob(projectState, blob.data));
+  } catch (err) {
+    if (decision !== undefined) audit.append(decision);
+    throw err;
+  }
   const statement: EvidenceStatement = buildStatement(id, input, now.toISOString(), digests);
 
-  const event = audit.append({
-    type: EVIDENCE_EVENT_TYPE,
-    actor: EVIDENCE_ACTOR,
-    session_id: statement.predicate.session_id,
-    data: { evidence_id: id, content_digest: contentDigest(statement), kind: input.kind, where: input.where, verdict: input.verdict },
-  });
-  const checkpoint = audit.checkpoint(key);
-  const proof = audit.inclusionProof(event.seq, checkpoint.tree_size);
-  const line = audit.line(event.seq);
-  if (proof.root !== checkpoint.root || proof.leaf_index !== event.seq || line === null) {
+  const sealed = audit.appendAndCheckpoint(
+    [
+      ...(decision === undefined ? [] : [decision]),
+      {
+        type: EVIDENCE_EVENT_TYPE,
+        actor: EVIDENCE_ACTOR,
+        session_id: statement.predicate.session_id,
+        data: { evidence_id: id, content_digest: contentDigest(statement), kind: input.kind, where: input.where, verdict: input.verdict },
+      },
+    ],
+    key,
+  );
+  const { checkpoint } = sealed;
+  const { event, line, proof } = sealed.events.at(-1)!;
+  if (proof.root !== checkpoint.root || proof.leaf_index !== event.seq) {
     throw new Error(`evidence: the audit log gives no proof of event ${event.seq} in its checkpoint of size ${checkpoint.tree_size}`);
   }
   statement.predicate.anchor = {

@@ -110,6 +110,29 @@ describe('AuditLog', () => {
     expect(report).toMatchObject({ ok: true, events: 6, size: 6, checkpoints: 2, covered: 6, first_bad: null, root: log.root() });
   });
 
+  it('appends several events and a checkpoint over them in one hold of the lock, with a proof of each in it', () => {
+    const key = tempKey(project.state);
+    const log = new AuditLog(project.audit);
+    for (let i = 0; i < 6; i++) log.append(gateEvent(i));
+    const sealed = log.appendAndCheckpoint([gateEvent(6), gateEvent(7), gateEvent(8)], key);
+    expect(sealed.events.map((e) => e.event.seq)).toEqual([6, 7, 8]);
+    expect(sealed.checkpoint).toMatchObject({ tree_size: 9, root: log.root(9) });
+    expect(log.checkpoints()).toEqual([sealed.checkpoint]);
+    const written = lines(log.logPath);
+    for (const { event, line, proof } of sealed.events) {
+      expect(line).toBe(written[event.seq]);
+      expect(proof).toMatchObject({ leaf_index: event.seq, tree_size: 9, root: sealed.checkpoint.root });
+      expect(verifyInclusion(leafHash(line), event.seq, 9, proof.hashes.map(fromHex), fromHex(sealed.checkpoint.root))).toBe(true);
+    }
+    // The files it kept open for the hold are closed and current: the next append and a rebuild agree.
+    log.append(gateEvent(9));
+    const root10 = log.root();
+    rmSync(join(project.audit, 'merkle'), { recursive: true });
+    log.repair();
+    expect(log.root()).toBe(root10);
+    expect(verifyAudit(project.audit, [key.publicKey])).toMatchObject({ ok: true, events: 10, checkpoints: 1, covered: 9 });
+  });
+
   it('rebuilds a deleted or damaged Merkle cache from the log on the next append', () => {
     const log = new AuditLog(project.audit);
     for (let i = 0; i < 20; i++) log.append(gateEvent(i));
