@@ -12,38 +12,14 @@ import { verifyAudit } from '../../src/runtime/audit/verify.js';
 import { loadEvidence } from '../../src/runtime/evidence/index.js';
 import { loadOrCreateKey } from '../../src/runtime/keys.js';
 import { recordCompletion, recordGateDecision } from '../../src/runtime/recorder.js';
+import { testPolicy } from '../support/policy.js';
 
 let root: string;
 let policy: Policy;
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'gatehouse-recorder-'));
-  policy = {
-    v: 1,
-    session_id: 's1',
-    agent: 'claude-code',
-    worktree: join(root, 'w'),
-    state_dir: join(root, 'state'),
-    allow: ['src/**'],
-    protect: [],
-    restorable: [],
-    producers: [],
-    sequential: false,
-    max_stop_blocks: 3,
-    output_cap_bytes: 1024 * 1024,
-    posture: 'fail-closed',
-    scope_exclude: [],
-    agent_runtime: [],
-    record_allows: false,
-    stop_hooks: [],
-    extension_hooks: [],
-    turn: { enabled: true, order: null, repeat_threshold: 3, halt_threshold: 5, max_tool_calls: null, failure_threshold: null, goal: null, watch_all_tools: false },
-    approvals: { interactive: false, timeout_s: 600, smart_auto_approve: false, always_allow: [] },
-    permissions: { profile: null, custom: {} },
-    baseline_sha256: null,
-    sandboxed: false,
-    created_at: '2025-01-01T00:00:00.000Z',
-  };
+  policy = testPolicy({ worktree: join(root, 'w'), state_dir: join(root, 'state'), producers: [] });
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 

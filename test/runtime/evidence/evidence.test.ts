@@ -23,6 +23,7 @@ import {
 } from '../../../src/runtime/evidence/index.js';
 import { loadOrCreateKey, publicKeyFromPem, type SigningKey } from '../../../src/runtime/keys.js';
 import type { ProducerResult } from '../../../src/runtime/producers.js';
+import { testPolicy } from '../../support/policy.js';
 
 let root: string;
 let state: string;
@@ -42,32 +43,7 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const policy: Policy = {
-  v: 1,
-  session_id: 's1',
-  agent: 'claude-code',
-  worktree: '/src/app',
-  state_dir: '/state',
-  allow: ['src/**'],
-  protect: [],
-  restorable: [],
-  producers: [{ name: 'test', kind: 'check', command: ['npm', 'test'], required: true, timeout_s: 600 }],
-  sequential: false,
-  max_stop_blocks: 3,
-  output_cap_bytes: 1024 * 1024,
-  posture: 'fail-closed',
-  scope_exclude: [],
-  agent_runtime: [],
-  record_allows: false,
-  stop_hooks: [],
-  extension_hooks: [],
-  turn: { enabled: true, order: null, repeat_threshold: 3, halt_threshold: 5, max_tool_calls: null, failure_threshold: null, goal: null, watch_all_tools: false },
-  approvals: { interactive: false, timeout_s: 600, smart_auto_approve: false, always_allow: [] },
-  permissions: { profile: null, custom: {} },
-  baseline_sha256: null,
-  sandboxed: false,
-  created_at: '2025-01-01T00:00:00.000Z',
-};
+const policy: Policy = testPolicy();
 
 function producer(output: string, status: ProducerResult['status'] = 'failed'): ProducerResult {
   return { name: 'test', required: true, status, exit_code: status === 'passed' ? 0 : 1, signal: null, duration_ms: 1234, output, output_bytes: Buffer.byteLength(output), truncated: false };
