@@ -183,7 +183,8 @@ describe('a listener standing in for the supervisor', () => {
       const answered = runHook(p, cmd, write(p, 'package.json'));
       // The stated limit: the stand-in's "allow" is taken, and it learns only the session's own secret.
       expect(answered).toEqual({ status: 0, stdout: '', stderr: '' });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The bearer line was written before the answer; this process reads it on a later tick.
+      for (let waited = 0; heard === 'listening\n' && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(heard).toBe(`listening\nBearer ${readFileSync(join(p.state, 'sessions', 'i1', 'warm.secret'), 'utf8').trim()}\n`);
     } finally {
       const exited = new Promise((resolve) => fake.once('exit', resolve));
