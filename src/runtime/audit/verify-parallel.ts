@@ -173,7 +173,7 @@ export async function scanLogParallel(logFile: string, size: number, plan: Verif
       splitAtBytes(logFile, size),
       (r: RangeOk | RangeBad) => joiner.add(r),
       () => joiner.broken,
-      { cuts: cutPoints(plan) },
+      { workerData: { cuts: cutPoints(plan) } },
     );
   } catch {
     return null;

@@ -70,7 +70,7 @@ export function verifyRange(task: RangeTask, shape: RangeShape): RangeOk | Range
  * Checks a range's lines as the serial verify does, plus `extra` (true: line `i` is bad), which
  * runs only on a line that passed every other check; anything but a clean range is {ok: false}.
  */
-export function checkLines(lines: readonly string[], shape: RangeShape, extra?: (e: AuditEvent, line: string, i: number) => boolean): RangeOk | RangeBad {
+export function checkLines(lines: { readonly length: number; at(i: number): string | undefined }, shape: RangeShape, extra?: (e: AuditEvent, line: string, i: number) => boolean): RangeOk | RangeBad {
   if (lines.length === 0) return { ok: false };
   let levels: number[] = [];
   let pieces = new Uint8Array(0);
@@ -83,7 +83,7 @@ export function checkLines(lines: readonly string[], shape: RangeShape, extra?: 
   let prevSeq = -1;
   let prevHash: string | null = null;
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+    const line = lines.at(i)!;
     const e = parseObject(line);
     if (i === 0) {
       // A seq no join could take (past any tree this range could extend) is refused before its subtrees are planned.

@@ -12,7 +12,7 @@ const DEPTH = 2;
  * Sends each task from `tasks` to one of at most `threads` workers running `workerFile` (at most
  * {@link DEPTH} unanswered per worker) and hands the answers to `onResult` in task order. Stops
  * taking tasks once `stopped()` says so; rejects when a worker fails. `workerData` goes to every
- * worker once, at its start.
+ * worker once, at its start; the buffers `transfer` names in a task move to its worker, uncopied.
  * @example await runInOrder(file, 2, ranges, (r) => joiner.add(r), () => joiner.broken)
  */
 export async function runInOrder<T, R>(
@@ -21,7 +21,7 @@ export async function runInOrder<T, R>(
   tasks: Iterable<T> | AsyncIterable<T>,
   onResult: (r: R) => void,
   stopped: () => boolean,
-  workerData?: unknown,
+  { workerData, transfer }: { workerData?: unknown; transfer?: (task: T) => ArrayBuffer[] } = {},
 ): Promise<void> {
   // Each worker's unanswered tasks, by index, in the order it answers them.
   const queues = new Map<Worker, number[]>();
@@ -79,7 +79,7 @@ export async function runInOrder<T, R>(
       if (stopped()) break;
       const w = pick()!;
       queues.get(w)!.push(sent++);
-      w.postMessage(task);
+      w.postMessage(task, transfer?.(task));
     }
     await until(() => joined === sent || stopped());
   } finally {

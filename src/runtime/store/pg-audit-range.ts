@@ -4,12 +4,13 @@
 import { checkLines, type RangeBad, type RangeOk, type RangeShape } from '../audit/verify-range.js';
 import type { AuditEvent } from '../audit/record.js';
 import { originLineHash } from './pg-audit-origin.js';
+import type { RowPage } from './pg-copy-pages.js';
 
 /**
  * The SQL that yields a row's columns as {@link columnsOf} writes them for its sealed event.
  * U+0001 can part them: every sealed value it covers is hex, digits or a name of [A-Za-z0-9._@:+-].
  */
-export const COLUMNS_SQL = `concat_ws(E'\\x01', hash, machine_id, host, project_key, origin_seq, origin_hash)`;
+const COLUMNS_SQL = `concat_ws(E'\\x01', hash, machine_id, host, project_key, origin_seq, origin_hash)`;
 
 /** What the row's columns (but seq) must say, given its sealed event; see {@link COLUMNS_SQL}. */
 function columnsOf(e: AuditEvent): string {
@@ -17,11 +18,50 @@ function columnsOf(e: AuditEvent): string {
   return `${e.hash}\u0001${o.machine}\u0001${o.host}\u0001${o.project}\u0001${o.seq}\u0001${o.event_hash}`;
 }
 
-/** A page: its lines and its rows' columns, each joined by newlines, as this thread received them. */
-export interface TeamRangeTask extends RangeShape {
-  lines: string;
-  columns: string;
-  count: number;
+/** The SELECT whose rows a page holds: seq, then the sealed line, then {@link COLUMNS_SQL}. */
+export const PAGE_SELECT = `SELECT seq, line, ${COLUMNS_SQL} FROM gh_audit_events ORDER BY seq`;
+
+/** A page: `count` rows of {@link PAGE_SELECT} as a binary COPY stream has them ({@link RowPage}), the first at position `first`. */
+export interface TeamRangeTask extends RangeShape, RowPage {
+  first: number;
+}
+
+/** A page's rows, each field decoded only when asked for: a page's strings then die young, one row at a time. */
+interface PageRows {
+  lines: { readonly length: number; at(i: number): string };
+  columns(i: number): string;
+}
+
+/**
+ * The page's rows, or null unless every row is (seq = its position as an int8, line, columns):
+ * a seq column of another type, or NULL anywhere, is for the serial verify to report.
+ */
+function pageRows(task: TeamRangeTask): PageRows | null {
+  const b = Buffer.from(task.bytes);
+  // Per row: where its line starts and ends, then its columns'.
+  const at = new Int32Array(task.count * 4);
+  let p = 0;
+  const field = (slot: number): void => {
+    const len = b.readInt32BE(p);
+    if (len < 0 || p + 4 + len > b.length) throw new RangeError('a NULL, or a field past the page');
+    at[slot] = p + 4;
+    at[slot + 1] = p = p + 4 + len;
+  };
+  try {
+    for (let i = 0; i < task.count; i++) {
+      if (b.readInt16BE(p) !== 3 || b.readInt32BE(p + 2) !== 8 || b.readInt32BE(p + 6) * 2 ** 32 + b.readUInt32BE(p + 10) !== task.first + i) return null;
+      p += 14;
+      field(4 * i);
+      field(4 * i + 2);
+    }
+  } catch {
+    return null;
+  }
+  if (p !== b.length) return null;
+  return {
+    lines: { length: task.count, at: (i) => b.toString('utf8', at[4 * i]!, at[4 * i + 1]!) },
+    columns: (i) => b.toString('utf8', at[4 * i + 2]!, at[4 * i + 3]!),
+  };
 }
 
 /** Where one origin's chain enters and leaves the page: the joins with the pages around it. */
@@ -37,14 +77,12 @@ export type TeamRangeResult = (RangeOk & { origins: OriginEnds[] }) | RangeBad;
 
 /** Checks one page; anything but a clean page is {ok: false} (the caller then verifies serially). */
 export function verifyTeamRange(task: TeamRangeTask): TeamRangeResult {
-  // A newline inside a line or a column splits it apart: the counts differ and the page is not clean.
-  const lines = task.lines.split('\n');
-  const columns = task.columns.split('\n');
-  if (lines.length !== task.count || columns.length !== task.count) return { ok: false };
+  const rows = pageRows(task);
+  if (rows === null) return { ok: false };
   const ends = new Map<string, OriginEnds>();
-  const r = checkLines(lines, task, (e, line, i) => {
+  const r = checkLines(rows.lines, task, (e, line, i) => {
     const o = e.origin;
-    if (o === undefined || columns[i] !== columnsOf(e) || originLineHash(line, o) !== o.event_hash) return true;
+    if (o === undefined || rows.columns(i) !== columnsOf(e) || originLineHash(line, o) !== o.event_hash) return true;
     const key = `${o.machine}\u0000${o.project}`;
     const at = ends.get(key);
     if (at === undefined) {

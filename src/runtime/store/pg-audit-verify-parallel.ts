@@ -9,8 +9,8 @@ import { GENESIS_HASH } from '../audit/record.js';
 import { cutPoints, cutsWithin, Joiner, RANGE_LINES } from '../audit/verify-parallel.js';
 import type { LogScan, VerifyPlan } from '../audit/verify.js';
 import { runInOrder } from '../audit/worker-pool.js';
-import { COLUMNS_SQL, type TeamRangeResult, type TeamRangeTask } from './pg-audit-range.js';
-import { eventPages } from './pg-audit-rows.js';
+import { PAGE_SELECT, type TeamRangeResult, type TeamRangeTask } from './pg-audit-range.js';
+import { copyPages } from './pg-copy-pages.js';
 
 /** Below this many rows one thread is as fast: starting the workers costs about what they save. */
 const PARALLEL_MIN_ROWS = 20_000;
@@ -67,22 +67,13 @@ class TeamJoiner {
   }
 }
 
-/** The pages as worker tasks; a seq column that is not the row's position ends them (`broken`). */
-async function* pageTasks(c: PoolClient, plan: VerifyPlan, broken: () => void): AsyncGenerator<TeamRangeTask> {
+/** The rows, a page of whole subtrees at a time, as worker tasks: raw, for the workers to decode and check. */
+async function* pageTasks(c: PoolClient, plan: VerifyPlan): AsyncGenerator<TeamRangeTask> {
   const cuts = cutsWithin(cutPoints(plan));
-  let at = 0;
-  for await (const rows of eventPages<[string, string | null, string]>(c, `seq, line, ${COLUMNS_SQL}`, RANGE_LINES)) {
-    if (rows.length === 0) return;
-    // Each line's sealed seq is checked against its position by the chain; the column must say the same.
-    for (let i = 0; i < rows.length; i++) {
-      if (rows[i]![0] !== String(at + i)) {
-        broken();
-        return;
-      }
-    }
-    // A missing line joins as an empty one, which no check passes.
-    yield { lines: rows.map((r) => r[1]).join('\n'), columns: rows.map((r) => r[2]).join('\n'), count: rows.length, cuts: cuts(at, at + rows.length) };
-    at += rows.length;
+  let first = 0;
+  for await (const page of copyPages(c, PAGE_SELECT, RANGE_LINES)) {
+    yield { ...page, first, cuts: cuts(first, first + page.count) };
+    first += page.count;
   }
 }
 
@@ -95,7 +86,7 @@ export async function scanRowsParallel(c: PoolClient, plan: VerifyPlan, threads:
   let readFailure: unknown = null;
   async function* tasks(): AsyncGenerator<TeamRangeTask> {
     try {
-      yield* pageTasks(c, plan, () => (joiner.inner.broken = true));
+      yield* pageTasks(c, plan);
     } catch (err) {
       readFailure = err;
       throw err;
@@ -108,6 +99,7 @@ export async function scanRowsParallel(c: PoolClient, plan: VerifyPlan, threads:
       tasks(),
       (r: TeamRangeResult) => joiner.add(r),
       () => joiner.broken,
+      { transfer: (t) => [t.bytes] },
     );
   } catch {
     if (readFailure !== null) throw readFailure;

@@ -18,7 +18,8 @@ import { gateEvent } from '../audit/helpers.js';
 import { contextFor, resetTeamAudit, tempMachine, type TestMachine } from './team-audit-support.js';
 
 const WORKER = resolve('dist/team-verify-worker.js');
-// More than two pages of 4,096 rows, from two machines whose chains cross the page boundaries.
+// More than two pages of 4,096 rows, from two machines whose chains cross the page boundaries
+// (seq 3000-5999 are beta's, with multi-byte characters in every line).
 const PER_BATCH = 3_000;
 const EVENTS = 3 * PER_BATCH;
 
@@ -26,9 +27,13 @@ let pg: TestPostgres;
 let store: PgStore;
 let keys: ReturnType<typeof loadOrCreateKey>['publicKey'][];
 
-async function forward(m: TestMachine, from: number): Promise<void> {
+/** Forwards `PER_BATCH` events from `m`; `unicode` gives their targets characters of two to four UTF-8 bytes. */
+async function forward(m: TestMachine, from: number, unicode = false): Promise<void> {
   const log = new AuditLog(join(m.state, 'audit'));
-  for (let i = from; i < from + PER_BATCH; i++) log.append(gateEvent(i));
+  for (let i = from; i < from + PER_BATCH; i++) {
+    const e = gateEvent(i);
+    log.append(unicode ? { ...e, data: { ...e.data, targets: [`src/fïlé-€-😀-${i}.ts`] } } : e);
+  }
   const part = await startAuditForwardingWith({ tickMs: 60_000, checkpoint: { checkpointEvery: 5_000 } })(contextFor(store, m));
   await part.flush();
   await part.stop();
@@ -46,7 +51,7 @@ beforeAll(async () => {
   const a = tempMachine('alpha');
   const b = tempMachine('beta');
   await forward(a, 0);
-  await forward(b, 0);
+  await forward(b, 0, true);
   await forward(a, PER_BATCH);
   keys = [a, b].map((m) => loadOrCreateKey(m.state).publicKey);
   await sql('CREATE TABLE saved_events AS TABLE gh_audit_events');
@@ -62,7 +67,7 @@ async function whileTampered(tamper: string[], check: () => Promise<void>): Prom
     await check();
   } finally {
     await sql('TRUNCATE gh_audit_events');
-    await sql('ALTER TABLE gh_audit_events ALTER COLUMN line SET NOT NULL, ALTER COLUMN origin_seq SET NOT NULL');
+    await sql('ALTER TABLE gh_audit_events ALTER COLUMN seq TYPE bigint, ALTER COLUMN line SET NOT NULL, ALTER COLUMN origin_seq SET NOT NULL');
     await sql('INSERT INTO gh_audit_events SELECT * FROM saved_events');
   }
 }
@@ -85,6 +90,15 @@ describe('team verify on worker threads', { timeout: 60_000 }, () => {
     expect(await parallel(2, broken)).toEqual(await serial());
   });
 
+  it('gives up on a seq column of another type, whose rows the serial verify then reads', async () => {
+    await whileTampered(['ALTER TABLE gh_audit_events ALTER COLUMN seq TYPE numeric'], async () => {
+      expect(await parallelScan()).toBeNull();
+      const expected = await serial();
+      expect(expected).toMatchObject({ ok: true, events: EVENTS });
+      expect(await parallel(2)).toEqual(expected);
+    });
+  });
+
   it.each([
     ['an edited line', [`UPDATE gh_audit_events SET line = replace(line, '"src/file-', '"src/filx-') WHERE seq = 6010`]],
     ['a deleted row', ['DELETE FROM gh_audit_events WHERE seq = 5000']],
@@ -98,6 +112,8 @@ describe('team verify on worker threads', { timeout: 60_000 }, () => {
     ['a line set to NULL', ['ALTER TABLE gh_audit_events ALTER COLUMN line DROP NOT NULL', 'UPDATE gh_audit_events SET line = NULL WHERE seq = 2000']],
     // NULL must not read as 0: the first event of a machine has origin seq 0.
     ['an origin seq set to NULL', ['ALTER TABLE gh_audit_events ALTER COLUMN origin_seq DROP NOT NULL', 'UPDATE gh_audit_events SET origin_seq = NULL WHERE seq = 0']],
+    // Its low 32 bits still name its position.
+    ['a seq column 2^32 past its row', ['UPDATE gh_audit_events SET seq = seq + 4294967296 WHERE seq = 8999']],
     ['a renumbered tail', ['UPDATE gh_audit_events SET seq = seq + 100000 WHERE seq >= 8990', 'UPDATE gh_audit_events SET seq = seq - 99999 WHERE seq >= 100000']],
   ])('gives up on %s, and the report is the serial one', async (_name, tamper) => {
     await whileTampered(tamper, async () => {

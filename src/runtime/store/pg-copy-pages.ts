@@ -1,0 +1,110 @@
+// Rows as raw pages for the parallel team verify: one `COPY … TO STDOUT (FORMAT binary)` in the
+// caller's snapshot, cut into pages of whole rows without decoding a field. Each page is a buffer
+// of its own, so it moves to a worker thread instead of being copied there, and this thread never
+// turns a row into strings: that is the worker's job (see decodeRows).
+import type { PoolClient } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+
+/** A binary COPY stream's header: its signature, then flags and the header extension's length (int32 each). */
+const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+const HEADER = SIGNATURE.length + 8;
+
+/** Some whole rows of a binary COPY stream, as its bytes: per row an int16 field count, then per field an int32 length (-1: NULL) and its bytes. */
+export interface RowPage {
+  bytes: ArrayBuffer;
+  count: number;
+}
+
+/** Where the row starting at `at` ends, or -1 when `buf` does not hold all of it. */
+function rowEnd(buf: Buffer, at: number): number {
+  if (buf.length - at < 2) return -1;
+  const fields = buf.readInt16BE(at);
+  let p = at + 2;
+  for (let f = 0; f < fields; f++) {
+    if (buf.length - p < 4) return -1;
+    const len = buf.readInt32BE(p);
+    p += 4 + (len > 0 ? len : 0);
+    if (p > buf.length) return -1;
+  }
+  return p;
+}
+
+/** `parts` in one buffer that owns its memory (never a slice of Node's pool), so that it can be transferred. */
+function ownBuffer(parts: Buffer[], size: number): ArrayBuffer {
+  const out = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const p of parts) at += p.copy(out, at);
+  return out.buffer;
+}
+
+/** Reads `chunks` to their end, dropping them; a failure there is the next query's to report. */
+async function drain(chunks: AsyncIterator<Buffer>): Promise<void> {
+  try {
+    while ((await chunks.next()).done !== true);
+  } catch {
+    // The connection broke: the caller's next query fails with its own error.
+  }
+}
+
+/**
+ * The rows `select` yields, `rows` to a page, in order. Read through to the end even when the
+ * caller stops early, so that the connection is free for the next query of its transaction.
+ * Throws when the stream fails or is not a binary COPY stream.
+ */
+export async function* copyPages(c: PoolClient, select: string, rows: number): AsyncGenerator<RowPage> {
+  const stream = c.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT binary)`));
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let rest: Buffer = Buffer.alloc(0);
+  let header = true;
+  let ended = false;
+  let parts: Buffer[] = [];
+  let size = 0;
+  let count = 0;
+  try {
+    for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) {
+      const buf = rest.length === 0 ? next.value : Buffer.concat([rest, next.value]);
+      let at = 0;
+      if (header) {
+        if (buf.length < HEADER) {
+          rest = buf;
+          continue;
+        }
+        if (!buf.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new Error('the server did not answer COPY in the binary format');
+        at = HEADER + buf.readUInt32BE(SIGNATURE.length + 4);
+        if (at > buf.length) {
+          rest = buf;
+          continue;
+        }
+        header = false;
+      }
+      let from = at;
+      while (!ended) {
+        if (buf.length - at >= 2 && buf.readInt16BE(at) === -1) {
+          ended = true;
+          break;
+        }
+        const end = rowEnd(buf, at);
+        if (end < 0) break;
+        at = end;
+        if (++count === rows) {
+          parts.push(buf.subarray(from, at));
+          yield { bytes: ownBuffer(parts, size + (at - from)), count };
+          parts = [];
+          size = 0;
+          count = 0;
+          from = at;
+        }
+      }
+      if (at > from) {
+        parts.push(buf.subarray(from, at));
+        size += at - from;
+      }
+      rest = ended ? Buffer.alloc(0) : buf.subarray(at);
+    }
+    if (!ended || header) throw new Error('the COPY stream ended in the middle of a row');
+    if (count > 0) yield { bytes: ownBuffer(parts, size), count };
+  } finally {
+    // Left early (or failed): drain what the server still sends, so the next query can run.
+    if (!stream.destroyed) await drain(chunks);
+  }
+}
