@@ -6,14 +6,23 @@
 import { fileURLToPath } from 'node:url';
 import { parentPort, threadId } from 'node:worker_threads';
 import { setLockThread } from '../runtime/audit/lock.js';
-import { watchWorktrees } from '../runtime/scope-cache.js';
+import { dropEndedSessionCaches, watchWorktrees } from '../runtime/scope-cache.js';
+import { dropEndedSessionFiles } from '../runtime/verified-cache.js';
 import { loadInotify } from '../runtime/inotify.js';
 import { runHookGate, type HookRequest } from './hook-gate.js';
+
+/** How often this thread lets go of what it keeps for sessions that have ended. */
+const SWEEP_MS = 30_000;
 
 // Locks this thread takes name it, so a lock it left when it died is told from a live one's.
 setLockThread(threadId);
 // This thread lives on between Stops: its scope checks watch their worktrees (dist/native, built beside dist/hook).
 watchWorktrees(loadInotify(fileURLToPath(new URL('../native/inotify.node', import.meta.url))));
+// What it keeps of a session that ended goes soon after: its watch, its cache, its parsed baseline.
+setInterval(() => {
+  dropEndedSessionCaches();
+  dropEndedSessionFiles();
+}, SWEEP_MS).unref();
 
 /** The calls running now, each with what cancels it. */
 const running = new Map<number, AbortController>();

@@ -9,6 +9,7 @@ import { lstatOrNull, RACY_MARGIN_MS, statKey } from './scope-walk.js';
 import type { Inotify } from './inotify.js';
 import { WorktreeWatch } from './worktree-watch.js';
 import { CompareJournal } from './scope-journal.js';
+import { sessionOver } from './session-layout.js';
 
 /** Sessions (baselines) whose caches one host keeps; the oldest used is dropped past this (and its watch closed). */
 const MAX_CACHES = 16;
@@ -138,6 +139,20 @@ export function sessionScopeCache(sessionDir: string, digest: string, allow: str
     caches.delete(old);
   }
   return entry.cache;
+}
+
+/**
+ * Closes and forgets the caches of sessions that are over ({@link sessionOver}). A long-lived
+ * host calls this now and then, so that an ended session's worktree watch gives the user's
+ * inotify watches back at once instead of when newer sessions push it out. The agent can write
+ * a session's meta.json, but that only drops a cache early: its next Stop walks the whole tree.
+ */
+export function dropEndedSessionCaches(): void {
+  for (const [id, { dir, cache }] of caches) {
+    if (!sessionOver(dir)) continue;
+    cache.close();
+    caches.delete(id);
+  }
 }
 
 /** What the caches this process keeps for a session folder answered and hashed (diagnostics; zeros when it keeps none). */

@@ -1,7 +1,9 @@
 // A long-lived host reads a session file (the baseline) and checks its digest once: later calls
 // take the parsed copy while the file's lstat key, ctime included, is the one it had when read.
 import type { BigIntStats } from 'node:fs';
+import { dirname } from 'node:path';
 import { readVerifiedJson, type Verified, type VerifiedReader } from './session-files.js';
+import { sessionOver } from './session-layout.js';
 import { lstatOrNull, RACY_MARGIN_MS, statKey } from './scope-walk.js';
 
 /** Files whose parsed copies one reader keeps (one baseline per session); the oldest used is dropped past this. */
@@ -24,8 +26,7 @@ interface Held {
  * is shared between callers: they never change it.
  * @example const read = verifiedJsonReader(); read<Baseline>(join(dir, 'baseline.json'), policy.baseline_sha256, 'the scope baseline')
  */
-export function verifiedJsonReader(racyMarginMs: number = RACY_MARGIN_MS): VerifiedReader {
-  const held = new Map<string, Held>();
+export function verifiedJsonReader(racyMarginMs: number = RACY_MARGIN_MS, held = new Map<string, Held>()): VerifiedReader {
   return <T>(file: string, expected: string, what: string): Verified<T> => {
     const before = statOf(file);
     const kept = held.get(file);
@@ -48,8 +49,15 @@ export function verifiedJsonReader(racyMarginMs: number = RACY_MARGIN_MS): Verif
   };
 }
 
+const heldByHost = new Map<string, Held>();
+
 /** This process's reader of session files that stay put: the warm supervisor's gate worker keeps it between calls. */
-export const readVerifiedJsonHeld: VerifiedReader = verifiedJsonReader();
+export const readVerifiedJsonHeld: VerifiedReader = verifiedJsonReader(RACY_MARGIN_MS, heldByHost);
+
+/** Forgets what {@link readVerifiedJsonHeld} keeps of the files of sessions that are over (see dropEndedSessionCaches). */
+export function dropEndedSessionFiles(): void {
+  for (const file of heldByHost.keys()) if (sessionOver(dirname(file))) heldByHost.delete(file);
+}
 
 function statOf(file: string): BigIntStats | null {
   try {

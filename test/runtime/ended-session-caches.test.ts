@@ -1,0 +1,88 @@
+// What a long-lived host keeps per session (its scope cache and worktree watch, its parsed
+// baseline) is let go once the session is over, and kept while it runs.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadInotify } from '../../src/runtime/inotify.js';
+import { dropEndedSessionCaches, sessionScopeCache, watchWorktrees } from '../../src/runtime/scope-cache.js';
+import { sha256Hex } from '../../src/runtime/session-files.js';
+import { sessionOver } from '../../src/runtime/session-layout.js';
+import { RACY_MARGIN_MS } from '../../src/runtime/scope-walk.js';
+import { dropEndedSessionFiles, readVerifiedJsonHeld } from '../../src/runtime/verified-cache.js';
+import { repo, tempDir } from './scope-fixture.js';
+
+const inotify = loadInotify(join(process.cwd(), 'dist/native/inotify.node'));
+beforeAll(() => watchWorktrees(inotify));
+afterAll(() => watchWorktrees(null));
+
+/** A session folder whose meta.json has `status`. */
+function sessionDir(status: string): string {
+  const dir = join(tempDir(), 'sessions', 's1');
+  mkdirSync(dir, { recursive: true });
+  setStatus(dir, status);
+  return dir;
+}
+
+function setStatus(dir: string, status: string): void {
+  writeFileSync(join(dir, 'meta.json'), JSON.stringify({ id: 's1', status }));
+}
+
+describe('a session that is over', () => {
+  it('is one whose folder is gone or whose meta.json says ended; anything unreadable says nothing', () => {
+    const dir = sessionDir('active');
+    expect(sessionOver(dir)).toBe(false);
+    setStatus(dir, 'ended');
+    expect(sessionOver(dir)).toBe(true);
+    writeFileSync(join(dir, 'meta.json'), '{"status": "ended"');
+    expect(sessionOver(dir)).toBe(false);
+    writeFileSync(join(dir, 'meta.json'), '"ended"');
+    expect(sessionOver(dir)).toBe(false);
+    rmSync(join(dir, 'meta.json'));
+    expect(sessionOver(dir)).toBe(true);
+    rmSync(dir, { recursive: true });
+    expect(sessionOver(dir)).toBe(true);
+  });
+
+  it("loses its scope cache and gives its worktree watch back; a running session's stay", () => {
+    const root = repo({ 'README.md': 'hello\n', 'src/a.ts': 'a\n' });
+    const [live, ended, removed] = [sessionDir('active'), sessionDir('active'), sessionDir('active')];
+    const cacheOf = (dir: string) => sessionScopeCache(dir, 'digest', ['src/**'], []);
+    const caches = [live, ended, removed].map(cacheOf);
+    const watches = caches.map((c) => c.worktreeWatch(root));
+    setStatus(ended, 'ended');
+    rmSync(removed, { recursive: true });
+    dropEndedSessionCaches();
+    expect(cacheOf(live)).toBe(caches[0]);
+    expect(cacheOf(ended)).not.toBe(caches[1]);
+    expect(cacheOf(removed)).not.toBe(caches[2]);
+    if (inotify !== null) expect(watches.map((w) => w?.active)).toEqual([true, false, false]);
+    for (const c of caches) c.close();
+  });
+
+  it('loses the parsed baseline the host kept; a running session keeps it', async () => {
+    const [live, ended] = [sessionDir('active'), sessionDir('active')];
+    const files = [live, ended].map((dir) => {
+      const file = join(dir, 'baseline.json');
+      writeFileSync(file, JSON.stringify({ v: 2, files: [dir] }));
+      return { file, digest: sha256Hex(readFileSync(file)) };
+    });
+    // A copy is kept only once the file's ctime is older than the racy margin.
+    await sleep(RACY_MARGIN_MS + 200);
+    const read = ({ file, digest }: { file: string; digest: string }) => {
+      const r = readVerifiedJsonHeld<unknown>(file, digest, 'the baseline');
+      if (!r.ok) throw new Error(r.reason);
+      return r.value;
+    };
+    const first = files.map(read);
+    expect(files.map(read)).toEqual(first);
+    expect(read(files[0]!)).toBe(first[0]);
+    expect(read(files[1]!)).toBe(first[1]);
+    setStatus(ended, 'ended');
+    dropEndedSessionFiles();
+    expect(read(files[0]!)).toBe(first[0]);
+    const again = read(files[1]!);
+    expect(again).toEqual(first[1]);
+    expect(again).not.toBe(first[1]);
+  });
+});
