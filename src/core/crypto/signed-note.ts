@@ -57,10 +57,17 @@ function decodeBase64(text: string): Buffer | null {
   return bytes.toString('base64') === text ? bytes : null;
 }
 
+/** Each key's raw bytes, exported once: an export costs about 80 µs, and every signature and check needs them. */
+const rawKeys = new WeakMap<KeyObject, Buffer>();
+
 function rawEd25519(publicKey: KeyObject): Buffer {
+  const known = rawKeys.get(publicKey);
+  if (known !== undefined) return known;
   if (publicKey.asymmetricKeyType !== 'ed25519') throw new Error(`signed notes here use Ed25519 keys, got ${publicKey.asymmetricKeyType ?? 'unknown'}`);
   const der = publicKey.export({ type: 'spki', format: 'der' });
-  return der.subarray(der.length - ED25519_RAW_KEY_BYTES);
+  const raw = der.subarray(der.length - ED25519_RAW_KEY_BYTES);
+  rawKeys.set(publicKey, raw);
+  return raw;
 }
 
 /** Whether `name` may name a note key: non-empty, no Unicode spaces, no `+`. */

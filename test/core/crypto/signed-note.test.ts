@@ -37,6 +37,19 @@ describe('signed notes', () => {
     expect(verifyNote(GO_NOTE, 'PeterNeumann', publicKey)).toEqual({ ok: true, body: GO_TEXT });
   });
 
+  it('names each key by its own bytes, however often and in whatever order the keys are used', () => {
+    const go = goKeys().publicKey;
+    const other = freshKeys().publicKey;
+    const first = [noteKeyHash('PeterNeumann', go), noteKeyHash('PeterNeumann', other), noteKeyHash('other', go)].map((b) => b.toString('hex'));
+    expect(first[0]).toBe('c74f20a3');
+    expect(new Set(first).size).toBe(3);
+    for (let i = 0; i < 3; i++) {
+      expect([noteKeyHash('PeterNeumann', go), noteKeyHash('PeterNeumann', other), noteKeyHash('other', go)].map((b) => b.toString('hex'))).toEqual(first);
+    }
+    // A key whose bytes are another's (the same public key, loaded twice) has the same hash.
+    expect(noteKeyHash('PeterNeumann', goKeys().publicKey).toString('hex')).toBe('c74f20a3');
+  });
+
   it('rejects the published note once one letter of its text changes', () => {
     const r = verifyNote(GO_NOTE.replace('cryptography', 'cryptographY'), 'PeterNeumann', goKeys().publicKey);
     expect(r.ok).toBe(false);
