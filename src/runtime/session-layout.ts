@@ -1,7 +1,8 @@
 // The files of a session folder and its append-only log: what the hook touches on every call,
 // apart from SessionStore (session-store.ts), which only the CLI and the supervisor use.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
+import { readSmallJson } from './small-file.js';
 
 /** File names inside a session folder. */
 export const SESSION_FILES = {
@@ -23,23 +24,22 @@ export function appendSessionLog(file: string, entry: Record<string, unknown>): 
   }
 }
 
+/** The most of a meta.json that {@link sessionOver} reads. */
+const META_MAX = 64 << 10;
+
 /**
- * Whether the session whose folder is `dir` is over: the folder is gone, or its meta.json says
- * it ended. A meta.json that cannot be read or parsed any other way says nothing either way (false).
- * For what only costs time when wrong (dropping a long-lived host's caches): the agent can write the file.
+ * Whether the session whose folder is `dir` is over: the folder or its meta.json is gone, or the
+ * meta.json says it ended. Read as the agent may have left it (small-file.ts: no link followed,
+ * no FIFO waited on, nothing over 64 KB); anything unreadable says nothing (false). For what only
+ * costs time when it is wrong, such as dropping a long-lived host's caches.
  */
 export function sessionOver(dir: string): boolean {
-  let text: string;
+  const file = join(dir, SESSION_FILES.meta);
   try {
-    text = readFileSync(join(dir, SESSION_FILES.meta), 'utf8');
+    lstatSync(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return code === 'ENOENT' || code === 'ENOTDIR';
   }
-  try {
-    const meta: unknown = JSON.parse(text);
-    return typeof meta === 'object' && meta !== null && (meta as { status?: unknown }).status === 'ended';
-  } catch {
-    return false;
-  }
+  return readSmallJson(file, META_MAX)?.status === 'ended';
 }

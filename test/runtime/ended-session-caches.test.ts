@@ -1,6 +1,7 @@
 // What a long-lived host keeps per session (its scope cache and worktree watch, its parsed
 // baseline) is let go once the session is over, and kept while it runs.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +30,7 @@ function setStatus(dir: string, status: string): void {
 }
 
 describe('a session that is over', () => {
-  it('is one whose folder is gone or whose meta.json says ended; anything unreadable says nothing', () => {
+  it('is one whose folder or meta.json is gone, or whose meta.json says ended; anything unreadable says nothing', () => {
     const dir = sessionDir('active');
     expect(sessionOver(dir)).toBe(false);
     setStatus(dir, 'ended');
@@ -37,6 +38,14 @@ describe('a session that is over', () => {
     writeFileSync(join(dir, 'meta.json'), '{"status": "ended"');
     expect(sessionOver(dir)).toBe(false);
     writeFileSync(join(dir, 'meta.json'), '"ended"');
+    expect(sessionOver(dir)).toBe(false);
+    // What the agent may plant there: a FIFO is not waited on, a link not followed.
+    rmSync(join(dir, 'meta.json'));
+    execFileSync('mkfifo', [join(dir, 'meta.json')]);
+    expect(sessionOver(dir)).toBe(false);
+    rmSync(join(dir, 'meta.json'));
+    const elsewhere = sessionDir('ended');
+    symlinkSync(join(elsewhere, 'meta.json'), join(dir, 'meta.json'));
     expect(sessionOver(dir)).toBe(false);
     rmSync(join(dir, 'meta.json'));
     expect(sessionOver(dir)).toBe(true);

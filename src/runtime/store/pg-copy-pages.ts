@@ -1,7 +1,7 @@
 // Rows as raw pages for the parallel team verify: one `COPY … TO STDOUT (FORMAT binary)` in the
 // caller's snapshot, cut into pages of whole rows without decoding a field. Each page is a buffer
 // of its own, so it moves to a worker thread instead of being copied there, and this thread never
-// turns a row into strings: that is the worker's job (see decodeRows).
+// turns a row into strings: that is the worker's job (pageRows in pg-audit-range.ts).
 import type { PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 
