@@ -87,8 +87,9 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard project switcher', { timeout: 
     await until(async () => shownProject() !== null && (await page.locator('#conn[data-state="ready"]').count()) === 1, 'the page to open a project and connect');
     const first = [alpha.key, beta.key].sort()[0];
     expect(shownProject()).toBe(first);
+    // The switcher fills from its own request, which may answer after the socket is up.
     const select = page.locator('#project');
-    expect(await select.isVisible()).toBe(true);
+    await until(() => select.isVisible(), 'the project switcher to show');
     expect(await select.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual([alpha.key, beta.key].sort());
     const mine = first === alpha.key ? 'alpha-only call' : 'beta-only call';
     const theirs = first === alpha.key ? 'beta-only call' : 'alpha-only call';
