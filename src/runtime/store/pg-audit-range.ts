@@ -18,10 +18,13 @@ function columnsOf(e: AuditEvent): string {
   return `${e.hash}\u0001${o.machine}\u0001${o.host}\u0001${o.project}\u0001${o.seq}\u0001${o.event_hash}`;
 }
 
-/** The SELECT whose rows a page holds: seq, then the sealed line, then {@link COLUMNS_SQL}. */
-export const PAGE_SELECT = `SELECT seq, line, ${COLUMNS_SQL} FROM gh_audit_events ORDER BY seq`;
+/** The SELECT whose rows a page holds (seq, then the sealed line, then {@link COLUMNS_SQL}): `limit` rows after seq `after` (a decimal integer). */
+export function pageSelect(after: string, limit: number): string {
+  if (!/^-?\d+$/.test(after) || !Number.isSafeInteger(limit)) throw new Error(`pageSelect: bad keyset ${after}, ${limit}`);
+  return `SELECT seq, line, ${COLUMNS_SQL} FROM gh_audit_events WHERE seq > ${after} ORDER BY seq LIMIT ${limit}`;
+}
 
-/** A page: `count` rows of {@link PAGE_SELECT} as a binary COPY stream has them ({@link RowPage}), the first at position `first`. */
+/** A page: `count` rows of {@link pageSelect} as a binary COPY stream has them ({@link RowPage}), the first at position `first`. */
 export interface TeamRangeTask extends RangeShape, RowPage {
   first: number;
 }

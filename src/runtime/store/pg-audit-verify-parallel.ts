@@ -9,8 +9,8 @@ import { GENESIS_HASH } from '../audit/record.js';
 import { cutPoints, cutsWithin, Joiner, RANGE_LINES } from '../audit/verify-parallel.js';
 import type { LogScan, VerifyPlan } from '../audit/verify.js';
 import { runInOrder } from '../audit/worker-pool.js';
-import { PAGE_SELECT, type TeamRangeResult, type TeamRangeTask } from './pg-audit-range.js';
-import { copyPages } from './pg-copy-pages.js';
+import { pageSelect, type TeamRangeResult, type TeamRangeTask } from './pg-audit-range.js';
+import { copyPages, lastKey } from './pg-copy-pages.js';
 
 /** Below this many rows one thread is as fast: starting the workers costs about what they save. */
 const PARALLEL_MIN_ROWS = 20_000;
@@ -26,6 +26,8 @@ export interface TeamVerifyOptions {
   workerFile?: string;
   /** Smallest log (rows, as the head row says) verified in parallel; default 20,000. */
   minRows?: number;
+  /** Rows each COPY statement of the parallel scan reads; default 65,536 (16 pages). */
+  statementRows?: number;
 }
 
 /** The worker shipped beside the bundle that holds this code. */
@@ -67,13 +69,29 @@ class TeamJoiner {
   }
 }
 
+/**
+ * Rows per COPY statement: a whole number of pages, few enough that one statement ends within
+ * about a second of the workers' time, as the serial scan's keyset pages do. A team role's
+ * `statement_timeout` then cuts no verify short, whatever the log's size.
+ */
+const STATEMENT_ROWS = 16 * RANGE_LINES;
+
 /** The rows, a page of whole subtrees at a time, as worker tasks: raw, for the workers to decode and check. */
-async function* pageTasks(c: PoolClient, plan: VerifyPlan): AsyncGenerator<TeamRangeTask> {
+async function* pageTasks(c: PoolClient, plan: VerifyPlan, statementRows: number): AsyncGenerator<TeamRangeTask> {
   const cuts = cutsWithin(cutPoints(plan));
   let first = 0;
-  for await (const page of copyPages(c, PAGE_SELECT, RANGE_LINES)) {
-    yield { ...page, first, cuts: cuts(first, first + page.count) };
-    first += page.count;
+  let after: string | null = '-1';
+  while (after !== null) {
+    let read = 0;
+    let key: string | null = null;
+    for await (const page of copyPages(c, pageSelect(after, statementRows), RANGE_LINES)) {
+      // Read before the page moves to its worker. A key that is not a bigint is in a page the worker refuses.
+      key = lastKey(page);
+      yield { ...page, first, cuts: cuts(first, first + page.count) };
+      first += page.count;
+      read += page.count;
+    }
+    after = read === statementRows ? key : null;
   }
 }
 
@@ -81,12 +99,12 @@ async function* pageTasks(c: PoolClient, plan: VerifyPlan): AsyncGenerator<TeamR
  * Scans the rows on `threads` workers: what the serial scan finds on a clean log, or null when
  * anything is wrong (or a worker failed). A failure to read the rows is thrown, as the serial scan's is.
  */
-export async function scanRowsParallel(c: PoolClient, plan: VerifyPlan, threads: number, workerFile: string): Promise<LogScan | null> {
+export async function scanRowsParallel(c: PoolClient, plan: VerifyPlan, threads: number, workerFile: string, statementRows = STATEMENT_ROWS): Promise<LogScan | null> {
   const joiner = new TeamJoiner(plan);
   let readFailure: unknown = null;
   async function* tasks(): AsyncGenerator<TeamRangeTask> {
     try {
-      yield* pageTasks(c, plan);
+      yield* pageTasks(c, plan, statementRows);
     } catch (err) {
       readFailure = err;
       throw err;

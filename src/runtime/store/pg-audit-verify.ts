@@ -125,7 +125,7 @@ export async function verifyTeamAudit(store: PgStore, trustedKeys: KeyObject[], 
     let plan = freshPlan();
     const threads = teamVerifyThreads(await headSize(c), opts.threads, opts.minRows);
     const workerFile = opts.workerFile ?? defaultTeamWorkerFile();
-    let scan = threads > 1 && existsSync(workerFile) ? await scanRowsParallel(c, plan, threads, workerFile) : null;
+    let scan = threads > 1 && existsSync(workerFile) ? await scanRowsParallel(c, plan, threads, workerFile, opts.statementRows) : null;
     if (scan === null) {
       plan = freshPlan();
       scan = await scanRows(c, plan, opts.pageRows ?? PAGE_ROWS);

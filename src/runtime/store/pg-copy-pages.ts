@@ -13,6 +13,15 @@ const HEADER = SIGNATURE.length + 8;
 export interface RowPage {
   bytes: ArrayBuffer;
   count: number;
+  /** Where in `bytes` the last row starts. */
+  last: number;
+}
+
+/** The first field of the page's last row when it is an 8-byte integer (a bigint key), as decimal text; else null. */
+export function lastKey(page: RowPage): string | null {
+  const b = Buffer.from(page.bytes);
+  if (page.count === 0 || b.length < page.last + 14 || b.readInt16BE(page.last) < 1 || b.readInt32BE(page.last + 2) !== 8) return null;
+  return b.readBigInt64BE(page.last + 6).toString();
 }
 
 /** Where the row starting at `at` ends, or -1 when `buf` does not hold all of it. */
@@ -60,6 +69,8 @@ export async function* copyPages(c: PoolClient, select: string, rows: number): A
   let parts: Buffer[] = [];
   let size = 0;
   let count = 0;
+  // Where the last row read starts, counted from the start of the page being built.
+  let last = 0;
   try {
     for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) {
       const buf = rest.length === 0 ? next.value : Buffer.concat([rest, next.value]);
@@ -85,10 +96,11 @@ export async function* copyPages(c: PoolClient, select: string, rows: number): A
         }
         const end = rowEnd(buf, at);
         if (end < 0) break;
+        last = size + (at - from);
         at = end;
         if (++count === rows) {
           parts.push(buf.subarray(from, at));
-          yield { bytes: ownBuffer(parts, size + (at - from)), count };
+          yield { bytes: ownBuffer(parts, size + (at - from)), count, last };
           parts = [];
           size = 0;
           count = 0;
@@ -102,7 +114,7 @@ export async function* copyPages(c: PoolClient, select: string, rows: number): A
       rest = ended ? Buffer.alloc(0) : buf.subarray(at);
     }
     if (!ended || header) throw new Error('the COPY stream ended in the middle of a row');
-    if (count > 0) yield { bytes: ownBuffer(parts, size), count };
+    if (count > 0) yield { bytes: ownBuffer(parts, size), count, last };
   } finally {
     // Left early (or failed): drain what the server still sends, so the next query can run.
     if (!stream.destroyed) await drain(chunks);

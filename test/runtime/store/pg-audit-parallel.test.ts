@@ -82,6 +82,8 @@ describe('team verify on worker threads', { timeout: 60_000 }, () => {
     expect(scan!.range.root().toString('hex')).toBe(expected.root);
     expect(await parallel(2)).toEqual(expected);
     expect(await parallel(3)).toEqual(expected);
+    // The rows read by several COPY statements, each ending on a page or inside one.
+    for (const statementRows of [4096, 5000]) expect(await verifyTeamAudit(store, keys, { threads: 2, workerFile: WORKER, minRows: 1, statementRows })).toEqual(expected);
   });
 
   it('falls back to the serial verify when its worker cannot run', async () => {

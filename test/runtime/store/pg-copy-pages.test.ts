@@ -4,7 +4,7 @@
 import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PgStore } from '../../../src/runtime/store/pg-connect.js';
-import { copyPages, type RowPage } from '../../../src/runtime/store/pg-copy-pages.js';
+import { copyPages, lastKey, type RowPage } from '../../../src/runtime/store/pg-copy-pages.js';
 import { startPostgresStore, stopPostgresStore, type TestPostgres } from '../../support/postgres.js';
 
 let pg: TestPostgres;
@@ -69,9 +69,22 @@ describe('binary COPY pages', { timeout: 60_000 }, () => {
       const rows = pages.flatMap(decode);
       expect(rows.length).toBe(10_000);
       expect(rows).toEqual(expected);
-      // Each page owns its memory, so that moving it to a worker moves nothing else.
-      for (const p of pages) expect(p.bytes.byteLength).toBe(Buffer.from(p.bytes).length);
+      // Each page owns its memory, so that moving it to a worker moves nothing else; its last row's key starts the next statement.
+      for (const p of pages) {
+        expect(p.bytes.byteLength).toBe(Buffer.from(p.bytes).length);
+        expect(lastKey(p)).toBe(String(decode(p).at(-1)![0]));
+      }
     }
+  });
+
+  it('names no key for a page whose first field is not an 8-byte integer', async () => {
+    const keys = await inTransaction(async (c) => {
+      const out: (string | null)[] = [];
+      for await (const page of copyPages(c, 'SELECT id::int, a, b FROM copy_rows ORDER BY id LIMIT 10', 10)) out.push(lastKey(page));
+      for await (const page of copyPages(c, 'SELECT id::text, a, b FROM copy_rows ORDER BY id LIMIT 10', 10)) out.push(lastKey(page));
+      return out;
+    });
+    expect(keys).toEqual([null, null]);
   });
 
   it('yields nothing for no rows', async () => {
