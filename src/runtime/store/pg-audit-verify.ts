@@ -94,6 +94,26 @@ async function headFindings(c: PoolClient, scan: LogScan): Promise<Finding[]> {
   return out;
 }
 
+/** How many rows the table holds, whatever their seq. */
+async function rowCount(c: PoolClient): Promise<number> {
+  const r = await c.query<{ n: string }>(`SELECT count(*) AS n FROM gh_audit_events`);
+  return Number(r.rows[0]!.n);
+}
+
+/**
+ * Rows that no scan in seq order reaches: a NULL seq, or a seq repeated where one keyset page
+ * ends and the next begins after it. Only possible once someone dropped the table's primary key.
+ */
+function unreadFindings(rows: number, scan: LogScan): Finding[] {
+  if (rows === scan.events) return [];
+  return [
+    {
+      seq: null,
+      reason: `the table holds ${rows} rows but ${scan.events} of them are in seq order: rows with a NULL or repeated seq were inserted outside the append (its primary key was dropped)`,
+    },
+  ];
+}
+
 async function haltFindings(c: PoolClient): Promise<Finding[]> {
   const r = await c.query<{ machine_id: string; host: string; project_key: string; origin_seq: string; reason: string }>(
     `SELECT machine_id, host, project_key, origin_seq, reason FROM gh_audit_halts ORDER BY machine_id, project_key`,
@@ -125,12 +145,15 @@ export async function verifyTeamAudit(store: PgStore, trustedKeys: KeyObject[], 
     let plan = freshPlan();
     const threads = teamVerifyThreads(await headSize(c), opts.threads, opts.minRows);
     const workerFile = opts.workerFile ?? defaultTeamWorkerFile();
+    const rows = await rowCount(c);
     let scan = threads > 1 && existsSync(workerFile) ? await scanRowsParallel(c, plan, threads, workerFile, opts.statementRows) : null;
+    // A row the scan never reached (its seq NULL, or repeated where one keyset page ends) is for the serial scan to report.
+    if (scan !== null && scan.events !== rows) scan = null;
     if (scan === null) {
       plan = freshPlan();
       scan = await scanRows(c, plan, opts.pageRows ?? PAGE_ROWS);
     }
-    const extra = [...(await headFindings(c, scan)), ...(await haltFindings(c))];
+    const extra = [...unreadFindings(rows, scan), ...(await headFindings(c, scan)), ...(await haltFindings(c))];
     const report = finishVerify(plan, { ...scan, findings: [...scan.findings, ...extra.filter((f) => f.seq !== null)] });
     const loose = extra.filter((f) => f.seq === null).map((f) => f.reason);
     return loose.length === 0 ? report : { ...report, ok: false, first_bad: report.first_bad ?? { seq: null, reason: loose[0]! }, problems: [...report.problems, ...loose] };

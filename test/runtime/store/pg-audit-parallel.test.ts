@@ -101,6 +101,44 @@ describe('team verify on worker threads', { timeout: 60_000 }, () => {
     });
   });
 
+  describe('with its primary key dropped', () => {
+    const ORIGIN_KEY = 'gh_audit_events_machine_id_project_key_origin_seq_key';
+    const dropKey = [`ALTER TABLE gh_audit_events DROP CONSTRAINT gh_audit_events_pkey, DROP CONSTRAINT ${ORIGIN_KEY}`, 'ALTER TABLE gh_audit_events ALTER COLUMN seq DROP NOT NULL'];
+    const copyOf = (seq: string, of: number) => `INSERT INTO gh_audit_events SELECT ${seq}, line, hash, machine_id, host, project_key, origin_seq, origin_hash FROM gh_audit_events WHERE seq = ${of}`;
+    const restoreKey = () => sql(`ALTER TABLE gh_audit_events ADD CONSTRAINT gh_audit_events_pkey PRIMARY KEY (seq), ADD CONSTRAINT ${ORIGIN_KEY} UNIQUE (machine_id, project_key, origin_seq)`);
+
+    it('finds a row inserted with a NULL seq, which no scan in seq order reads', async () => {
+      try {
+        await whileTampered([...dropKey, copyOf('NULL', 10)], async () => {
+          const expected = await serial();
+          expect(expected.ok).toBe(false);
+          expect(expected.problems.join('\n')).toContain(`the table holds ${EVENTS + 1} rows but ${EVENTS} of them are in seq order`);
+          expect(await parallel(2)).toEqual(expected);
+        });
+      } finally {
+        await restoreKey();
+      }
+    });
+
+    it('finds a seq repeated just past where a keyset page ends, which the next page skips', async () => {
+      try {
+        await whileTampered([...dropKey, copyOf('4095', 4095)], async () => {
+          // Both scans read 4,096 rows a statement or page: the copy of seq 4095 falls between two.
+          const atBoundary = await verifyTeamAudit(store, keys, { threads: 1, pageRows: 4096 });
+          expect(atBoundary.ok).toBe(false);
+          expect(atBoundary.problems.join('\n')).toContain(`the table holds ${EVENTS + 1} rows but ${EVENTS} of them are in seq order`);
+          expect(await verifyTeamAudit(store, keys, { threads: 2, workerFile: WORKER, minRows: 1, statementRows: 4096, pageRows: 4096 })).toEqual(atBoundary);
+          // With the serial scan's own pages the copy is read, and named where it is.
+          const expected = await serial();
+          expect(expected.ok).toBe(false);
+          expect(await verifyTeamAudit(store, keys, { threads: 2, workerFile: WORKER, minRows: 1, statementRows: 4096 })).toEqual(expected);
+        });
+      } finally {
+        await restoreKey();
+      }
+    });
+  });
+
   it.each([
     ['an edited line', [`UPDATE gh_audit_events SET line = replace(line, '"src/file-', '"src/filx-') WHERE seq = 6010`]],
     ['a deleted row', ['DELETE FROM gh_audit_events WHERE seq = 5000']],
