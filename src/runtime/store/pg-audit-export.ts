@@ -7,7 +7,7 @@ import { canonicalJson } from '../../core/crypto/canonical-json.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { CHECKPOINT_FILE, LOG_FILE } from '../audit/log.js';
 import type { PgStore } from './pg-connect.js';
-import { checkpointRows, eventPages, inSnapshot } from './pg-audit-rows.js';
+import { checkpointRows, eventPages, inSnapshot, rowCount } from './pg-audit-rows.js';
 
 /** Bytes buffered before a write: a few large writes instead of one per line. */
 const WRITE_BLOCK_BYTES = 1 << 20;
@@ -63,13 +63,21 @@ export async function exportTeamAudit(store: PgStore, outDir: string): Promise<R
       } finally {
         log.close();
       }
+      // A row no scan in seq order reaches would be missing from the folder, which would then verify intact.
+      const rows = await rowCount(c);
+      if (rows !== events) {
+        return fail(
+          `The team log table holds ${rows} rows but only ${events} are in seq order: rows with a NULL or repeated seq were inserted outside the append, and an export without them would verify intact. Nothing was written. Run \`gatehouse audit verify --store …\` to see the report.`,
+        );
+      }
       const cpFile = new BlockFile(join(tmp, CHECKPOINT_FILE));
       for (const cp of cps) cpFile.line(canonicalJson(cp));
       cpFile.close();
-      return { events, checkpoints: cps.length };
+      return ok({ events, checkpoints: cps.length });
     });
+    if (!counts.ok) return counts;
     renameSync(tmp, target);
-    return ok(counts);
+    return counts;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

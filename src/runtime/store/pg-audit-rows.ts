@@ -49,6 +49,12 @@ export async function* eventPages<R extends [string, ...unknown[]]>(c: PoolClien
   }
 }
 
+/** How many event rows the table holds, whatever their seq: more than a scan in seq order reads once someone dropped its primary key. */
+export async function rowCount(c: PoolClient): Promise<number> {
+  const r = await c.query<{ n: string }>(`SELECT count(*) AS n FROM gh_audit_events`);
+  return Number(r.rows[0]!.n);
+}
+
 /** The checkpoint rows in the order they were written. */
 export async function checkpointRows(c: PoolClient): Promise<StoredCheckpoint[]> {
   const r = await c.query<{ tree_size: string; root: string; note: string; key_id: string; time: string }>(`SELECT tree_size, root, note, key_id, time FROM gh_audit_checkpoints ORDER BY id`);

@@ -13,7 +13,7 @@ import { chainAfter, lineProblem, parseObject } from '../audit/verify-line.js';
 import { originLineHash } from './pg-audit-origin.js';
 import type { PgStore } from './pg-connect.js';
 import { defaultTeamWorkerFile, scanRowsParallel, teamVerifyThreads, type TeamVerifyOptions } from './pg-audit-verify-parallel.js';
-import { ALL_COLUMNS, checkpointRows, eventPages, inSnapshot, PAGE_ROWS } from './pg-audit-rows.js';
+import { ALL_COLUMNS, checkpointRows, eventPages, inSnapshot, PAGE_ROWS, rowCount } from './pg-audit-rows.js';
 
 // A column may be NULL if someone with database access dropped its NOT NULL.
 type Row = [seq: string, line: string | null, hash: string, machine: string, host: string, project: string, originSeq: string, originHash: string];
@@ -92,12 +92,6 @@ async function headFindings(c: PoolClient, scan: LogScan): Promise<Finding[]> {
     out.push({ seq: null, reason: "the head row's Merkle frontier does not match the rows: the rows or the head were changed outside the append" });
   }
   return out;
-}
-
-/** How many rows the table holds, whatever their seq. */
-async function rowCount(c: PoolClient): Promise<number> {
-  const r = await c.query<{ n: string }>(`SELECT count(*) AS n FROM gh_audit_events`);
-  return Number(r.rows[0]!.n);
 }
 
 /**

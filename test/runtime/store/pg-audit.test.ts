@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, mkdtempSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync, mkdtempSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -331,6 +331,28 @@ describe('team audit log: export', () => {
     } finally {
       await store.pool.query('DELETE FROM gh_audit_events WHERE line IS NULL');
       await store.pool.query('ALTER TABLE gh_audit_events ALTER COLUMN line SET NOT NULL');
+    }
+  });
+
+  it('refuses, writing nothing, a table holding a row that no scan in seq order reaches', async () => {
+    const a = tempMachine('alpha');
+    appendLocal(a, 12);
+    await forward(a, 10);
+    await store.pool.query('ALTER TABLE gh_audit_events DROP CONSTRAINT gh_audit_events_pkey, DROP CONSTRAINT gh_audit_events_machine_id_project_key_origin_seq_key');
+    await store.pool.query('ALTER TABLE gh_audit_events ALTER COLUMN seq DROP NOT NULL');
+    try {
+      await store.pool.query('INSERT INTO gh_audit_events SELECT NULL, line, hash, machine_id, host, project_key, origin_seq, origin_hash FROM gh_audit_events WHERE seq = 3');
+      const dir = mkdtempSync(join(tmpdir(), 'gh-export-'));
+      const r = await exportTeamAudit(store, join(dir, 'team'));
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.reason).toContain('holds 13 rows but only 12 are in seq order');
+      expect(readdirSync(dir)).toEqual([]);
+      expect((await verifyTeamAudit(store, [keyOf(a)])).ok).toBe(false);
+    } finally {
+      await store.pool.query('DELETE FROM gh_audit_events WHERE seq IS NULL');
+      await store.pool.query(
+        'ALTER TABLE gh_audit_events ADD CONSTRAINT gh_audit_events_pkey PRIMARY KEY (seq), ADD CONSTRAINT gh_audit_events_machine_id_project_key_origin_seq_key UNIQUE (machine_id, project_key, origin_seq)',
+      );
     }
   });
 
