@@ -9,6 +9,7 @@ import { setLockThread } from '../runtime/audit/lock.js';
 import { dropEndedSessionCaches, watchWorktrees } from '../runtime/scope-cache.js';
 import { dropEndedSessionFiles } from '../runtime/verified-cache.js';
 import { loadInotify } from '../runtime/inotify.js';
+import { sessionOver } from '../runtime/session-layout.js';
 import { runHookGate, type HookRequest } from './hook-gate.js';
 
 /** How often this thread lets go of what it keeps for sessions that have ended. */
@@ -19,9 +20,17 @@ setLockThread(threadId);
 // This thread lives on between Stops: its scope checks watch their worktrees (dist/native, built beside dist/hook).
 watchWorktrees(loadInotify(fileURLToPath(new URL('../native/inotify.node', import.meta.url))));
 // What it keeps of a session that ended goes soon after: its watch, its cache, its parsed baseline.
+// Each session's meta.json is read once a sweep; a sweep that fails leaves things as they were,
+// and never takes this thread (and every hook call) down with it.
 setInterval(() => {
-  dropEndedSessionCaches();
-  dropEndedSessionFiles();
+  const seen = new Map<string, boolean>();
+  const over = (dir: string): boolean => seen.get(dir) ?? seen.set(dir, sessionOver(dir)).get(dir)!;
+  try {
+    dropEndedSessionCaches(over);
+    dropEndedSessionFiles(over);
+  } catch {
+    // Best effort: the next sweep tries again, and the caches stay bounded meanwhile.
+  }
 }, SWEEP_MS).unref();
 
 /** The calls running now, each with what cancels it. */

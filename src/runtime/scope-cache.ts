@@ -142,14 +142,14 @@ export function sessionScopeCache(sessionDir: string, digest: string, allow: str
 }
 
 /**
- * Closes and forgets the caches of sessions that are over ({@link sessionOver}). A long-lived
- * host calls this now and then, so that an ended session's worktree watch gives the user's
- * inotify watches back at once instead of when newer sessions push it out. The agent can write
- * a session's meta.json, but that only drops a cache early: its next Stop walks the whole tree.
+ * Closes and forgets the caches of sessions that are over (`over`, by default {@link sessionOver}).
+ * A long-lived host calls this now and then, so that an ended session's worktree watch gives the
+ * user's inotify watches back at once instead of when newer sessions push it out. The agent can
+ * write a session's meta.json, but that only drops a cache early: its next Stop walks the whole tree.
  */
-export function dropEndedSessionCaches(): void {
+export function dropEndedSessionCaches(over: (sessionDir: string) => boolean = sessionOver): void {
   for (const [id, { dir, cache }] of caches) {
-    if (!sessionOver(dir)) continue;
+    if (!over(dir)) continue;
     cache.close();
     caches.delete(id);
   }

@@ -1,7 +1,8 @@
 // The files of a session folder and its append-only log: what the hook touches on every call,
 // apart from SessionStore (session-store.ts), which only the CLI and the supervisor use.
-import { appendFileSync, lstatSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { lstatOrNull } from './scope-walk.js';
 import { readSmallJson } from './small-file.js';
 
 /** File names inside a session folder. */
@@ -36,10 +37,9 @@ const META_MAX = 64 << 10;
 export function sessionOver(dir: string): boolean {
   const file = join(dir, SESSION_FILES.meta);
   try {
-    lstatSync(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR';
+    if (lstatOrNull(file) === null) return true;
+  } catch {
+    return false;
   }
   return readSmallJson(file, META_MAX)?.status === 'ended';
 }

@@ -54,9 +54,9 @@ const heldByHost = new Map<string, Held>();
 /** This process's reader of session files that stay put: the warm supervisor's gate worker keeps it between calls. */
 export const readVerifiedJsonHeld: VerifiedReader = verifiedJsonReader(RACY_MARGIN_MS, heldByHost);
 
-/** Forgets what {@link readVerifiedJsonHeld} keeps of the files of sessions that are over (see dropEndedSessionCaches). */
-export function dropEndedSessionFiles(): void {
-  for (const file of heldByHost.keys()) if (sessionOver(dirname(file))) heldByHost.delete(file);
+/** Forgets what {@link readVerifiedJsonHeld} keeps of the files of sessions that are over (`over`; see dropEndedSessionCaches). */
+export function dropEndedSessionFiles(over: (sessionDir: string) => boolean = sessionOver): void {
+  for (const file of heldByHost.keys()) if (over(dirname(file))) heldByHost.delete(file);
 }
 
 function statOf(file: string): BigIntStats | null {

@@ -11,7 +11,7 @@ import { sha256Hex } from '../../src/runtime/session-files.js';
 import { sessionOver } from '../../src/runtime/session-layout.js';
 import { RACY_MARGIN_MS } from '../../src/runtime/scope-walk.js';
 import { dropEndedSessionFiles, readVerifiedJsonHeld } from '../../src/runtime/verified-cache.js';
-import { repo, tempDir } from './scope-fixture.js';
+import { changedSince, recordBaseline, repo, tempDir } from './scope-fixture.js';
 
 const inotify = loadInotify(join(process.cwd(), 'dist/native/inotify.node'));
 beforeAll(() => watchWorktrees(inotify));
@@ -67,6 +67,31 @@ describe('a session that is over', () => {
     expect(cacheOf(removed)).not.toBe(caches[2]);
     if (inotify !== null) expect(watches.map((w) => w?.active)).toEqual([true, false, false]);
     for (const c of caches) c.close();
+  });
+
+  it('misses no change when the agent forges "ended" to make the host drop its cache and watch mid-session', async () => {
+    // The agent writes meta.json: it can make a sweep close the watch between two Stops, or
+    // just after it changed a file (its events still queued), and put "active" back after.
+    const root = repo({ 'README.md': 'hello\n', 'src/a.ts': 'a\n' });
+    const dir = sessionDir('active');
+    const allow = ['src/**'];
+    const b = await recordBaseline(root, { allow });
+    const check = async (): Promise<string[]> => (await changedSince(root, b, { allow, cache: sessionScopeCache(dir, 'forged', allow, []) })).map((c) => `${c.change} ${c.path}`).sort();
+    expect(await check()).toEqual([]);
+    const first = sessionScopeCache(dir, 'forged', allow, []);
+    const watch = first.worktreeWatch(root);
+    writeFileSync(join(root, 'README.md'), 'changed while watched\n');
+    setStatus(dir, 'ended');
+    dropEndedSessionCaches();
+    writeFileSync(join(root, 'notes.txt'), 'made while nothing watched\n');
+    setStatus(dir, 'active');
+    if (inotify !== null) expect(watch?.active).toBe(false);
+    const found = await check();
+    expect(found).toEqual(['created notes.txt', 'modified README.md']);
+    expect(found).toEqual((await changedSince(root, b, { allow })).map((c) => `${c.change} ${c.path}`).sort());
+    // And the check after it, on the cache and watch made anew, still sees both.
+    expect(await check()).toEqual(found);
+    sessionScopeCache(dir, 'forged', allow, []).close();
   });
 
   it('loses the parsed baseline the host kept; a running session keeps it', async () => {
