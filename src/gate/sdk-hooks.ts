@@ -4,7 +4,7 @@
 // so a program built on the SDK is gated with no process start per call.
 import { readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { sha256Hex } from '../runtime/session-files.js';
+import { sha256Hex } from '../core/crypto/sha256.js';
 import { checkPolicy } from '../core/policy.js';
 import { SESSION_FILES } from '../runtime/session-layout.js';
 import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';

@@ -7,11 +7,11 @@
 // (`<bundle folder>/code-cache/`), never in the agent-writable state folder: whoever can write it
 // can rewrite the bundle itself, so it grants no one anything. A cache that is missing, a link, a
 // FIFO, over its cap, torn, or rejected by V8 is ignored and written again.
-import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+import { sha256Hex } from '../core/crypto/sha256.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { readSmallBytes } from './small-file.js';
 
@@ -46,9 +46,9 @@ function cacheName(bundleFile: string, wrapped: string): string {
   if (/^[0-9a-f]{64}$/.test(built)) {
     const st = statSync(bundleFile, { bigint: true });
     content = `${built}\0${st.size}\0${st.mtimeNs}\0${st.ino}`;
-  } else content = createHash('sha256').update(wrapped).digest('hex');
+  } else content = sha256Hex(wrapped);
   const key = `${content}\0${process.version}\0${process.versions.v8}\0${process.arch}\0${process.execArgv.join(' ')}\0${process.env.NODE_OPTIONS ?? ''}`;
-  return `bundle-${createHash('sha256').update(key).digest('hex').slice(0, 32)}.v8cache`;
+  return `bundle-${sha256Hex(key).slice(0, 32)}.v8cache`;
 }
 
 interface CacheFile {

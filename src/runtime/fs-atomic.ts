@@ -2,7 +2,10 @@
 // either. Write to a temp file in the same folder, fsync, then rename over.
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { uniqueToken } from './unique-token.js';
+
+/** Temp names tried before giving up: each is new, so only a folder that refuses creates fails them all. */
+const TEMP_TRIES = 8;
 
 /** Options for {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -25,8 +28,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, opts: A
       mode = 0o644;
     }
   }
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(tmp, 'wx', mode);
+  const { tmp, fd } = createTemp(file, mode);
   try {
     // openSync's mode is filtered by the umask; the file must keep exactly its old mode.
     fchmodSync(fd, mode);
@@ -53,5 +55,17 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, opts: A
       // already gone
     }
     throw err;
+  }
+}
+
+/** A new temp file beside `file`, created exclusively; a name taken already (a leftover, a planted file or link) is passed over. */
+function createTemp(file: string, mode: number): { tmp: string; fd: number } {
+  for (let i = 1; ; i++) {
+    const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${uniqueToken()}.tmp`);
+    try {
+      return { tmp, fd: openSync(tmp, 'wx', mode) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || i === TEMP_TRIES) throw err;
+    }
   }
 }

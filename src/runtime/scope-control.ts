@@ -8,7 +8,8 @@ import { compileGlob, matchesAny } from '../core/glob.js';
 import type { Baseline, Change, FileRecord } from './scope-baseline.js';
 import { differs, recordFile } from './scope-compare.js';
 import type { FsPath } from './scope-hash.js';
-import { lstatOrNull, walk } from './scope-walk.js';
+import { walk } from './scope-walk.js';
+import { lstatOrNull } from './small-file.js';
 
 /** Control files up to this size are kept whole in the baseline, so a refusal can show what to write back. */
 const CONTROL_TEXT_MAX_BYTES = 64 * 1024;

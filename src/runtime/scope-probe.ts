@@ -7,7 +7,7 @@ import { assertBaseline, realPath, type Baseline, type FileRecord } from './scop
 import { differsSync, foldersOf } from './scope-compare.js';
 import { isControlPath, relPath } from './scope-control.js';
 import { FrozenIgnore } from './scope-ignore.js';
-import { lstatOrNull } from './scope-walk.js';
+import { lstatOrNull } from './small-file.js';
 
 /** What the probe needs of a baseline, built once per baseline object. */
 interface Lookup {

@@ -2,7 +2,8 @@
 // `walk` would, but reads again only what inotify named since the last Stop.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { checkDeadline, type FsPath } from './scope-hash.js';
-import { childPath, ITEMS_PER_TURN, list, lstatOrNull, statKey, type OnUnreadable, type Visit, type WalkEntry } from './scope-walk.js';
+import { childPath, ITEMS_PER_TURN, list, statKey, type OnUnreadable, type Visit, type WalkEntry } from './scope-walk.js';
+import { lstatOrNull } from './small-file.js';
 import type { WalkPlan, WorktreeWatch } from './worktree-watch.js';
 
 /** Kept entries visited between yields: each costs no system call, so many more than {@link ITEMS_PER_TURN}. */

@@ -1,9 +1,10 @@
 // The scope check's own walk of a folder: readdir + lstat, never following a symlink,
 // byte-exact for names that are not valid UTF-8, yielding to the event loop as it goes.
-import { lstatSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { checkDeadline, type FsPath } from './scope-hash.js';
+import { lstatOrNull } from './small-file.js';
 
 /**
  * Directory entries handled between yields to the event loop: about 10 ms of blocking
@@ -31,17 +32,6 @@ export type Visit = (e: WalkEntry) => boolean | Promise<boolean>;
 
 /** Called for a directory whose entries cannot be listed (no permission). */
 export type OnUnreadable = (rel: string, abs: FsPath, st: BigIntStats) => void | Promise<void>;
-
-/** `lstat`, or null when nothing is at `path` (any other failure is thrown). */
-export function lstatOrNull(path: FsPath): BigIntStats | null {
-  try {
-    return lstatSync(path, { bigint: true });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw err;
-  }
-}
 
 /**
  * The stat fields that together say "unchanged" without reading the file: size, mtime

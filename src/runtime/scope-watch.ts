@@ -3,7 +3,7 @@
 // check compares them with the baseline like the repository's control files.
 import type { Change, FileRecord } from './scope-baseline.js';
 import { compareFound, recordFound, relPath, walkAll, type Found } from './scope-control.js';
-import { lstatOrNull } from './scope-walk.js';
+import { lstatOrNull } from './small-file.js';
 
 /** What the baseline keeps of the watched paths outside the worktree. */
 export interface WatchBaseline {

@@ -1,8 +1,8 @@
 // Gatehouse does not trust its own session files once the agent runs: the policy and the
 // baseline are read back only when their bytes hash to the digests recorded at session start.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sha256Hex } from '../core/crypto/sha256.js';
 import type { Policy } from '../core/policy.js';
 import type { Result } from '../core/result.js';
 import type { Baseline } from './scope-baseline.js';
@@ -15,11 +15,6 @@ const SESSION_BASELINE_FILE = 'baseline.json';
 
 /** Lowercase hex SHA-256: how session file digests are written (hook command, policy, audit log). */
 export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
-
-/** Hex SHA-256 of raw bytes or text. */
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
 
 /**
  * Reads a JSON session file and returns it only if its exact bytes hash to `expected` and, given

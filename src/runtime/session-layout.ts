@@ -2,8 +2,7 @@
 // apart from SessionStore (session-store.ts), which only the CLI and the supervisor use.
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { lstatOrNull } from './scope-walk.js';
-import { readSmallJson } from './small-file.js';
+import { lstatOrNull, readSmallJson } from './small-file.js';
 
 /** File names inside a session folder. */
 export const SESSION_FILES = {

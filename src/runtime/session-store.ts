@@ -6,7 +6,7 @@ import { checkPolicy, type Policy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { appendSessionLog, SESSION_FILES } from './session-layout.js';
-import { sha256Hex } from './session-files.js';
+import { sha256Hex } from '../core/crypto/sha256.js';
 import { isSafeSessionId, sessionDir } from './state-dir.js';
 
 /** Lifecycle status of a session. */

@@ -1,7 +1,7 @@
 // Reads a small record Gatehouse keeps where the agent may write (an index pointer, a project
 // record, a session's meta): only a regular file, never through a link at its name, never more
 // than its cap, and never blocking on a FIFO planted in its place.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
 import { isRecord } from '../core/is-record.js';
 
 /**
@@ -45,5 +45,16 @@ export function readSmallJson(file: string, max: number): Record<string, unknown
     return isRecord(v) ? v : null;
   } catch {
     return null;
+  }
+}
+
+/** `lstat`, or null when nothing is at `path` (any other failure is thrown). */
+export function lstatOrNull(path: string | Buffer): BigIntStats | null {
+  try {
+    return lstatSync(path, { bigint: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw err;
   }
 }

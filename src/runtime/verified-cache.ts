@@ -4,7 +4,8 @@ import type { BigIntStats } from 'node:fs';
 import { dirname } from 'node:path';
 import { readVerifiedJson, type Verified, type VerifiedReader } from './session-files.js';
 import { sessionOver } from './session-layout.js';
-import { lstatOrNull, RACY_MARGIN_MS, statKey } from './scope-walk.js';
+import { RACY_MARGIN_MS, statKey } from './scope-walk.js';
+import { lstatOrNull } from './small-file.js';
 
 /** Files whose parsed copies one reader keeps (one baseline per session); the oldest used is dropped past this. */
 const MAX_HELD = 32;

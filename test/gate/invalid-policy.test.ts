@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runHookGate } from '../../src/gate/hook-gate.js';
 import { startSession } from '../../src/gate/session-lifecycle.js';
-import { sha256Hex } from '../../src/runtime/session-files.js';
+import { sha256Hex } from '../../src/core/crypto/sha256.js';
 import { HOOK, tempDir } from '../support/cli.js';
 
 let root: string;

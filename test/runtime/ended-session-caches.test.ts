@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadInotify } from '../../src/runtime/inotify.js';
 import { dropEndedSessionCaches, sessionScopeCache, watchWorktrees } from '../../src/runtime/scope-cache.js';
-import { sha256Hex } from '../../src/runtime/session-files.js';
+import { sha256Hex } from '../../src/core/crypto/sha256.js';
 import { sessionOver } from '../../src/runtime/session-layout.js';
 import { RACY_MARGIN_MS } from '../../src/runtime/scope-walk.js';
 import { dropEndedSessionFiles, readVerifiedJsonHeld } from '../../src/runtime/verified-cache.js';

@@ -4,7 +4,7 @@ import { readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from '
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../src/runtime/session-files.js';
+import { sha256Hex } from '../../src/core/crypto/sha256.js';
 import { verifiedJsonReader } from '../../src/runtime/verified-cache.js';
 import { tempDir } from './scope-fixture.js';
 

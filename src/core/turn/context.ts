@@ -1,7 +1,7 @@
 // What a turn-level verifier sees: the recent tool calls, the robustness profile and a
 // per-session state store passed in, so the verifiers themselves hold no mutable state.
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../crypto/canonical-json.js';
+import { sha256Hex } from '../crypto/sha256.js';
 import type { ToolKind } from '../event.js';
 import type { VerifierPosture } from '../verifier-chain.js';
 
@@ -39,7 +39,7 @@ export function hashArgs(args: unknown): string {
   } catch {
     text = canonicalJson(JSON.parse(JSON.stringify(args) ?? 'null'));
   }
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return sha256Hex(text);
 }
 
 /**

@@ -1,4 +1,4 @@
-// A cross-process exclusive lock on one file (O_EXCL create, pid + random token inside),
+// A cross-process exclusive lock on one file (O_EXCL create, pid + unique token inside),
 // synchronous because hooks are; a lock whose owner died is taken over with care.
 //
 // Races accepted, both needing a crash first: (1) a dead owner whose pid the system has
@@ -8,9 +8,9 @@
 // unlink a lock a live writer just took, letting two writers in at once. Two writers can
 // fork the chain (two events with one seq), which verify reports: tamper evidence holds,
 // only availability suffers.
-import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { isProcessAlive } from '../process-alive.js';
+import { uniqueToken } from '../unique-token.js';
 
 /** How long an append waits for the lock before giving up with an Error the caller logs. */
 const LOCK_TIMEOUT_MS = 5000;
@@ -108,7 +108,7 @@ function isStale(file: string, content: string): boolean {
  */
 function breakStale(file: string, staleContent: string): boolean {
   const marker = `${file}.steal`;
-  if (!tryCreate(marker, `${process.pid} ${randomBytes(8).toString('hex')}\n`)) {
+  if (!tryCreate(marker, `${process.pid} ${uniqueToken()}\n`)) {
     if (ageMs(marker) > STEAL_MARKER_STALE_MS) unlinkQuiet(marker);
     return false;
   }
@@ -135,7 +135,7 @@ function unlinkQuiet(file: string): void {
  */
 export function withLock<T>(file: string, fn: () => T, timeoutMs = LOCK_TIMEOUT_MS): T {
   if (held.has(file)) throw new Error(`lock ${file} is already held by this process`);
-  const content = `${process.pid} ${threadId} ${randomBytes(8).toString('hex')}\n`;
+  const content = `${process.pid} ${threadId} ${uniqueToken()}\n`;
   const deadline = Date.now() + timeoutMs;
   let backoff = FIRST_BACKOFF_MS;
   while (!tryCreate(file, content)) {

@@ -1,0 +1,115 @@
+// A cold allowed call loads no more of Node than it needs: no node:crypto (3–4 ms of a cold start,
+// with Node's stream modules), no child_process. Its digests come from the WebAssembly SHA-256
+// instead, and must be node:crypto's exactly: the tool call's args_hash the loop watchdog keeps,
+// the pinned policy's digest. A large call, a refusal, and a Node without WebAssembly
+// (`--jitless`) take node:crypto and give the same answers.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/core/crypto/canonical-json.js';
+import { WASM_HASH_MAX } from '../../src/core/crypto/sha256.js';
+import { startSession } from '../../src/gate/session-lifecycle.js';
+import { HOOK, tempDir } from '../support/cli.js';
+
+let root: string;
+let state: string;
+let id: string;
+/** The policy digest `session start` rendered into the hook commands. */
+let pin: string;
+let preload: string;
+let calls = 0;
+
+/** Writes, at exit, the built-in modules the process loaded after the preload ran. */
+const PRELOAD = `const before = new Set(process.moduleLoadList);
+process.on('exit', () => require('node:fs').writeFileSync(process.env.GH_TEST_MODULES, JSON.stringify(process.moduleLoadList.filter((m) => !before.has(m)))));
+`;
+
+interface Call {
+  status: number | null;
+  stderr: string;
+  modules: string[];
+  input: Record<string, unknown>;
+}
+
+/** Runs the built hook cold, as rendered, for a Write of `file` with `content`; `flags` go to node. */
+function write(file: string, content: string, flags: string[] = []): Call {
+  calls++;
+  const input = { file_path: join(root, file), content: `${content}\n// call ${calls}` };
+  const out = join(state, `modules-${calls}.json`);
+  const r = spawnSync(process.execPath, [...flags, '--require', preload, HOOK, 'check', '--session', id, '--event', 'PreToolUse', '--state-dir', state, '--policy-sha256', pin], {
+    cwd: root,
+    input: JSON.stringify({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: input }),
+    encoding: 'utf8',
+    env: { ...process.env, GH_TEST_MODULES: out },
+    timeout: 30_000,
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, stderr: r.stderr, modules: JSON.parse(readFileSync(out, 'utf8')) as string[], input };
+}
+
+/** The args_hash the hook kept for its last call. */
+function lastArgsHash(): string {
+  const turn = JSON.parse(readFileSync(join(state, 'sessions', id, 'turn-state.json'), 'utf8')) as { recent?: { args_hash: string }[] };
+  const recent = turn.recent ?? [];
+  expect(recent.length).toBeGreaterThan(0);
+  return recent[recent.length - 1]!.args_hash;
+}
+
+const nodeSha = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
+const HEAVY = ['NativeModule crypto', 'Internal Binding crypto', 'NativeModule stream', 'NativeModule child_process'];
+
+beforeEach(async () => {
+  const base = tempDir();
+  root = join(base, 'repo');
+  state = join(base, 'state');
+  mkdirSync(join(root, 'src'), { recursive: true });
+  preload = join(base, 'preload.cjs');
+  writeFileSync(preload, PRELOAD);
+  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  if (!r.ok) throw new Error(r.reason);
+  id = r.value.policy.session_id;
+  const rendered = /--policy-sha256 ([0-9a-f]{64})/.exec(readFileSync(join(root, '.claude', 'settings.local.json'), 'utf8'));
+  if (!rendered) throw new Error('no policy digest in the rendered hooks');
+  pin = rendered[1]!;
+});
+
+describe('a cold hook call', () => {
+  it('allows a small write without loading node:crypto, streams or child_process, and keeps the args digest node:crypto gives', () => {
+    write('src/warm.ts', 'warm the code cache');
+    const c = write('src/a.ts', 'export const a = 1;');
+    expect(c.status, c.stderr).toBe(0);
+    expect(c.modules.filter((m) => HEAVY.includes(m))).toEqual([]);
+    expect(lastArgsHash()).toBe(nodeSha(canonicalJson(c.input)));
+  });
+
+  it('hashes a write past the WebAssembly limit with node:crypto, to the same digest', () => {
+    const c = write('src/big.ts', 'x'.repeat(WASM_HASH_MAX + 10));
+    expect(c.status, c.stderr).toBe(0);
+    expect(c.modules).toContain('NativeModule crypto');
+    expect(lastArgsHash()).toBe(nodeSha(canonicalJson(c.input)));
+  });
+
+  it('still refuses a write outside the allowlist, naming the file', () => {
+    const c = write('package.json', '{}');
+    expect(c.status).toBe(2);
+    expect(c.stderr).toContain('package.json is outside');
+  });
+
+  it('gives the same answers in a Node without WebAssembly (--jitless)', () => {
+    const ok = write('src/b.ts', 'export const b = 2;', ['--jitless']);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(lastArgsHash()).toBe(nodeSha(canonicalJson(ok.input)));
+    expect(write('package.json', '{}', ['--jitless']).status).toBe(2);
+  });
+
+  it('refuses when one byte of the pinned policy changed, and reports the digest node:crypto gives it', () => {
+    const file = join(state, 'sessions', id, 'policy.json');
+    const tampered = readFileSync(file, 'utf8').replace('"src/**"', '"**"');
+    writeFileSync(file, tampered);
+    const c = write('package.json', '{}');
+    expect(c.status).toBe(2);
+    expect(c.stderr).toContain(`sha256 ${nodeSha(tampered).slice(0, 12)}`);
+  });
+});
