@@ -17,6 +17,8 @@ export const WASM_HASH_MAX = 16 * 1024;
 
 type NodeHash = (data: string | Uint8Array) => string;
 let nodeHash: NodeHash | null = null;
+/** False once WebAssembly is missing or failed: V8 may refuse its memory (`ulimit -v`, flags). */
+let wasmUsable = wasmAvailable();
 
 function loadNodeHash(): NodeHash {
   // A built-in resolves the same from any path; `require` itself is not there in an ES module.
@@ -29,9 +31,15 @@ function loadNodeHash(): NodeHash {
  * @example sha256Hex('abc') // 'ba7816bf…'
  */
 export function sha256Hex(data: string | Uint8Array): string {
-  if (nodeHash === null && wasmAvailable()) {
+  if (nodeHash === null && wasmUsable) {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    if (bytes.length <= WASM_HASH_MAX) return sha256HexWasm(bytes);
+    if (bytes.length <= WASM_HASH_MAX) {
+      try {
+        return sha256HexWasm(bytes);
+      } catch {
+        wasmUsable = false; // node:crypto below gives the same digest
+      }
+    }
   }
   nodeHash ??= loadNodeHash();
   return nodeHash(data);
