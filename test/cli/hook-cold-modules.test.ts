@@ -33,12 +33,14 @@ interface Call {
   input: Record<string, unknown>;
 }
 
-/** Runs the built hook cold, as rendered, for a Write of `file` with `content`; `flags` go to node. */
-function write(file: string, content: string, flags: string[] = []): Call {
+/** Runs the built hook cold, as rendered, for a Write of `file` with `content`; `flags` go to node, `limitKb` to `ulimit -v`. */
+function write(file: string, content: string, flags: string[] = [], limitKb?: number): Call {
   calls++;
   const input = { file_path: join(root, file), content: `${content}\n// call ${calls}` };
   const out = join(state, `modules-${calls}.json`);
-  const r = spawnSync(process.execPath, [...flags, '--require', preload, HOOK, 'check', '--session', id, '--event', 'PreToolUse', '--state-dir', state, '--policy-sha256', pin], {
+  const argv = [...flags, '--require', preload, HOOK, 'check', '--session', id, '--event', 'PreToolUse', '--state-dir', state, '--policy-sha256', pin];
+  const [cmd, args] = limitKb === undefined ? [process.execPath, argv] : ['/bin/sh', ['-c', `ulimit -v ${limitKb} && exec "$0" "$@"`, process.execPath, ...argv]];
+  const r = spawnSync(cmd, args, {
     cwd: root,
     input: JSON.stringify({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: input }),
     encoding: 'utf8',
@@ -105,6 +107,14 @@ describe('a cold hook call', () => {
     expect(ok.modules).toContain('NativeModule crypto');
     expect(lastArgsHash()).toBe(nodeSha(canonicalJson(ok.input)));
     expect(write('package.json', '{}', [flag]).status).toBe(2);
+  });
+
+  it('gives the same answers under a 4 GB address-space limit, where V8 cannot reserve WebAssembly memory', () => {
+    const ok = write('src/c.ts', 'export const c = 3;', [], 4_000_000);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.modules).toContain('NativeModule crypto');
+    expect(lastArgsHash()).toBe(nodeSha(canonicalJson(ok.input)));
+    expect(write('package.json', '{}', [], 4_000_000).status).toBe(2);
   });
 
   it('refuses when one byte of the pinned policy changed, and reports the digest node:crypto gives it', () => {
