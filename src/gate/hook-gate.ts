@@ -18,6 +18,7 @@ import { hookAdapter } from '../adapters/hook-adapters.js';
 import { decideToolUse, recordPostTool } from './pre-tool.js';
 import type { StopInput } from './stop-chain.js';
 import { isStopEvent } from '../adapters/stop-events.js';
+import { useNativeHash } from '../core/crypto/sha256.js';
 
 /** One invocation of the hook command. */
 export interface HookRequest {
@@ -58,6 +59,8 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   const adapter = hookAdapter(req.agent);
   const output = adapter?.output ?? claudeOutput;
   const kind = isStopEvent(req.agent, req.eventName) ? 'stop' : 'pre_tool';
+  // A Stop seals its verdict with node:crypto, so its digests (the policy's first) take that too.
+  if (kind === 'stop') useNativeHash();
   const infraFailure = (what: string, failClosed: boolean): HookOutput => {
     appendSessionLog(logFile, { kind: 'infra_error', event: req.eventName, error: what, posture: failClosed ? 'fail-closed' : 'fail-open' });
     if (!failClosed) return ALLOW_SILENTLY;

@@ -27,6 +27,15 @@ function loadNodeHash(): NodeHash {
 }
 
 /**
+ * Hashes everything with node:crypto from now on: for a process that loads it anyway (a Stop seals
+ * its verdict with it) or lives for many calls (the supervisor's gate thread), where the
+ * WebAssembly module would only add its start and run slower.
+ */
+export function useNativeHash(): void {
+  nodeHash ??= loadNodeHash();
+}
+
+/**
  * Hex SHA-256 of `data` (a string is hashed as its UTF-8 bytes).
  * @example sha256Hex('abc') // 'ba7816bf…'
  */

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { WASM_HASH_MAX, sha256Hex } from '../../../src/core/crypto/sha256.js';
+import { WASM_HASH_MAX, sha256Hex, useNativeHash } from '../../../src/core/crypto/sha256.js';
 import { sha256HexWasm } from '../../../src/core/crypto/sha256-wasm.js';
 import { sha256Module } from '../../../src/core/crypto/sha256-asm.js';
 import { SHA256_WASM_BASE64 } from '../../../src/core/crypto/sha256-wasm-bytes.js';
@@ -71,6 +71,7 @@ describe('sha256Hex', () => {
   });
 
   it('hashes bytes the same after node:crypto took over', () => {
+    useNativeHash();
     for (let n = 0; n < 200; n += 7) {
       const b = randomBytes(n);
       expect(sha256Hex(b)).toBe(node(b));
