@@ -107,7 +107,8 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard project switcher', { timeout: 
     await page.reload();
     await until(async () => (await page.locator('#conn[data-state="ready"]').count()) === 1 && (await cards()).includes(want), 'the reloaded page');
     expect(shownProject()).toBe(other.key);
-    expect(await page.locator('#project').inputValue()).toBe(other.key);
+    // The switcher fills from its own request after the reload, which may answer after the socket is up.
+    await until(async () => (await page.locator('#project').inputValue()) === other.key, `the switcher to show ${other.key}`);
     // A new call in this project shows up live; the audit line asks this project's log.
     other.queue.enqueue({ session_id: 's3', agent: 'claude', tool: 'Bash', summary: 'Bash: a later call', ttlSeconds: 600 });
     await until(async () => (await cards()).includes('a later call'), 'the new call');
