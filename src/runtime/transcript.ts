@@ -118,10 +118,13 @@ export function readTranscriptTodos(path: string | null): ExecItem[] | null {
 /**
  * How long a Stop waits for the transcript to catch up. Claude Code writes it behind its hooks,
  * in batches: at a Stop the turn's last task-tool call, or its result, may not be in the file
- * yet (observed with 2.1.328: the TodoWrite line written, its result not). A real lag is tens
- * of milliseconds; past this the list is judged as it stands.
+ * yet (observed with 2.1.328: the TodoWrite line written, its result not). On an idle machine the
+ * lag is tens of milliseconds; on a loaded one it passed 1.5 s (2 cores running the test suite
+ * beside it: a completed task was judged open, and the agent refused a stop for nothing). Past
+ * this the list is judged as it stands. The price: a task call that never reaches this transcript
+ * (a subagent's) makes the next Stop wait this long, once.
  */
-const TRANSCRIPT_SETTLE_MS = 1500;
+const TRANSCRIPT_SETTLE_MS = 3000;
 /** How often a transcript that is behind is read again. */
 const SETTLE_POLL_MS = 20;
 
