@@ -18,7 +18,7 @@ import { hookAdapter } from '../adapters/hook-adapters.js';
 import { decideToolUse, recordPostTool } from './pre-tool.js';
 import type { StopInput } from './stop-chain.js';
 import { isStopEvent } from '../adapters/stop-events.js';
-import { useNativeHash } from '../core/crypto/sha256.js';
+import { sha256Hex, useNativeHash } from '../core/crypto/sha256.js';
 
 /** One invocation of the hook command. */
 export interface HookRequest {
@@ -142,11 +142,12 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
   try {
     // The recorder (audit log, evidence, keys) is loaded only when there is something to seal.
     if (event.kind === 'pre_tool' && (verdict.decision !== 'allow' || policy.record_allows)) {
-      const { recordGateDecision, digestOf } = await import('../runtime/recorder.js');
-      recordGateDecision(policy, event, verdict, digestOf(req.stdin));
+      const { recordGateDecision } = await import('../runtime/recorder.js');
+      // The hook input is recorded by digest, never in full.
+      recordGateDecision(policy, event, verdict, sha256Hex(req.stdin));
     } else if (event.kind === 'stop' && stopResult !== null) {
-      const { recordCompletion, digestOf } = await import('../runtime/recorder.js');
-      recordCompletion(policy, 'in_session', stopResult, { unverified: verdict.rule === 'completion.unverified', lastMessage: event.lastMessage, inputDigest: digestOf(req.stdin) });
+      const { recordCompletion } = await import('../runtime/recorder.js');
+      recordCompletion(policy, 'in_session', stopResult, { unverified: verdict.rule === 'completion.unverified', lastMessage: event.lastMessage, inputDigest: sha256Hex(req.stdin) });
     }
     if (verdict.decision !== 'allow' || event.kind === 'stop') {
       appendSessionLog(logFile, {

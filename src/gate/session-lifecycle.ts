@@ -19,7 +19,8 @@ import { chooseTransport, type TransportChoice, type WarmTransport } from '../ad
 import { hookBudgets } from './hook-budget.js';
 import { resolveProjectState, stateBase } from '../runtime/state-base.js';
 import type { Capabilities, RenderedFile } from '../adapters/adapter.js';
-import { auditLogFor, digestOf, osUserActor } from '../runtime/recorder.js';
+import { auditLogFor, osUserActor } from '../runtime/recorder.js';
+import { sha256Hex } from '../core/crypto/sha256.js';
 import { canonicalJson } from '../core/crypto/canonical-json.js';
 import { loadExtensionHooks } from '../runtime/stop-hooks/extension-config.js';
 import { PROJECT_HOOKS_FILE } from '../runtime/stop-hooks/extension-config.js';
@@ -305,7 +306,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       data: {
         agent: policy.agent,
         worktree,
-        policy_digest: digestOf(canonicalJson(policy)),
+        policy_digest: sha256Hex(canonicalJson(policy)),
         policy_sha256: policyDigest,
         baseline_sha256: policy.baseline_sha256,
         render_sha256: renderDigest,

@@ -11,15 +11,12 @@ import { dropEndedSessionFiles } from '../runtime/verified-cache.js';
 import { loadInotify } from '../runtime/inotify.js';
 import { sessionOver } from '../runtime/session-layout.js';
 import { runHookGate, type HookRequest } from './hook-gate.js';
-import { useNativeHash } from '../core/crypto/sha256.js';
 
 /** How often this thread lets go of what it keeps for sessions that have ended. */
 const SWEEP_MS = 30_000;
 
 // Locks this thread takes name it, so a lock it left when it died is told from a live one's.
 setLockThread(threadId);
-// A thread that lives for many calls hashes with node:crypto, loaded once: faster than the WebAssembly one.
-useNativeHash();
 // This thread lives on between Stops: its scope checks watch their worktrees (dist/native, built beside dist/hook).
 watchWorktrees(loadInotify(fileURLToPath(new URL('../native/inotify.node', import.meta.url))));
 // What it keeps of a session that ended goes soon after: its watch, its cache, its parsed baseline.

@@ -1,6 +1,5 @@
 // Seals gate outcomes as evidence: audit events in the project's hash chain, and evidence
 // bundles for refused writes and completion verdicts. Failures are logged and swallowed.
-import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { parseAgentClaim } from '../core/agent-claim.js';
@@ -34,11 +33,6 @@ export function osUserName(): string {
 /** The principal id of the person running the CLI. */
 export function osUserActor(): string {
   return `os-user:${osUserName()}`;
-}
-
-/** Hex SHA-256 of raw bytes or text (the hook input is recorded by digest, never in full). */
-export function digestOf(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
 }
 
 /** The audit log of a project state dir. */

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/core/crypto/canonical-json.js';
-import { WASM_HASH_MAX } from '../../src/core/crypto/sha256.js';
+import { WASM_HASH_BUDGET } from '../../src/core/crypto/sha256.js';
 import { startSession } from '../../src/gate/session-lifecycle.js';
 import { HOOK, tempDir } from '../support/cli.js';
 
@@ -87,7 +87,7 @@ describe('a cold hook call', () => {
   });
 
   it('hashes a write past the WebAssembly limit with node:crypto, to the same digest', () => {
-    const c = write('src/big.ts', 'x'.repeat(WASM_HASH_MAX + 10));
+    const c = write('src/big.ts', 'x'.repeat(WASM_HASH_BUDGET + 10));
     expect(c.status, c.stderr).toBe(0);
     expect(c.modules).toContain('NativeModule crypto');
     expect(lastArgsHash()).toBe(nodeSha(canonicalJson(c.input)));

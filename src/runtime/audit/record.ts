@@ -1,6 +1,6 @@
 // One audit event as a line: its fields, how a new one is sealed onto the chain, and how
 // a line read back is checked. Writer and verifier share this file so they cannot drift.
-import * as nodeCrypto from 'node:crypto';
+import { sha256Hex } from '../../core/crypto/sha256.js';
 import { canonicalJson, isCanonicalJson, keysSorted } from '../../core/crypto/canonical-json.js';
 import { isAuditEventType, validateEventData, type AuditEventDataMap, type AuditEventType } from './events.js';
 
@@ -100,11 +100,6 @@ function withoutUndefined(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = withoutUndefined(v);
   return out;
-}
-
-// One-shot hashing (Node ≥ 20.12) is several times cheaper than a createHash object.
-function sha256Hex(text: string): string {
-  return typeof nodeCrypto.hash === 'function' ? nodeCrypto.hash('sha256', text, 'hex') : nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** Checks the fields of a parsed line; returns what is wrong, or null. */

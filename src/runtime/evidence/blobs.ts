@@ -1,17 +1,12 @@
 // Content-addressed store of evidence blobs (producer outputs, scope listings, policies):
 // `<state>/evidence/blobs/sha256/<hex>`, written atomically once, never rewritten.
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { sha256Hex } from '../../core/crypto/sha256.js';
 import { writeFileAtomic } from '../fs-atomic.js';
 
 /** A lowercase hex SHA-256 digest: the only names the store accepts (no path tricks). */
 export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
-
-/** Hex SHA-256 of some bytes. */
-export function sha256Hex(data: Buffer | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
 
 /** The folder holding every blob of a project. */
 export function blobDir(projectState: string): string {

@@ -6,7 +6,7 @@ import { claimAgrees, type AgentClaim } from '../../core/agent-claim.js';
 import type { Policy } from '../../core/policy.js';
 import type { ProducerResult } from '../producers.js';
 import type { Change } from '../scope-baseline.js';
-import { sha256Hex } from './blobs.js';
+import { sha256Hex } from '../../core/crypto/sha256.js';
 
 /** in-toto Statement layer, version 1 (in-toto/attestation spec/v1/statement.md). */
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';

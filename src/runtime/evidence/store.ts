@@ -7,7 +7,8 @@ import { decodeBase64, envelopePayload, type DsseEnvelope } from '../../core/cry
 import { fail, ok, type Result } from '../../core/result.js';
 import { writeFileAtomic } from '../fs-atomic.js';
 import { readBlob } from './blob-read.js';
-import { blobDir, SHA256_HEX_RE, sha256Hex } from './blobs.js';
+import { sha256Hex } from '../../core/crypto/sha256.js';
+import { blobDir, SHA256_HEX_RE } from './blobs.js';
 import { bundleDir, EVIDENCE_ID_RE, type EvidenceBundle } from './seal.js';
 import type { EvidenceKind, EvidenceStatement, EvidenceVerdict, EvidenceWhere } from './statement.js';
 import { readStatement, verifyEvidence, type BlobSource, type EvidenceCheck } from './verify.js';

@@ -9,7 +9,8 @@ import { parseCheckpoint } from '../../core/crypto/signed-note.js';
 import { verifyNote } from '../../core/crypto/signed-note-verify.js';
 import type { Result } from '../../core/result.js';
 import { keyIdOf, keyNameOf } from '../keys.js';
-import { SHA256_HEX_RE, sha256Hex } from './blobs.js';
+import { sha256Hex } from '../../core/crypto/sha256.js';
+import { SHA256_HEX_RE } from './blobs.js';
 import { EVIDENCE_EVENT_TYPE, EVIDENCE_ID_RE } from './seal.js';
 import {
   contentDigest,

@@ -4,7 +4,7 @@ import type { PoolClient, Pool } from 'pg';
 import { envelopePayload, type DsseEnvelope } from '../../core/crypto/dsse.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { readBlob } from '../evidence/blob-read.js';
-import { sha256Hex } from '../evidence/blobs.js';
+import { sha256Hex } from '../../core/crypto/sha256.js';
 import { contentDigest } from '../evidence/statement.js';
 import { EXPORT_FORMAT, loadEvidence } from '../evidence/store.js';
 import type { Machine } from './machine.js';

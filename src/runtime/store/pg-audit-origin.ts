@@ -1,6 +1,6 @@
 // The local event a team log event copies, recomputed from the team line alone: the same
 // canonical line with the origin's seq and prev_hash in place of the team's, and no origin.
-import * as nodeCrypto from 'node:crypto';
+import { sha256Hex } from '../../core/crypto/sha256.js';
 import type { EventOrigin } from '../audit/record.js';
 
 const HASH_FIELD = ',"hash":"';
@@ -17,5 +17,5 @@ export function originLineHash(line: string, origin: EventOrigin): string {
   const head = line.slice(0, line.lastIndexOf(HASH_FIELD));
   const tail = line.slice(line.lastIndexOf(SESSION_FIELD));
   const local = `${head},"prev_hash":"${origin.prev_hash}","seq":${origin.seq}${tail}`;
-  return typeof nodeCrypto.hash === 'function' ? nodeCrypto.hash('sha256', local, 'hex') : nodeCrypto.createHash('sha256').update(local, 'utf8').digest('hex');
+  return sha256Hex(local);
 }

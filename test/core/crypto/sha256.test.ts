@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { WASM_HASH_MAX, sha256Hex, useNativeHash } from '../../../src/core/crypto/sha256.js';
+import { WASM_HASH_BUDGET, sha256Hex, useNativeHash } from '../../../src/core/crypto/sha256.js';
 import { sha256HexWasm } from '../../../src/core/crypto/sha256-wasm.js';
 import { sha256Module } from '../../../src/core/crypto/sha256-asm.js';
 import { SHA256_WASM_BASE64 } from '../../../src/core/crypto/sha256-wasm-bytes.js';
@@ -65,7 +65,7 @@ describe('sha256HexWasm', () => {
 
 describe('sha256Hex', () => {
   it('hashes a string as its UTF-8 bytes, small and past the WebAssembly limit', () => {
-    const samples = ['', 'plain', 'é ü ß', '中文字符', '🛡️ gatehouse', '\u0000 nul', 'lone \ud800 surrogates \udfff', 'x'.repeat(WASM_HASH_MAX), 'y'.repeat(WASM_HASH_MAX + 1)];
+    const samples = ['', 'plain', 'é ü ß', '中文字符', '🛡️ gatehouse', '\u0000 nul', 'lone \ud800 surrogates \udfff', 'x'.repeat(WASM_HASH_BUDGET), 'y'.repeat(WASM_HASH_BUDGET + 1)];
     // Twice over: the first round ends on node:crypto (the large input), the second runs on it throughout.
     for (let round = 0; round < 2; round++) for (const s of samples) expect(sha256Hex(s), `${round}: ${s.slice(0, 12)}`).toBe(node(s));
   });
