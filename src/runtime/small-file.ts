@@ -1,6 +1,8 @@
 // Reads a small record Gatehouse keeps where the agent may write (an index pointer, a project
 // record, a session's meta): only a regular file, never through a link at its name, never more
-// than its cap, and never blocking on a FIFO planted in its place.
+// than its cap, and never blocking on a FIFO planted in its place. Also `lstatOrNull`, which looks
+// at a name without following it; it lives here, apart from the scope walk, so that the hook's
+// session layout can use it without loading the walk's hashing (and node:crypto) at start.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
 import { isRecord } from '../core/is-record.js';
 
