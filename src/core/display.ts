@@ -18,7 +18,8 @@ const LINE_BREAK = /\r\n|[\r\n\u0085\u2028\u2029]/g;
  * A word (letters, marks, digits and the characters hosts and names are made of) with the flag
  * a previous pass gave it, or a flag bracket on its own.
  */
-const WORD = /([\p{L}\p{M}\p{N}._-]+)(⟨![^⟨⟩]*⟩)?|[⟨⟩]/gu;
+// The flag brackets are ⟨ (U+27E8) and ⟩ (U+27E9), written escaped: the hook bundle must stay ASCII.
+const WORD = /([\p{L}\p{M}\p{N}._-]+)(\u27e8![^\u27e8\u27e9]*\u27e9)?|[\u27e8\u27e9]/gu;
 const LATIN = /\p{Script=Latin}/u;
 /** Scripts with letters that look like Latin ones (`і`, `о`, `ѕ`, `α`, `ο`), each with its matcher. */
 const LOOKALIKE_SCRIPTS: readonly [name: string, re: RegExp][] = ['Cyrillic', 'Greek', 'Armenian', 'Cherokee'].map((s) => [s, new RegExp(`\\p{Script=${s}}`, 'u')]);
@@ -64,7 +65,7 @@ function flagWords(text: string): string {
     const notes = [mixedScripts(word), host].flatMap((n, i) => (n === null ? [] : [i === 0 ? `mixed scripts ${n}` : `host ${n}`]));
     const own = notes.length === 0 ? '' : `⟨!${notes.join(', ')}⟩`;
     if (flag === undefined || flag === own) return `${word}${own}`;
-    return `${word}${own}${flag.replace(/[⟨⟩]/gu, escape)}`;
+    return `${word}${own}${flag.replace(/[\u27e8\u27e9]/gu, escape)}`;
   });
 }
 

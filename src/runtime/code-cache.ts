@@ -7,6 +7,7 @@
 // (`<bundle folder>/code-cache/`), never in the agent-writable state folder: whoever can write it
 // can rewrite the bundle itself, so it grants no one anything. A cache that is missing, a link, a
 // FIFO, over its cap, torn, or rejected by V8 is ignored and written again.
+import { isAscii } from 'node:buffer';
 import { lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -91,13 +92,22 @@ function writeCache(dir: string, file: string, covered: ReadonlySet<string>, dat
 }
 
 /**
+ * The bundle's text. The build makes it ASCII, which reads fastest as latin1 (a one-byte string, no
+ * UTF-8 decoding); a bundle that is not ASCII (edited after the build) is decoded as UTF-8.
+ */
+function readSource(bundleFile: string): string {
+  const bytes = readFileSync(bundleFile);
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
+/**
  * Runs `bundleFile` (CommonJS) through the code cache in `cacheDir`. `path()` names the code path the
  * run took, read when the process exits: when the cache did not yet hold that path's code (or there
  * was none, or V8 rejected it), it is written again with everything compiled by then.
  * @example runCached('/opt/gh/dist/hook/hook-body.cjs', codeCacheDir(file), () => `${event}:${process.exitCode}`)
  */
 export function runCached(bundleFile: string, cacheDir: string, path: () => string): void {
-  const wrapped = WRAP_HEAD + readFileSync(bundleFile, 'utf8') + WRAP_TAIL;
+  const wrapped = WRAP_HEAD + readSource(bundleFile) + WRAP_TAIL;
   const file = join(cacheDir, cacheName(bundleFile, wrapped));
   // Through a folder that is a link, the cache could be anyone's: read nothing from it.
   const cached = isFolder(cacheDir) ? readCache(file) : null;

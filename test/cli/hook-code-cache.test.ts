@@ -124,6 +124,21 @@ describe('hook code cache', () => {
     expect(cacheFiles(bin).filter((f) => f !== file)).toHaveLength(1);
   });
 
+  it('is built as ASCII, so that the loader reads it as a one-byte string', () => {
+    const body = readFileSync(join(HOOK, '..', 'hook-body.cjs'));
+    expect(body.findIndex((b) => b > 0x7f)).toBe(-1);
+  });
+
+  it('reads a bundle edited to hold non-ASCII text as UTF-8, not as latin1', async () => {
+    const bin = copyBundle('bin', (body) => body.replace('is outside this task', 'is outside this t\u00e4sk \u27e8\u{1f512}\u27e9'));
+    const id = await start(bin);
+    const refused = write(bin, id, 'package.json');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('package.json is outside this t\u00e4sk \u27e8\u{1f512}\u27e9');
+    // And again through the cache that call wrote.
+    expect(write(bin, id, 'package.json').stderr).toContain('t\u00e4sk \u27e8\u{1f512}\u27e9');
+  });
+
   it.each([
     ['random bytes', () => randomBytes(4096)],
     ['our header over random bytes', () => Buffer.concat([Buffer.from('GHCC1 PreToolUse:0,PreToolUse:2\n'), randomBytes(200_000)])],
