@@ -7,6 +7,7 @@ export function setup(): void {
   if (process.env.GATEHOUSE_SKIP_BUILD === '1') return;
   rmSync('dist', { recursive: true, force: true });
   execFileSync(process.execPath, ['node_modules/tsup/dist/cli-default.js'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, ['scripts/build-hook.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
   execFileSync(process.execPath, ['scripts/build-web.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
   execFileSync(process.execPath, ['scripts/build-native.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
