@@ -1,6 +1,5 @@
 // Runs git on a worktree the agent could write to: with every setting that would make git run a
 // program, trust a cache or fetch forced off, and the variables that would redirect it dropped.
-import { execFile } from 'node:child_process';
 
 /** Largest git output read by default: the index listing of a monorepo with ~2 million files. */
 const GIT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
@@ -28,7 +27,10 @@ export type GitRun = { code: number; stdout: Buffer; stderr: string };
  * its value (reading runs nothing); `maxBytes` caps stdout.
  * @example const r = await safeGit(worktree, ['cat-file', '-s', `${head}:./src/a.ts`])
  */
-export function safeGit(cwd: string, args: string[], opts: { readHooksPath?: boolean; maxBytes?: number } = {}): Promise<GitRun> {
+export async function safeGit(cwd: string, args: string[], opts: { readHooksPath?: boolean; maxBytes?: number } = {}): Promise<GitRun> {
+  // Loaded at the first run, not with the module: a refused write's hook imports the scope
+  // modules but runs no git, and node:child_process (with net and dgram) costs it 2–3 ms.
+  const { execFile } = await import('node:child_process');
   const config = HARDENED_CONFIG.filter((c) => !(opts.readHooksPath && c.startsWith('core.hooksPath=')));
   const hardened = [...config.flatMap((c) => ['-c', c]), '--no-replace-objects'];
   const env: NodeJS.ProcessEnv = { GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', GIT_NO_LAZY_FETCH: '1' };

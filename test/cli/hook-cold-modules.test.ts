@@ -93,10 +93,14 @@ describe('a cold hook call', () => {
     expect(lastArgsHash()).toBe(nodeSha(canonicalJson(c.input)));
   });
 
-  it('still refuses a write outside the allowlist, naming the file', () => {
+  it('still refuses a write outside the allowlist, naming the file, sealing it without child_process', () => {
     const c = write('package.json', '{}');
     expect(c.status).toBe(2);
     expect(c.stderr).toContain('package.json is outside');
+    // The seal signs with node:crypto; git runs nowhere on this path, so child_process (and net) stay unloaded.
+    expect(c.modules).toContain('NativeModule crypto');
+    expect(c.modules).not.toContain('NativeModule child_process');
+    expect(readFileSync(join(state, 'audit', 'log.jsonl'), 'utf8')).toContain('"decision":"block"');
   });
 
   // No WebAssembly at all (--jitless, --no-expose-wasm), or one that cannot have its memory

@@ -1,6 +1,5 @@
 // Seals one decision as an evidence bundle: blobs stored, statement digested, an
 // `evidence_sealed` audit event checkpointed, the anchored statement signed with DSSE.
-import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../../core/crypto/canonical-json.js';
@@ -8,13 +7,16 @@ import { signEnvelope, type DsseEnvelope } from '../../core/crypto/dsse.js';
 import type { AuditLog } from '../audit/log.js';
 import type { AppendInput } from '../audit/record.js';
 import type { SigningKey } from '../keys.js';
+import { uniqueToken } from '../unique-token.js';
 import { putBlob } from './blobs.js';
 import { buildStatement, contentDigest, evidenceBlobs, PAYLOAD_TYPE, type EvidenceStatement, type SealInput } from './statement.js';
 
-/** Receipt ids: `ev-<UTC yyyymmddThhmmssZ>-<16 hex>`; 64 random bits make two seals in one second collide about never. */
+/**
+ * Receipt ids: `ev-<UTC yyyymmddThhmmssZ>-<16 hex>`; 64 random bits make two seals in one second
+ * collide about never, and a bundle is created exclusively, so a collision fails, never replaces.
+ * They name a bundle, not grant anything, so they need not be secret (unique-token.ts).
+ */
 export const EVIDENCE_ID_RE = /^ev-\d{8}T\d{6}Z-[0-9a-f]{16}$/;
-/** Random bytes in a receipt id. */
-const ID_RANDOM_BYTES = 8;
 /** The audit event type and actor of a seal. */
 export const EVIDENCE_EVENT_TYPE = 'evidence_sealed';
 const EVIDENCE_ACTOR = 'system:evidence';
@@ -35,7 +37,7 @@ function newEvidenceId(now: Date): string {
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')
     .replace(/[-:]/g, '');
-  return `ev-${stamp}-${randomBytes(ID_RANDOM_BYTES).toString('hex')}`;
+  return `ev-${stamp}-${uniqueToken()}`;
 }
 
 /**
@@ -43,7 +45,7 @@ function newEvidenceId(now: Date): string {
  * and an existing file is never replaced (link(2) fails with EEXIST, like O_EXCL).
  */
 function writeFileExclusive(file: string, data: string): void {
-  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const tmp = `${file}.${process.pid}.${uniqueToken()}.tmp`;
   const fd = openSync(tmp, 'wx', 0o644);
   try {
     const buf = Buffer.from(data, 'utf8');
