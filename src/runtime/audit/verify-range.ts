@@ -2,6 +2,7 @@
 // chain link within the range, and the roots of the aligned subtrees its leaves make. The joins
 // between ranges are the caller's.
 import { closeSync, openSync, readSync } from 'node:fs';
+import { decodeText } from './lines.js';
 import { alignedPieces, CompactRange, HASH_SIZE } from '../../core/crypto/merkle.js';
 import type { AuditEventDataMap } from './events.js';
 import type { AuditEvent } from './record.js';
@@ -61,8 +62,8 @@ export function verifyRange(task: RangeTask, shape: RangeShape): RangeOk | Range
   }
   // A torn last line, or bytes that are not UTF-8 (their lines need their exact bytes).
   if (buf.length === 0 || buf[buf.length - 1] !== 0x0a) return { ok: false };
-  const text = buf.toString('utf8', 0, buf.length - 1);
-  if (text.includes('\uFFFD')) return { ok: false };
+  const text = decodeText(buf, buf.length - 1);
+  if (text === null) return { ok: false };
   return checkLines(text.split('\n'), shape);
 }
 
