@@ -32,7 +32,7 @@ export type { GoalObjective } from './runtime/stop-hooks/goal-gate.js';
 export { analyzeShell } from './core/shell/index.js';
 export type { ShellAnalysis, ShellClass, ShellContext } from './core/shell/index.js';
 // Audit log and evidence, for tools that verify or append outside the CLI.
-export { AuditLog, verifyAudit, verifyAuditParallel } from './runtime/audit/index.js';
+export { AuditLog, verifyAudit, verifyAuditParallel, verifyThreads } from './runtime/audit/index.js';
 export type { AuditEvent, AuditEventType, VerifyReport, StoredCheckpoint } from './runtime/audit/index.js';
 export { verifyEvidence, verifyEvidenceFile } from './runtime/evidence/index.js';
 export { loadOrCreateKey, publicKeyFromPem, keyIdOf } from './runtime/keys.js';

@@ -2,7 +2,7 @@
 // key-rotation endorsement helpers.
 export { AuditLog } from './log.js';
 export { verifyAudit, type VerifyReport } from './verify.js';
-export { verifyAuditParallel } from './verify-parallel.js';
+export { verifyAuditParallel, verifyThreads } from './verify-parallel.js';
 export { type AuditEventType } from './events.js';
 export { type AuditEvent } from './record.js';
 export type { StoredCheckpoint } from './checkpoints.js';

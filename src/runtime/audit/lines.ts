@@ -92,9 +92,14 @@ export function* readTextLines(fd: number): Generator<TextLine> {
     const data = buf.subarray(0, kept + n);
     const end = data.lastIndexOf(NEWLINE);
     if (end !== -1) {
-      // A newline is never inside a multi-byte UTF-8 sequence, so this cut is safe.
-      const text = decodeText(data, end);
-      if (text !== null) {
+      // A newline is never inside a multi-byte UTF-8 sequence, so this cut is safe. ASCII lines
+      // are copied out one by one: small strings reuse the young generation's warm memory, where
+      // a megabyte string is new memory each time.
+      const ascii = isAscii(data.subarray(0, end));
+      const text = ascii ? null : decodeText(data, end);
+      if (ascii) {
+        for (let s = 0, nl = data.indexOf(NEWLINE); nl !== -1 && nl <= end; s = nl + 1, nl = data.indexOf(NEWLINE, s)) yield { text: data.toString('latin1', s, nl), bytes: null, complete: true };
+      } else if (text !== null) {
         for (const line of text.split('\n')) yield { text: line, bytes: null, complete: true };
       } else {
         let s = 0;

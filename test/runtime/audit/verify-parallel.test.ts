@@ -50,6 +50,29 @@ describe('parallel audit verify', () => {
     expect(parallel).toEqual(serial);
   });
 
+  it('agrees on a log whose ranges are ASCII in places and other UTF-8 in others, without falling back', async () => {
+    const mixed = tempProject();
+    try {
+      const log = new AuditLog(mixed.audit);
+      // The first ranges ASCII only, the later ones with 2-, 3- and 4-byte characters here and there.
+      for (let i = 0; i < 12_000; i++) {
+        const e = gateEvent(i);
+        if (i > 6_000 && i % 3 === 0) e.data.targets = [`src/caf\u00e9-\u27e8${i}\u27e9-\u{1f512}.ts`];
+        log.append(e);
+        if ((i + 1) % 5_000 === 0) log.checkpoint(key);
+      }
+      const file = join(mixed.audit, 'log.jsonl');
+      const plan = planVerify(mixed.audit, [key.publicKey]);
+      const scan = await scanLogParallel(file, statSync(file).size, plan, 2, WORKER);
+      expect(scan).not.toBeNull();
+      const serial = verifyAudit(mixed.audit, [key.publicKey]);
+      expect(serial).toMatchObject({ ok: true, events: 12_000 });
+      expect(finishVerify(plan, scan!)).toEqual(serial);
+    } finally {
+      mixed.dispose();
+    }
+  });
+
   it("joins the workers' subtree roots into the serial scan's tree, with checkpoints inside ranges (no fallback)", async () => {
     // Checkpoints at 5,000, 10,000 and 15,000 end inside ranges of 4,096 lines, and their proofs
     // need nodes below a range's level: the join must reach each exactly.
