@@ -4,7 +4,8 @@
 import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PgStore } from '../../../src/runtime/store/pg-connect.js';
-import { copyPages, lastKey, type RowPage } from '../../../src/runtime/store/pg-copy-pages.js';
+import { to as copyTo } from 'pg-copy-streams';
+import { copyPages, lastKey, pagesOf, type RowPage } from '../../../src/runtime/store/pg-copy-pages.js';
 import { startPostgresStore, stopPostgresStore, type TestPostgres } from '../../support/postgres.js';
 
 let pg: TestPostgres;
@@ -75,6 +76,32 @@ describe('binary COPY pages', { timeout: 60_000 }, () => {
         expect(lastKey(p)).toBe(String(decode(p).at(-1)![0]));
       }
     }
+  });
+
+  it('cuts the same stream into the same pages wherever its chunks end: in the header, a row, a length, the trailer', async () => {
+    // The server's own bytes for a few rows (NULLs, multi-byte text), taken whole.
+    const whole = await inTransaction(async (c) => {
+      const parts: Buffer[] = [];
+      for await (const chunk of c.query(copyTo('COPY (SELECT id, a, b FROM copy_rows WHERE id < 23 ORDER BY id) TO STDOUT (FORMAT binary)')) as AsyncIterable<Buffer>) parts.push(chunk);
+      return Buffer.concat(parts);
+    });
+    const pages = async (chunks: Buffer[]): Promise<{ rows: ReturnType<typeof decode>; count: number; last: number }[]> => {
+      const out = [];
+      for await (const p of pagesOf(chunks, 5)) out.push({ rows: decode(p), count: p.count, last: p.last });
+      return out;
+    };
+    const expected = await pages([whole]);
+    expect(expected.map((p) => p.count)).toEqual([5, 5, 5, 5, 3]);
+    // Every place one cut can fall, then every byte a chunk of its own, then cuts at random places.
+    for (let cut = 1; cut < whole.length; cut++) expect(await pages([whole.subarray(0, cut), whole.subarray(cut)])).toEqual(expected);
+    expect(await pages(Array.from(whole, (_, i) => whole.subarray(i, i + 1)))).toEqual(expected);
+    for (let trial = 0; trial < 50; trial++) {
+      const cuts = [...new Set(Array.from({ length: 8 }, () => 1 + Math.floor(Math.random() * (whole.length - 1))))].sort((a, b) => a - b);
+      const chunks = [0, ...cuts].map((from, i) => whole.subarray(from, [...cuts, whole.length][i]));
+      expect(await pages(chunks)).toEqual(expected);
+    }
+    // A stream cut short, before its trailer, is refused.
+    await expect(pages([whole.subarray(0, whole.length - 2)])).rejects.toThrow(/middle of a row/);
   });
 
   it('names no key for a page whose first field is not an 8-byte integer', async () => {
