@@ -267,3 +267,17 @@ describe('consistency proofs', () => {
     }
   });
 });
+
+describe('a leaf given as text', () => {
+  it('hashes as its UTF-8 bytes, whatever its length or characters, one leaf after another', () => {
+    const texts = ['', 'a', 'caf\u00e9', '\u27e8!\u27e9 \u{1f512}', 'lone \ud800 surrogate', 'x'.repeat(5000), '\u00e9'.repeat(3000), 'after a long one'];
+    for (const t of texts) expect(leafHash(t).equals(leafHash(Buffer.from(t, 'utf8'))), JSON.stringify(t.slice(0, 20))).toBe(true);
+    const r = new CompactRange();
+    const ref = new CompactRange();
+    for (const t of texts) {
+      r.pushData(t);
+      ref.pushData(Buffer.from(t, 'utf8'));
+    }
+    expect(Buffer.from(r.root()).equals(Buffer.from(ref.root()))).toBe(true);
+  });
+});
