@@ -3,6 +3,7 @@
 // Warm and cold give byte-identical verdicts; with the supervisor gone, stopped or moved,
 // the hook falls back to the cold command and enforces the same policy.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -199,6 +200,21 @@ describe('a listener standing in for the supervisor', () => {
 });
 
 describe('warm and cold verdicts', () => {
+  it('record the digest of the input exactly as the agent sent it, trailing newlines and all', { timeout: 60_000 }, async () => {
+    const p = project();
+    const { url } = await serve(p);
+    expect(start(p, 'd1', 'warm').status).toBe(0);
+    const payload = `${write(p, 'package.json', 7)}\n\n`;
+    expect(runHook(p, rendered(p, 'PreToolUse', 'd1'), payload).status).toBe(2);
+    expect(await warmCalls(url)).toBe(1);
+    const events = readFileSync(join(p.state, 'audit', 'log.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; data: { input_digest?: string } });
+    const decision = events.filter((e) => e.type === 'gate_decision').at(-1);
+    expect(decision?.data.input_digest).toBe(createHash('sha256').update(payload).digest('hex'));
+  });
+
   it('are byte-identical over a corpus of events, from the same state', { timeout: 120_000 }, async () => {
     const p = project();
     const { url } = await serve(p);
