@@ -135,6 +135,8 @@ async function buildScript(script, ids, owner) {
     outfile: join(outDir, script.file),
     plugins: [crossScriptImports(script.file, owner)],
   });
+  // A warning here is a bundle that may not run as written (an import nothing exports, a require esbuild could not follow).
+  if (r.warnings.length > 0) throw new Error(`${script.file}: esbuild warned (printed above); the hook's scripts are built without warnings`);
   const code = Buffer.from(`${WRAP_HEAD}${r.outputFiles[0].text}${WRAP_TAIL}`, 'utf8');
   // Read as latin1 by the loader: a single non-ASCII byte would make V8 hold the script as two-byte.
   const at = code.findIndex((b) => b > 0x7f);
