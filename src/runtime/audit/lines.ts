@@ -23,6 +23,31 @@ export function decodeText(bytes: Buffer, end: number): string | null {
   return text.includes('\uFFFD') ? null : text;
 }
 
+/** Some lines as text: how many, and each by its index. */
+export interface LineTexts {
+  readonly length: number;
+  /** Defined for every index below `length` (an array of strings is one). */
+  at(i: number): string | undefined;
+}
+
+/**
+ * The lines of the first `end` bytes (`end` at a newline, or the end), or null when they are not
+ * valid UTF-8 (see {@link decodeText}). ASCII lines are copied out one by one as they are asked
+ * for: line-sized strings reuse the young generation's warm memory, where one string of a
+ * megabyte is new memory each time.
+ */
+export function lineTexts(bytes: Buffer, end: number): LineTexts | null {
+  const part = bytes.subarray(0, end);
+  if (!isAscii(part)) {
+    const text = decodeText(bytes, end);
+    return text === null ? null : text.split('\n');
+  }
+  const ends: number[] = [];
+  for (let nl = part.indexOf(NEWLINE); nl !== -1; nl = part.indexOf(NEWLINE, nl + 1)) ends.push(nl);
+  ends.push(end);
+  return { length: ends.length, at: (i) => part.toString('latin1', i === 0 ? 0 : ends[i - 1]! + 1, ends[i]) };
+}
+
 /** One line of a file, without its newline. */
 export interface Line {
   /** Valid only until the iteration moves on; copy it to keep it. */
@@ -92,15 +117,10 @@ export function* readTextLines(fd: number): Generator<TextLine> {
     const data = buf.subarray(0, kept + n);
     const end = data.lastIndexOf(NEWLINE);
     if (end !== -1) {
-      // A newline is never inside a multi-byte UTF-8 sequence, so this cut is safe. ASCII lines
-      // are copied out one by one: small strings reuse the young generation's warm memory, where
-      // a megabyte string is new memory each time.
-      const ascii = isAscii(data.subarray(0, end));
-      const text = ascii ? null : decodeText(data, end);
-      if (ascii) {
-        for (let s = 0, nl = data.indexOf(NEWLINE); nl !== -1 && nl <= end; s = nl + 1, nl = data.indexOf(NEWLINE, s)) yield { text: data.toString('latin1', s, nl), bytes: null, complete: true };
-      } else if (text !== null) {
-        for (const line of text.split('\n')) yield { text: line, bytes: null, complete: true };
+      // A newline is never inside a multi-byte UTF-8 sequence, so this cut is safe.
+      const lines = lineTexts(data, end);
+      if (lines !== null) {
+        for (let i = 0; i < lines.length; i++) yield { text: lines.at(i)!, bytes: null, complete: true };
       } else {
         let s = 0;
         for (let nl = data.indexOf(NEWLINE); nl !== -1 && nl <= end; nl = data.indexOf(NEWLINE, s)) {

@@ -1,9 +1,8 @@
 // One range of the log, checked on its own (in a worker thread): every line's form, hash and
 // chain link within the range, and the roots of the aligned subtrees its leaves make. The joins
 // between ranges are the caller's.
-import { isAscii } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { decodeText } from './lines.js';
+import { lineTexts, type LineTexts } from './lines.js';
 import { alignedPieces, CompactRange, HASH_SIZE } from '../../core/crypto/merkle.js';
 import type { AuditEventDataMap } from './events.js';
 import type { AuditEvent } from './record.js';
@@ -63,10 +62,8 @@ export function verifyRange(task: RangeTask, shape: RangeShape): RangeOk | Range
   }
   // A torn last line, or bytes that are not UTF-8 (their lines need their exact bytes).
   if (buf.length === 0 || buf[buf.length - 1] !== 0x0a) return { ok: false };
-  if (isAscii(buf)) return checkLines(asciiLines(buf), shape);
-  const text = decodeText(buf, buf.length - 1);
-  if (text === null) return { ok: false };
-  return checkLines(text.split('\n'), shape);
+  const lines = lineTexts(buf, buf.length - 1);
+  return lines === null ? { ok: false } : checkLines(lines, shape);
 }
 
 /** The read buffer, kept for the next range: a new one would be new memory, page by page, each time. */
@@ -77,22 +74,10 @@ function rangeBuffer(bytes: number): Buffer {
 }
 
 /**
- * The lines of ASCII bytes that end in a newline, each copied out as it is asked for: small
- * strings reuse the young generation's warm memory, where one string of the range would be new.
- */
-function asciiLines(buf: Buffer): { length: number; at(i: number): string } {
-  let count = 0;
-  for (let nl = buf.indexOf(0x0a); nl !== -1; nl = buf.indexOf(0x0a, nl + 1)) count++;
-  const ends = new Int32Array(count);
-  for (let i = 0, nl = buf.indexOf(0x0a); nl !== -1; nl = buf.indexOf(0x0a, nl + 1)) ends[i++] = nl;
-  return { length: count, at: (i) => buf.toString('latin1', i === 0 ? 0 : ends[i - 1]! + 1, ends[i]) };
-}
-
-/**
  * Checks a range's lines as the serial verify does, plus `extra` (true: line `i` is bad), which
  * runs only on a line that passed every other check; anything but a clean range is {ok: false}.
  */
-export function checkLines(lines: { readonly length: number; at(i: number): string | undefined }, shape: RangeShape, extra?: (e: AuditEvent, line: string, i: number) => boolean): RangeOk | RangeBad {
+export function checkLines(lines: LineTexts, shape: RangeShape, extra?: (e: AuditEvent, line: string, i: number) => boolean): RangeOk | RangeBad {
   if (lines.length === 0) return { ok: false };
   let levels: number[] = [];
   let pieces = new Uint8Array(0);
