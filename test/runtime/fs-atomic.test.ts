@@ -1,11 +1,12 @@
 // writeFileAtomic: the whole new content or the old, never half; the file's mode kept; and a
 // temp name someone else took first (a leftover, or a file or link the agent planted beside the
-// target) passed over for a new one, never written through.
+// target) passed over for a new one, never written through. createFileExclusive: the same, and a
+// file (or link) already at the name is never replaced.
 import { chmodSync, lstatSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { writeFileAtomic } from '../../src/runtime/fs-atomic.js';
+import { createFileExclusive, writeFileAtomic } from '../../src/runtime/fs-atomic.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'gh-atomic-'));
 /** The temp name writeFileAtomic uses when Math.random returns `r` for both halves of the token. */
@@ -60,5 +61,44 @@ describe('writeFileAtomic', () => {
     const d = dir();
     expect(() => writeFileAtomic(join(d, 'missing', 'state.json'), 'x')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
     expect(readdirSync(d)).toEqual([]);
+  });
+});
+
+describe('createFileExclusive', () => {
+  it('creates the file whole, with its mode, and leaves no temp file behind', () => {
+    const d = dir();
+    const f = join(d, 'ev-1.json');
+    createFileExclusive(f, '{"sealed":true}', { noSync: true });
+    expect(readFileSync(f, 'utf8')).toBe('{"sealed":true}');
+    expect(statSync(f).mode & 0o777).toBe(0o644);
+    expect(readdirSync(d)).toEqual(['ev-1.json']);
+  });
+
+  it('never replaces a file or a link already at the name, and leaves no temp file behind', () => {
+    const d = dir();
+    const f = join(d, 'ev-1.json');
+    writeFileSync(f, 'first');
+    expect(() => createFileExclusive(f, 'second')).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    expect(readFileSync(f, 'utf8')).toBe('first');
+    const outside = join(dir(), 'outside.txt');
+    writeFileSync(outside, 'untouched');
+    const linked = join(d, 'ev-2.json');
+    symlinkSync(outside, linked);
+    expect(() => createFileExclusive(linked, 'planted over')).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    expect(readFileSync(outside, 'utf8')).toBe('untouched');
+    expect(readdirSync(d).sort()).toEqual(['ev-1.json', 'ev-2.json']);
+  });
+
+  it('passes over a temp name the agent planted (as it could, having read earlier names of the same process)', () => {
+    const d = dir();
+    const outside = join(dir(), 'outside.txt');
+    writeFileSync(outside, 'untouched');
+    const planted = tempFor(d, 'ev-3.json', 0.5);
+    symlinkSync(outside, planted);
+    const values = [0.5, 0.5, 0.25, 0.75];
+    vi.spyOn(Math, 'random').mockImplementation(() => values.shift() ?? 0.125);
+    createFileExclusive(join(d, 'ev-3.json'), 'mine');
+    expect(readFileSync(join(d, 'ev-3.json'), 'utf8')).toBe('mine');
+    expect(readFileSync(outside, 'utf8')).toBe('untouched');
   });
 });

@@ -1,12 +1,13 @@
 // Seals one decision as an evidence bundle: blobs stored, statement digested, an
 // `evidence_sealed` audit event checkpointed, the anchored statement signed with DSSE.
-import { closeSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../../core/crypto/canonical-json.js';
 import { signEnvelope, type DsseEnvelope } from '../../core/crypto/dsse.js';
 import type { AuditLog } from '../audit/log.js';
 import type { AppendInput } from '../audit/record.js';
 import type { SigningKey } from '../keys.js';
+import { createFileExclusive } from '../fs-atomic.js';
 import { uniqueToken } from '../unique-token.js';
 import { putBlob } from './blobs.js';
 import { buildStatement, contentDigest, evidenceBlobs, PAYLOAD_TYPE, type EvidenceStatement, type SealInput } from './statement.js';
@@ -38,29 +39,6 @@ function newEvidenceId(now: Date): string {
     .replace(/\.\d{3}Z$/, 'Z')
     .replace(/[-:]/g, '');
   return `ev-${stamp}-${uniqueToken()}`;
-}
-
-/**
- * Creates `file` with `data`, atomically and exclusively: readers never see half a file,
- * and an existing file is never replaced (link(2) fails with EEXIST, like O_EXCL).
- */
-function writeFileExclusive(file: string, data: string): void {
-  const tmp = `${file}.${process.pid}.${uniqueToken()}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o644);
-  try {
-    const buf = Buffer.from(data, 'utf8');
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    // No fsync: sealing runs inside a hook; tamper evidence, not power-loss durability, is the goal.
-    closeSync(fd);
-    linkSync(tmp, file);
-  } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // already gone
-    }
-  }
 }
 
 /**
@@ -113,6 +91,7 @@ export function sealEvidence(projectState: string, input: SealInput, key: Signin
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${id}.json`);
   const bundle: EvidenceBundle = { envelope };
-  writeFileExclusive(file, `${JSON.stringify(bundle, null, 2)}\n`);
+  // No fsync: sealing runs inside a hook; tamper evidence, not power-loss durability, is the goal.
+  createFileExclusive(file, `${JSON.stringify(bundle, null, 2)}\n`, { noSync: true });
   return { id, file };
 }
