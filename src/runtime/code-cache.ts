@@ -46,8 +46,10 @@ interface Source {
 }
 
 /**
- * A script's text and its file's stat. The build makes scripts ASCII, which reads fastest as
- * latin1 (a one-byte string, no UTF-8 decoding); one that is not (edited after the build) is UTF-8.
+ * A script's text and its file's stat, both from one open file: a script replaced between a read
+ * and a separate stat would file the old text's compiled code under the new file's name. The build
+ * makes scripts ASCII, which reads fastest as latin1 (a one-byte string, no UTF-8 decoding); one
+ * that is not (edited after the build) is UTF-8.
  */
 function readSource(file: string): Source {
   const fd = openSync(file, 'r');
