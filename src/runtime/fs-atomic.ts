@@ -1,7 +1,7 @@
 // Atomic file writes: a reader sees the old file or the new one, never half of
-// either. Write to a temp file in the same folder, fsync, then rename over (or link, to create
-// a file only where none is).
-import { closeSync, fchmodSync, fsyncSync, linkSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+// either. Write to a temp file in the same folder, fsync, then rename over (fs-exclusive.ts links
+// it instead, to create a file only where none is).
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { uniqueToken } from './unique-token.js';
 
@@ -38,23 +38,8 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, opts: A
   }
 }
 
-/**
- * Creates `file` with `data`, atomically and exclusively: a reader never sees half of it, and a
- * file already at that name (or a link) is never replaced: link(2) fails with EEXIST, as O_EXCL
- * would. For records written once and never rewritten (evidence bundles).
- * @example createFileExclusive('/state/evidence/bundles/ev-1.json', text, { noSync: true })
- */
-export function createFileExclusive(file: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): void {
-  const tmp = writeTemp(file, data, opts.mode ?? 0o644, opts.noSync === true);
-  try {
-    linkSync(tmp, file);
-  } finally {
-    removeTemp(tmp);
-  }
-}
-
 /** A temp file beside `file` holding `data` with exactly `mode`, closed (and synced unless `noSync`); removed again if that fails. */
-function writeTemp(file: string, data: string | Uint8Array, mode: number, noSync: boolean): string {
+export function writeTemp(file: string, data: string | Uint8Array, mode: number, noSync: boolean): string {
   const { tmp, fd } = createTemp(file, mode);
   try {
     // openSync's mode is filtered by the umask; the file must have exactly the mode asked for.
@@ -72,7 +57,8 @@ function writeTemp(file: string, data: string | Uint8Array, mode: number, noSync
   return tmp;
 }
 
-function removeTemp(tmp: string): void {
+/** Removes a temp file, if it is still there. */
+export function removeTemp(tmp: string): void {
   try {
     unlinkSync(tmp);
   } catch {

@@ -6,7 +6,8 @@ import { chmodSync, lstatSync, mkdtempSync, readFileSync, readdirSync, readlinkS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createFileExclusive, writeFileAtomic } from '../../src/runtime/fs-atomic.js';
+import { writeFileAtomic } from '../../src/runtime/fs-atomic.js';
+import { createFileExclusive } from '../../src/runtime/fs-exclusive.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'gh-atomic-'));
 /** The temp name writeFileAtomic uses when Math.random returns `r` for both halves of the token. */

@@ -7,7 +7,7 @@ import { signEnvelope, type DsseEnvelope } from '../../core/crypto/dsse.js';
 import type { AuditLog } from '../audit/log.js';
 import type { AppendInput } from '../audit/record.js';
 import type { SigningKey } from '../keys.js';
-import { createFileExclusive } from '../fs-atomic.js';
+import { createFileExclusive } from '../fs-exclusive.js';
 import { uniqueToken } from '../unique-token.js';
 import { putBlob } from './blobs.js';
 import { buildStatement, contentDigest, evidenceBlobs, PAYLOAD_TYPE, type EvidenceStatement, type SealInput } from './statement.js';
