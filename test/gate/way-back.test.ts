@@ -1,7 +1,7 @@
 // The PreToolUse side of the way back and of the hardened shell analysis, through the real
 // rendered hook: undoing an out-of-scope change passes, everything else stays refused.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -57,6 +57,26 @@ describe('the way back at PreToolUse', () => {
     expect(pre(writeTool(join(root, 'notes.txt'), 'y')).status).toBe(0);
     // Never out of the worktree, whatever differs.
     expect(pre(writeTool(join(tempDir(), 'elsewhere.txt'))).status).toBe(2);
+  });
+
+  // The refusal reads the baseline unhashed and checks its digest only before lifting: an altered
+  // baseline may keep a refusal, never lift one, and one the probe cannot read refuses too.
+  it('keeps refusing an unchanged file when the baseline was altered to say it differs, or to be unreadable', async () => {
+    await start();
+    const sessions = join(state, 'sessions');
+    const file = join(sessions, readdirSync(sessions)[0]!, 'baseline.json');
+    const recorded = readFileSync(file, 'utf8');
+    const withoutPackage = JSON.parse(recorded) as { files: [string, ...unknown[]][] };
+    withoutPackage.files = withoutPackage.files.filter((f) => f[0] !== 'package.json');
+    for (const altered of [JSON.stringify(withoutPackage), recorded.replace(/"package\.json",\n\s*"[^"]*"/, '"package.json", "0:0:0:0:100644"'), '{"v":2,"files":7}', '[]', 'not json']) {
+      writeFileSync(file, altered);
+      expect(pre(writeTool(join(root, 'package.json'))).status, altered.slice(0, 60)).toBe(2);
+      expect(pre(bash('echo "{}" > package.json')).status, altered.slice(0, 60)).toBe(2);
+    }
+    // The recorded baseline, once the file truly differs: the way back opens.
+    writeFileSync(file, recorded);
+    appendFileSync(join(root, 'package.json'), 'oops');
+    expect(pre(writeTool(join(root, 'package.json'), '{}\n')).status).toBe(0);
   });
 
   it('lets a changed git config be written back, and refuses changing an unchanged one', async () => {
