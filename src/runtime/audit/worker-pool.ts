@@ -90,9 +90,10 @@ export async function runInOrder<T, R>(
 
 /**
  * The worker side of {@link runInOrder} for a range check: answers each task with `check`'s result
- * (its buffers transferred), or {ok: false} when it throws, so that the caller verifies serially.
+ * (its buffers transferred: its pieces, and a `spare` it gives back to be used again), or
+ * {ok: false} when it throws, so that the caller verifies serially.
  */
-export function answerRanges<T>(port: MessagePort | null, check: (task: T) => { ok: false } | { ok: true; pieces: ArrayBuffer }): void {
+export function answerRanges<T>(port: MessagePort | null, check: (task: T) => ({ ok: false } | { ok: true; pieces: ArrayBuffer }) & { spare?: ArrayBuffer }): void {
   port?.on('message', (task: T) => {
     let result;
     try {
@@ -100,6 +101,7 @@ export function answerRanges<T>(port: MessagePort | null, check: (task: T) => { 
     } catch {
       result = { ok: false as const };
     }
-    port.postMessage(result, result.ok ? [result.pieces] : []);
+    const spare = 'spare' in result && result.spare !== undefined ? [result.spare] : [];
+    port.postMessage(result, [...(result.ok ? [result.pieces] : []), ...spare]);
   });
 }

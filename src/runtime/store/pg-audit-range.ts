@@ -41,7 +41,7 @@ interface PageRows {
  * a seq column of another type, or NULL anywhere, is for the serial verify to report.
  */
 function pageRows(task: TeamRangeTask): PageRows | null {
-  const b = Buffer.from(task.bytes);
+  const b = Buffer.from(task.bytes, 0, task.length);
   // Per row: where its line starts and ends, then its columns'.
   const at = new Int32Array(task.count * 4);
   let p = 0;
@@ -82,10 +82,18 @@ interface OriginEnds {
   lastHash: string;
 }
 
-export type TeamRangeResult = (RangeOk & { origins: OriginEnds[] }) | RangeBad;
+/** A page's result, and its buffer given back for a later page (PageBuffers, pg-copy-pages.ts). */
+export type TeamRangeResult = ((RangeOk & { origins: OriginEnds[] }) | RangeBad) & { spare?: ArrayBuffer };
 
-/** Checks one page; anything but a clean page is {ok: false} (the caller then verifies serially). */
+/**
+ * Checks one page; anything but a clean page is {ok: false} (the caller then verifies serially).
+ * The page's buffer goes back as `spare`: nothing of the result points into it.
+ */
 export function verifyTeamRange(task: TeamRangeTask): TeamRangeResult {
+  return { ...checkPage(task), spare: task.bytes };
+}
+
+function checkPage(task: TeamRangeTask): TeamRangeResult {
   const rows = pageRows(task);
   if (rows === null) return { ok: false };
   const ends = new Map<string, OriginEnds>();

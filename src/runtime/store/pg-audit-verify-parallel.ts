@@ -10,7 +10,7 @@ import { cutPoints, cutsWithin, Joiner, RANGE_LINES } from '../audit/verify-para
 import type { LogScan, VerifyPlan } from '../audit/verify.js';
 import { runInOrder } from '../audit/worker-pool.js';
 import { pageSelect, type TeamRangeResult, type TeamRangeTask } from './pg-audit-range.js';
-import { copyPages, lastKey } from './pg-copy-pages.js';
+import { copyPages, lastKey, PageBuffers } from './pg-copy-pages.js';
 
 /** Below this many rows one thread is as fast: starting the workers costs about what they save. */
 const PARALLEL_MIN_ROWS = 20_000;
@@ -77,14 +77,14 @@ class TeamJoiner {
 const STATEMENT_ROWS = 16 * RANGE_LINES;
 
 /** The rows, a page of whole subtrees at a time, as worker tasks: raw, for the workers to decode and check. */
-async function* pageTasks(c: PoolClient, plan: VerifyPlan, statementRows: number): AsyncGenerator<TeamRangeTask> {
+async function* pageTasks(c: PoolClient, plan: VerifyPlan, statementRows: number, buffers: PageBuffers): AsyncGenerator<TeamRangeTask> {
   const cuts = cutsWithin(cutPoints(plan));
   let first = 0;
   let after: string | null = '-1';
   while (after !== null) {
     let read = 0;
     let key: string | null = null;
-    for await (const page of copyPages(c, pageSelect(after, statementRows), RANGE_LINES)) {
+    for await (const page of copyPages(c, pageSelect(after, statementRows), RANGE_LINES, buffers)) {
       // Read before the page moves to its worker. A key that is not a bigint is in a page the worker refuses.
       key = lastKey(page);
       yield { ...page, first, cuts: cuts(first, first + page.count) };
@@ -101,10 +101,12 @@ async function* pageTasks(c: PoolClient, plan: VerifyPlan, statementRows: number
  */
 export async function scanRowsParallel(c: PoolClient, plan: VerifyPlan, threads: number, workerFile: string, statementRows = STATEMENT_ROWS): Promise<LogScan | null> {
   const joiner = new TeamJoiner(plan);
+  // Each page's buffer comes back with its result and takes a later page.
+  const buffers = new PageBuffers();
   let readFailure: unknown = null;
   async function* tasks(): AsyncGenerator<TeamRangeTask> {
     try {
-      yield* pageTasks(c, plan, statementRows);
+      yield* pageTasks(c, plan, statementRows, buffers);
     } catch (err) {
       readFailure = err;
       throw err;
@@ -115,7 +117,10 @@ export async function scanRowsParallel(c: PoolClient, plan: VerifyPlan, threads:
       workerFile,
       threads,
       tasks(),
-      (r: TeamRangeResult) => joiner.add(r),
+      (r: TeamRangeResult) => {
+        if (r.spare !== undefined) buffers.give(r.spare);
+        joiner.add(r);
+      },
       () => joiner.broken,
       { transfer: (t) => [t.bytes] },
     );

@@ -11,7 +11,9 @@ const HEADER = SIGNATURE.length + 8;
 
 /** Some whole rows of a binary COPY stream, as its bytes: per row an int16 field count, then per field an int32 length (-1: NULL) and its bytes. */
 export interface RowPage {
+  /** The rows, in the first `length` bytes (a buffer used again may be longer). */
   bytes: ArrayBuffer;
+  length: number;
   count: number;
   /** Where in `bytes` the last row starts. */
   last: number;
@@ -19,7 +21,7 @@ export interface RowPage {
 
 /** The first field of the page's last row when it is an 8-byte integer (a bigint key), as decimal text; else null. */
 export function lastKey(page: RowPage): string | null {
-  const b = Buffer.from(page.bytes);
+  const b = Buffer.from(page.bytes, 0, page.length);
   if (page.count === 0 || b.length < page.last + 14 || b.readInt16BE(page.last) < 1 || b.readInt32BE(page.last + 2) !== 8) return null;
   return b.readBigInt64BE(page.last + 6).toString();
 }
@@ -38,12 +40,38 @@ function rowEnd(buf: Buffer, at: number): number {
   return p;
 }
 
-/** `parts` in one buffer that owns its memory (never a slice of Node's pool), so that it can be transferred. */
-function ownBuffer(parts: Buffer[], size: number): ArrayBuffer {
-  const out = Buffer.allocUnsafeSlow(size);
+/** Buffers kept at most: the pages a verify has in flight at once (two per worker, and the one being filled). */
+const MAX_KEPT = 40;
+
+/**
+ * Page buffers, used again once their worker gives them back. A page is a few MB copied out of
+ * the stream, and each new MB of memory is page faults (on a 2-core VM, 2.8 ms a MB: more than
+ * the copy); a buffer used again has its pages already. Each is whole (never a slice of Node's
+ * pool), so that it can be transferred.
+ */
+export class PageBuffers {
+  private readonly free: ArrayBuffer[] = [];
+
+  /** A buffer of at least `size` bytes: a kept one, or a new one with room for a larger page next time. */
+  take(size: number): ArrayBuffer {
+    const at = this.free.findIndex((b) => b.byteLength >= size);
+    if (at >= 0) return this.free.splice(at, 1)[0]!;
+    return Buffer.allocUnsafeSlow(size + (size >> 3)).buffer;
+  }
+
+  /** Keeps `buffer` for a later page (one a worker sent back). */
+  give(buffer: ArrayBuffer): void {
+    if (this.free.length < MAX_KEPT && buffer.byteLength > 0) this.free.push(buffer);
+  }
+}
+
+/** `parts` in one buffer that owns its memory, from `buffers` when given. */
+function ownBuffer(parts: Buffer[], size: number, buffers: PageBuffers | null): ArrayBuffer {
+  const whole = buffers === null ? Buffer.allocUnsafeSlow(size).buffer : buffers.take(size);
+  const out = Buffer.from(whole, 0, size);
   let at = 0;
   for (const p of parts) at += p.copy(out, at);
-  return out.buffer;
+  return whole;
 }
 
 /** Reads `chunks` to their end, dropping them; a failure there is the next query's to report. */
@@ -76,13 +104,13 @@ function spanEnd(rest: Buffer, buf: Buffer): number {
  * caller stops early, so that the connection is free for the next query of its transaction.
  * Throws when the stream fails or is not a binary COPY stream.
  */
-export async function* copyPages(c: PoolClient, select: string, rows: number): AsyncGenerator<RowPage> {
+export async function* copyPages(c: PoolClient, select: string, rows: number, buffers: PageBuffers | null = null): AsyncGenerator<RowPage> {
   const stream = c.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT binary)`));
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   try {
     // Only `next`: a reader that stops early must not end the stream's iterator (which destroys the
     // stream), since the rest of it is drained below.
-    yield* pagesOf({ [Symbol.asyncIterator]: () => ({ next: () => chunks.next() }) }, rows);
+    yield* pagesOf({ [Symbol.asyncIterator]: () => ({ next: () => chunks.next() }) }, rows, buffers);
   } finally {
     // Left early (or failed): drain what the server still sends, so the next query can run.
     if (!stream.destroyed) await drain(chunks);
@@ -91,9 +119,10 @@ export async function* copyPages(c: PoolClient, select: string, rows: number): A
 
 /**
  * A binary COPY stream, cut into chunks anywhere, as pages of `rows` whole rows (the last may hold
- * fewer). Throws when it is not a binary COPY stream or ends in the middle of a row.
+ * fewer), each in a buffer of its own (from `buffers` when given). Throws when it is not a binary
+ * COPY stream or ends in the middle of a row.
  */
-export async function* pagesOf(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, rows: number): AsyncGenerator<RowPage> {
+export async function* pagesOf(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, rows: number, buffers: PageBuffers | null = null): AsyncGenerator<RowPage> {
   // The stream's start until its header is whole; after that, a row cut at a chunk's end.
   let rest: Buffer = Buffer.alloc(0);
   let header = true;
@@ -109,7 +138,7 @@ export async function* pagesOf(chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
     size += b.length;
   };
   const page = (): RowPage => {
-    const out = { bytes: ownBuffer(parts, size), count, last };
+    const out = { bytes: ownBuffer(parts, size, buffers), length: size, count, last };
     parts = [];
     size = 0;
     count = 0;

@@ -11,6 +11,8 @@ import { loadOrCreateKey } from '../../../src/runtime/keys.js';
 import { startAuditForwardingWith } from '../../../src/runtime/store/pg-audit-forward.js';
 import { checkpointRows, inSnapshot } from '../../../src/runtime/store/pg-audit-rows.js';
 import { scanRowsParallel } from '../../../src/runtime/store/pg-audit-verify-parallel.js';
+import { pageSelect, verifyTeamRange } from '../../../src/runtime/store/pg-audit-range.js';
+import { copyPages, PageBuffers, type RowPage } from '../../../src/runtime/store/pg-copy-pages.js';
 import { verifyTeamAudit } from '../../../src/runtime/store/pg-audit-verify.js';
 import type { PgStore } from '../../../src/runtime/store/pg-connect.js';
 import { startPostgresStore, stopPostgresStore, type TestPostgres } from '../../support/postgres.js';
@@ -84,6 +86,32 @@ describe('team verify on worker threads', { timeout: 60_000 }, () => {
     expect(await parallel(3)).toEqual(expected);
     // The rows read by several COPY statements, each ending on a page or inside one.
     for (const statementRows of [4096, 5000]) expect(await verifyTeamAudit(store, keys, { threads: 2, workerFile: WORKER, minRows: 1, statementRows })).toEqual(expected);
+  });
+
+  // A page's buffer comes back from its worker and takes a later page: longer than that page, and
+  // still holding the earlier page's bytes past its end, which the check must never read.
+  it('checks a page in a buffer used before, longer than the page, to the same result as in a fresh one', async () => {
+    const pages = (buffers: PageBuffers | null) =>
+      inSnapshot(store, async (c) => {
+        const out: RowPage[] = [];
+        for await (const page of copyPages(c, pageSelect('-1', 4096), 4096, buffers)) out.push(page);
+        return out;
+      });
+    const [fresh] = await pages(null);
+    const used = new PageBuffers();
+    const dirty = Buffer.allocUnsafeSlow(fresh!.length * 2).fill(0x2c).buffer;
+    used.give(dirty);
+    const [reused] = await pages(used);
+    expect(reused!.bytes).toBe(dirty);
+    expect(reused!.length).toBe(fresh!.length);
+    const check = (page: RowPage) => {
+      const { spare, ...result } = verifyTeamRange({ ...page, first: 0, cuts: [] });
+      expect(spare).toBe(page.bytes);
+      return result;
+    };
+    const expected = check(fresh!);
+    expect(expected.ok).toBe(true);
+    expect(check(reused!)).toEqual(expected);
   });
 
   it('falls back to the serial verify when its worker cannot run', async () => {

@@ -5,7 +5,7 @@ import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PgStore } from '../../../src/runtime/store/pg-connect.js';
 import { to as copyTo } from 'pg-copy-streams';
-import { copyPages, lastKey, pagesOf, type RowPage } from '../../../src/runtime/store/pg-copy-pages.js';
+import { copyPages, lastKey, PageBuffers, pagesOf, type RowPage } from '../../../src/runtime/store/pg-copy-pages.js';
 import { startPostgresStore, stopPostgresStore, type TestPostgres } from '../../support/postgres.js';
 
 let pg: TestPostgres;
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 /** A page's rows, decoded here from the binary COPY format on their own: [id, a, b] with NULL as null. */
 function decode(page: RowPage): [number, string | null, string | null][] {
-  const b = Buffer.from(page.bytes);
+  const b = Buffer.from(page.bytes, 0, page.length);
   const rows: [number, string | null, string | null][] = [];
   let p = 0;
   const text = (): string | null => {
@@ -102,6 +102,34 @@ describe('binary COPY pages', { timeout: 60_000 }, () => {
     }
     // A stream cut short, before its trailer, is refused.
     await expect(pages([whole.subarray(0, whole.length - 2)])).rejects.toThrow(/middle of a row/);
+  });
+
+  it('puts each page into a buffer given back when it fits, and says how much of it the page holds', async () => {
+    const all = await inTransaction(async (c) => {
+      const parts: Buffer[] = [];
+      for await (const chunk of c.query(copyTo('COPY (SELECT id, a, b FROM copy_rows WHERE id < 4000 ORDER BY id) TO STDOUT (FORMAT binary)')) as AsyncIterable<Buffer>) parts.push(chunk);
+      return Buffer.concat(parts);
+    });
+    const expected: ReturnType<typeof decode> = [];
+    for await (const p of pagesOf([all], 100)) expected.push(...decode(p));
+    const buffers = new PageBuffers();
+    const rows: ReturnType<typeof decode> = [];
+    let given: ArrayBuffer | null = null;
+    let reused = 0;
+    for await (const p of pagesOf([all], 100, buffers)) {
+      if (given !== null && given.byteLength >= p.length) {
+        expect(p.bytes).toBe(given);
+        reused++;
+      }
+      expect(p.bytes.byteLength).toBeGreaterThanOrEqual(p.length);
+      rows.push(...decode(p));
+      expect(lastKey(p)).toBe(String(rows.at(-1)![0]));
+      // As a worker gives it back, with the page's bytes still in it.
+      given = p.bytes;
+      buffers.give(given);
+    }
+    expect(rows).toEqual(expected);
+    expect(reused).toBeGreaterThan(30);
   });
 
   it('names no key for a page whose first field is not an 8-byte integer', async () => {
