@@ -59,8 +59,8 @@ describe('the way back at PreToolUse', () => {
     expect(pre(writeTool(join(tempDir(), 'elsewhere.txt'))).status).toBe(2);
   });
 
-  // The refusal reads the baseline unhashed and checks its digest only before lifting: an altered
-  // baseline may keep a refusal, never lift one, and one the probe cannot read refuses too.
+  // The way back trusts the baseline only once it matches the digest recorded at start: an altered
+  // one (a path it claims differs, a missing entry, a file the probe cannot read) lifts no refusal.
   it('keeps refusing an unchanged file when the baseline was altered to say it differs, or to be unreadable', async () => {
     await start();
     const sessions = join(state, 'sessions');
