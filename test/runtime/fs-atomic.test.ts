@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../../src/runtime/fs-atomic.js';
 import { createFileExclusive } from '../../src/runtime/fs-exclusive.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'gh-atomic-'));
-/** The temp name writeFileAtomic uses when Math.random returns `r` for both halves of the token. */
+/** The temp name both writers use when Math.random returns `r` for both halves of the token. */
 const tempFor = (d: string, file: string, r: number) => {
   const half = Math.floor(r * 2 ** 32)
     .toString(16)
@@ -30,21 +30,6 @@ describe('writeFileAtomic', () => {
     expect(readFileSync(f, 'utf8')).toBe('{"new":true}');
     expect(statSync(f).mode & 0o777).toBe(0o600);
     expect(readdirSync(d)).toEqual(['state.json']);
-  });
-
-  it('passes over a temp name that is taken, and writes neither through the planted link nor onto it', () => {
-    const d = dir();
-    const outside = join(dir(), 'outside.txt');
-    writeFileSync(outside, 'untouched');
-    const planted = tempFor(d, 'state.json', 0.5);
-    symlinkSync(outside, planted);
-    // The first token names the planted link; the next is new.
-    const values = [0.5, 0.5, 0.25, 0.75];
-    vi.spyOn(Math, 'random').mockImplementation(() => values.shift() ?? 0.125);
-    writeFileAtomic(join(d, 'state.json'), 'mine');
-    expect(readFileSync(join(d, 'state.json'), 'utf8')).toBe('mine');
-    expect(readFileSync(outside, 'utf8')).toBe('untouched');
-    expect(lstatSync(planted).isSymbolicLink() && readlinkSync(planted)).toBe(outside);
   });
 
   it('gives up with EEXIST when every name it tries is taken, and the old content stays', () => {
@@ -89,17 +74,26 @@ describe('createFileExclusive', () => {
     expect(readFileSync(outside, 'utf8')).toBe('untouched');
     expect(readdirSync(d).sort()).toEqual(['ev-1.json', 'ev-2.json']);
   });
+});
 
-  it('passes over a temp name the agent planted (as it could, having read earlier names of the same process)', () => {
+// Both writers take their temp file from createTemp. An agent that read earlier names of the same
+// process could plant the next one (Math.random is not secret): a link to a file outside.
+describe.each([
+  ['writeFileAtomic', writeFileAtomic],
+  ['createFileExclusive', createFileExclusive],
+])('%s', (_, write) => {
+  it('passes over a temp name that is taken, and writes neither through the planted link nor onto it', () => {
     const d = dir();
     const outside = join(dir(), 'outside.txt');
     writeFileSync(outside, 'untouched');
-    const planted = tempFor(d, 'ev-3.json', 0.5);
+    const planted = tempFor(d, 'state.json', 0.5);
     symlinkSync(outside, planted);
+    // The first token names the planted link; the next is new.
     const values = [0.5, 0.5, 0.25, 0.75];
     vi.spyOn(Math, 'random').mockImplementation(() => values.shift() ?? 0.125);
-    createFileExclusive(join(d, 'ev-3.json'), 'mine');
-    expect(readFileSync(join(d, 'ev-3.json'), 'utf8')).toBe('mine');
+    write(join(d, 'state.json'), 'mine');
+    expect(readFileSync(join(d, 'state.json'), 'utf8')).toBe('mine');
     expect(readFileSync(outside, 'utf8')).toBe('untouched');
+    expect(lstatSync(planted).isSymbolicLink() && readlinkSync(planted)).toBe(outside);
   });
 });
