@@ -151,12 +151,15 @@ export async function* pagesOf(chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
     if (header) {
       buf = rest.length === 0 ? buf : Buffer.concat([rest, buf]);
       rest = Buffer.alloc(0);
-      if (buf.length < HEADER || HEADER + buf.readUInt32BE(SIGNATURE.length + 4) > buf.length) {
+      // The signature first: what follows it is a length only in the binary format.
+      const seen = Math.min(buf.length, SIGNATURE.length);
+      if (!buf.subarray(0, seen).equals(SIGNATURE.subarray(0, seen))) throw new Error('the server did not answer COPY in the binary format');
+      const rowsAt = buf.length < HEADER ? -1 : HEADER + buf.readUInt32BE(SIGNATURE.length + 4);
+      if (rowsAt < 0 || rowsAt > buf.length) {
         rest = buf;
         continue;
       }
-      if (!buf.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new Error('the server did not answer COPY in the binary format');
-      at = HEADER + buf.readUInt32BE(SIGNATURE.length + 4);
+      at = rowsAt;
       header = false;
     } else if (rest.length > 0) {
       // The trailer (a field count of -1) may be what was cut, too.

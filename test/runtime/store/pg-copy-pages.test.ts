@@ -134,6 +134,21 @@ describe('binary COPY pages', { timeout: 60_000 }, () => {
     expect(reused).toBeGreaterThan(30);
   });
 
+  it('refuses a stream that is not in the binary format as soon as its first bytes say so', async () => {
+    // COPY in the text format: its first bytes are a row, and what would be the header's
+    // extension length is text. Read to the end it must still be refused as not binary.
+    const text = await inTransaction(async (c) => {
+      const parts: Buffer[] = [];
+      for await (const chunk of c.query(copyTo('COPY (SELECT id, a, b FROM copy_rows WHERE id < 23 ORDER BY id) TO STDOUT')) as AsyncIterable<Buffer>) parts.push(chunk);
+      return Buffer.concat(parts);
+    });
+    const pages = async (chunks: Buffer[]) => {
+      for await (const p of pagesOf(chunks, 5)) void p;
+    };
+    await expect(pages([text])).rejects.toThrow(/binary format/);
+    await expect(pages(Array.from(text, (_, i) => text.subarray(i, i + 1)))).rejects.toThrow(/binary format/);
+  });
+
   it('names no key for a page whose first field is not an 8-byte integer', async () => {
     const keys = await inTransaction(async (c) => {
       const out: (string | null)[] = [];
