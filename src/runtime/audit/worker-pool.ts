@@ -95,13 +95,12 @@ export async function runInOrder<T, R>(
  */
 export function answerRanges<T>(port: MessagePort | null, check: (task: T) => ({ ok: false } | { ok: true; pieces: ArrayBuffer }) & { spare?: ArrayBuffer }): void {
   port?.on('message', (task: T) => {
-    let result;
+    let result: ReturnType<typeof check>;
     try {
       result = check(task);
     } catch {
-      result = { ok: false as const };
+      result = { ok: false };
     }
-    const spare = 'spare' in result && result.spare !== undefined ? [result.spare] : [];
-    port.postMessage(result, [...(result.ok ? [result.pieces] : []), ...spare]);
+    port.postMessage(result, [...(result.ok ? [result.pieces] : []), ...(result.spare ? [result.spare] : [])]);
   });
 }
