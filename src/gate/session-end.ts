@@ -15,6 +15,7 @@ import { checkShape } from '../core/shape.js';
 import { adapterFor } from '../adapters/registry.js';
 import { runEndOfSessionChain } from './stop-chain.js';
 import { sentence } from '../core/sentence.js';
+import { isoTime } from '../core/iso-time.js';
 
 /** The policy, baseline and render record as `session start` made them: never files rewritten since. */
 export interface TrustedCopies {
@@ -131,7 +132,7 @@ export function endSession(store: SessionStore, exitCode: number | null = null, 
   }
   const alreadyEnded = meta.value.status === 'ended';
   if (!alreadyEnded) {
-    store.writeJson('meta', { ...meta.value, status: 'ended', ended_at: new Date().toISOString() });
+    store.writeJson('meta', { ...meta.value, status: 'ended', ended_at: isoTime() });
     // Only where the log and the session are: from the store itself, never from a policy that may be forged.
     const ref = { state_dir: store.projectState, session_id: store.id };
     recordEvent(ref, 'session_ended', osUserActor(), { reason: 'session end', exit_code: exitCode });
@@ -158,7 +159,7 @@ export async function checkSession(store: SessionStore, trusted?: TrustedCopies 
   writeCheckpoint(policy);
   store.writeJson('meta', {
     ...meta.value,
-    end_verdict: { passed: verdictPassed(result), verdict: verdictWord(result), summary: humanSummary(result), at: new Date().toISOString(), evidence_id: evidenceId },
+    end_verdict: { passed: verdictPassed(result), verdict: verdictWord(result), summary: humanSummary(result), at: isoTime(), evidence_id: evidenceId },
   });
   return ok(result);
 }
@@ -170,6 +171,6 @@ export async function checkSession(store: SessionStore, trusted?: TrustedCopies 
 export function recordNeverRan(store: SessionStore, why: string): Result<void> {
   const meta = store.meta();
   if (!meta.ok) return fail(meta.reason);
-  store.writeJson('meta', { ...meta.value, end_verdict: { passed: false, verdict: 'not_run', summary: `the command never ran: ${why}`, at: new Date().toISOString(), evidence_id: null } });
+  store.writeJson('meta', { ...meta.value, end_verdict: { passed: false, verdict: 'not_run', summary: `the command never ran: ${why}`, at: isoTime(), evidence_id: null } });
   return ok(undefined);
 }

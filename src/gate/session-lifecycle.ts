@@ -33,6 +33,7 @@ import { prepareSessionSandbox, sandboxTools, type SandboxOffer, type SessionSan
 import { stopChainNotes } from './stop-chain.js';
 import { sandboxRecord } from '../core/sandbox.js';
 import { claudeOutput } from '../adapters/claude/output.js';
+import { isoTime } from '../core/iso-time.js';
 
 /** Bytes of output kept per producer: enough for any useful failure tail, bounded on disk. */
 const OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -103,7 +104,7 @@ function validateAllow(pattern: string): string | null {
 }
 
 function newSessionId(): string {
-  const now = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const now = isoTime().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `${now}-${randomBytes(4).toString('hex')}`;
 }
 
@@ -251,7 +252,7 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
       baseline_sha256: null,
       sandboxed: sandbox !== null,
       sandbox: sandbox?.spec ?? null,
-      created_at: new Date().toISOString(),
+      created_at: isoTime(),
     };
     // The baseline is taken before rendering and records the settings file as it was then (with
     // another session's hooks, if one runs here): while this session's hooks are in it the file

@@ -9,6 +9,7 @@ import { RESOLVE_STATUS } from './approvals-routes.js';
 import type { Reply } from './http-io.js';
 import { errorReply, readJsonBody } from './http-io.js';
 import type { RouteContext, Router } from './router.js';
+import { isoTime } from '../core/iso-time.js';
 
 /** A token, a nonce, a decision and a reason the queue clips at 2,000 characters. */
 const MAX_LINK_BODY_BYTES = 16 * 1024;
@@ -78,7 +79,7 @@ async function view(books: LinkBooks, ctx: RouteContext): Promise<Reply> {
   const open = openCall(opts, seen.grant.approvalId);
   if (!('pending' in open)) return open;
   const { pid: _pid, waiter: _waiter, ...call } = open.pending;
-  return { status: 200, body: { project: opts.project, channel: seen.grant.channel, link_expires_at: new Date(seen.grant.expiresAt).toISOString(), approval: call } };
+  return { status: 200, body: { project: opts.project, channel: seen.grant.channel, link_expires_at: isoTime(seen.grant.expiresAt), approval: call } };
 }
 
 async function answer(books: LinkBooks, ctx: RouteContext): Promise<Reply> {

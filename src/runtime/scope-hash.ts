@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, openSync, readSync, readlinkSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { isoTime } from '../core/iso-time.js';
 
 /**
  * Largest file whose content is hashed. A bigger file outside the allowlist counts as
@@ -37,7 +38,7 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 /** Thrown when a check passes its deadline; the caller decides what an unfinished check means. */
 export class ScopeBudgetError extends Error {
   constructor(deadline: number) {
-    super(`the scope check ran past its time budget (deadline ${new Date(deadline).toISOString()})`);
+    super(`the scope check ran past its time budget (deadline ${isoTime(deadline)})`);
     this.name = 'ScopeBudgetError';
   }
 }

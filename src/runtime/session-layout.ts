@@ -3,6 +3,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lstatOrNull, readSmallJson } from './small-file.js';
+import { isoTime } from '../core/iso-time.js';
 
 /** File names inside a session folder. */
 export const SESSION_FILES = {
@@ -18,7 +19,7 @@ export const SESSION_FILES = {
 /** Appends one JSON line to a log file; swallows errors. One write() of a short line is atomic with O_APPEND. */
 export function appendSessionLog(file: string, entry: Record<string, unknown>): void {
   try {
-    appendFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 });
+    appendFileSync(file, `${JSON.stringify({ at: isoTime(), ...entry })}\n`, { mode: 0o600 });
   } catch {
     // Logging is best effort by design.
   }

@@ -21,34 +21,55 @@ let pin: string;
 let preload: string;
 let calls = 0;
 
-/** Writes, at exit, the built-in modules the process loaded after the preload ran. */
+/**
+ * Writes, at exit, the built-in modules the process loaded after the preload ran, and which of
+ * the Date methods that set up the process's time zone (ICU reads /etc/localtime and its zone
+ * data: about 1 ms of a cold start) it called. JSON.stringify of a Date calls toISOString too.
+ */
 const PRELOAD = `const before = new Set(process.moduleLoadList);
-process.on('exit', () => require('node:fs').writeFileSync(process.env.GH_TEST_MODULES, JSON.stringify(process.moduleLoadList.filter((m) => !before.has(m)))));
+const zoned = new Set();
+for (const name of ['toISOString', 'toString', 'toDateString', 'toTimeString', 'toLocaleString', 'toLocaleDateString', 'toLocaleTimeString', 'getTimezoneOffset', 'getFullYear', 'getMonth', 'getDate', 'getDay', 'getHours', 'getMinutes', 'getSeconds']) {
+  const own = Date.prototype[name];
+  Date.prototype[name] = function (...args) { zoned.add(name); return own.apply(this, args); };
+}
+process.on('exit', () => require('node:fs').writeFileSync(process.env.GH_TEST_MODULES, JSON.stringify({ modules: process.moduleLoadList.filter((m) => !before.has(m)), zoned: [...zoned] })));
 `;
 
 interface Call {
   status: number | null;
   stderr: string;
   modules: string[];
+  /** Date methods called that set up the time zone. */
+  zoned: string[];
   input: Record<string, unknown>;
 }
 
 /** Runs the built hook cold, as rendered, for a Write of `file` with `content`; `flags` go to node, `limitKb` to `ulimit -v`. */
 function write(file: string, content: string, flags: string[] = [], limitKb?: number): Call {
+  const input = { file_path: join(root, file), content: `${content}\n// call ${calls + 1}` };
+  return hook('PreToolUse', { hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: input }, flags, limitKb, input);
+}
+
+/** Runs the built hook cold, as rendered, for a Stop. */
+function stop(): Call {
+  return hook('Stop', { hook_event_name: 'Stop', cwd: root, stop_hook_active: false }, [], undefined, {});
+}
+
+function hook(event: string, payload: Record<string, unknown>, flags: string[], limitKb: number | undefined, input: Record<string, unknown>): Call {
   calls++;
-  const input = { file_path: join(root, file), content: `${content}\n// call ${calls}` };
   const out = join(state, `modules-${calls}.json`);
-  const argv = [...flags, '--require', preload, HOOK, 'check', '--session', id, '--event', 'PreToolUse', '--state-dir', state, '--policy-sha256', pin];
+  const argv = [...flags, '--require', preload, HOOK, 'check', '--session', id, '--event', event, '--state-dir', state, '--policy-sha256', pin];
   const [cmd, args] = limitKb === undefined ? [process.execPath, argv] : ['/bin/sh', ['-c', `ulimit -v ${limitKb} && exec "$0" "$@"`, process.execPath, ...argv]];
   const r = spawnSync(cmd, args, {
     cwd: root,
-    input: JSON.stringify({ hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Write', tool_input: input }),
+    input: JSON.stringify(payload),
     encoding: 'utf8',
     env: { ...process.env, GH_TEST_MODULES: out },
     timeout: 30_000,
   });
   if (r.error) throw r.error;
-  return { status: r.status, stderr: r.stderr, modules: JSON.parse(readFileSync(out, 'utf8')) as string[], input };
+  const seen = JSON.parse(readFileSync(out, 'utf8')) as { modules: string[]; zoned: string[] };
+  return { status: r.status, stderr: r.stderr, ...seen, input };
 }
 
 /** The args_hash the hook kept for its last call. */
@@ -83,6 +104,7 @@ describe('a cold hook call', () => {
     const c = write('src/a.ts', 'export const a = 1;');
     expect(c.status, c.stderr).toBe(0);
     expect(c.modules.filter((m) => HEAVY.includes(m))).toEqual([]);
+    expect(c.zoned).toEqual([]);
     expect(lastArgsHash()).toBe(nodeSha(canonicalJson(c.input)));
   });
 
@@ -101,6 +123,15 @@ describe('a cold hook call', () => {
     expect(c.modules).toContain('NativeModule crypto');
     expect(c.modules).not.toContain('NativeModule child_process');
     expect(readFileSync(join(state, 'audit', 'log.jsonl'), 'utf8')).toContain('"decision":"block"');
+    // Its timestamps (the audit events, the checkpoint, the evidence) are written without setting up the time zone.
+    expect(c.zoned).toEqual([]);
+  });
+
+  it('ends a turn, sealing its verdict, without setting up the time zone', () => {
+    const c = stop();
+    expect(c.status, c.stderr).toBe(0);
+    expect(readFileSync(join(state, 'audit', 'log.jsonl'), 'utf8')).toContain('"type":"completion_verdict"');
+    expect(c.zoned).toEqual([]);
   });
 
   // No WebAssembly at all (--jitless, --no-expose-wasm), or one that cannot have its memory

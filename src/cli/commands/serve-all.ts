@@ -25,6 +25,7 @@ import { sameServer, storeLabel, type PostgresSpec } from '../../runtime/store/s
 import type { StoreFallback, TeamLink } from '../../runtime/store/team-link.js';
 import { startLinkOrExit } from '../team-store.js';
 import { loadConfig } from '../../runtime/config.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** 256 bits: the access token guards remote code execution (a PTY) in every project, so it is never guessable. */
 const ACCESS_TOKEN_BYTES = 32;
@@ -131,7 +132,7 @@ export async function serveAll(flags: ServeAllFlags): Promise<void> {
   const started = pool as ProjectPool | null;
   await started?.start();
   // Sessions started from now on (`--transport auto`) in any project of this base send their hook calls here.
-  writeSupervisorRecord(base, { pid: process.pid, port: gw.port, started_at: new Date().toISOString(), all: true });
+  writeSupervisorRecord(base, { pid: process.pid, port: gw.port, started_at: isoTime(), all: true });
   const listed = started?.list() ?? [];
   const head = `gatehouse supervisor for all projects in ${base} (${listed.length} found)`;
   process.stdout.write(`${flags.because === null ? head : `${head}: ${flags.because}`}\n${team === null ? '' : `team store: ${team.label}\n`}dashboard: ${gw.url}/?token=${accessToken}\n`);

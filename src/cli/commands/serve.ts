@@ -31,6 +31,7 @@ import { addTeamRoutes } from '../../gateway/team-routes.js';
 import { teamApprovalsOn } from '../../runtime/store/team-approvals-pg.js';
 import type { TeamLink } from '../../runtime/store/team-link.js';
 import { parseFallback, settingOrExit, startLinkOrExit, teamStoreSpec } from '../team-store.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** 256 bits: the access token guards remote code execution (a PTY), so it is never guessable. */
 const ACCESS_TOKEN_BYTES = 32;
@@ -203,7 +204,7 @@ export function serveCommand(): Command {
       }
       // Sessions started from now on (`--transport auto`) send their hook calls here.
       writeProjectRecord(state, worktree);
-      writeSupervisorRecord(state, { pid: process.pid, port: gw.port, started_at: new Date().toISOString() });
+      writeSupervisorRecord(state, { pid: process.pid, port: gw.port, started_at: isoTime() });
       process.stdout.write(`gatehouse supervisor for ${worktree}\n${team === null ? '' : `team store: ${team.label}\n`}dashboard: ${gw.url}/?token=${accessToken}\n`);
       const stop = (): void => {
         removeSupervisorRecord(state);

@@ -18,6 +18,7 @@ import type { DoctorCleanup } from './cleanup.js';
 import { probeApprovals } from './approvals-probe.js';
 import { probeScope } from './scope-probe.js';
 import { offSwitchEnv } from '../../adapters/agent-programs.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** Options of one probe. */
 export interface ProbeOptions {
@@ -75,7 +76,7 @@ export function reportHead(agent: string, bin: FoundBinary | null, versionOf: (p
     version,
     tested_version: tested,
     tested: tested === null || version === null ? null : version === tested,
-    checked_at: new Date().toISOString(),
+    checked_at: isoTime(),
     duration_ms: 0,
     gates: {},
     not_probed: [],

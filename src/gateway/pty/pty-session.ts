@@ -9,6 +9,7 @@ import { drainOnEof } from './eof-drain.js';
 import type { Launch } from './launch.js';
 import { Screen } from './screen.js';
 import type { ExitInfo, ExitReason, PtyInfo, PtySnapshot } from './types.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /**
  * Output is sent in chunks of up to this size: a PTY hands out at most ~4 KiB per read,
@@ -123,8 +124,8 @@ export class PtySession {
       pid: this.pty.pid,
       rows: this.rows,
       cols: this.cols,
-      created_at: new Date(this.createdAt).toISOString(),
-      last_activity_at: new Date(this.lastActivity).toISOString(),
+      created_at: isoTime(this.createdAt),
+      last_activity_at: isoTime(this.lastActivity),
       state: this.exit === null ? 'running' : 'exited',
       exit: this.exit === null ? null : { ...this.exit },
     };

@@ -12,6 +12,7 @@ import { AuditLog } from '../audit/log.js';
 import type { AuditEvent } from '../audit/record.js';
 import { writeFileAtomic } from '../fs-atomic.js';
 import { isSafeSessionId } from '../state-dir.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** A rule made by an "always" answer, as stored. */
 export interface StoredRule {
@@ -177,7 +178,7 @@ export interface AddRules {
  * A rule already on file is kept as it was. Returns the rules as stored.
  */
 export function addStoredRules(projectState: string, add: AddRules): StoredRule[] {
-  const at = (add.now ?? new Date()).toISOString();
+  const at = isoTime(add.now ?? new Date());
   const session = add.scope === 'session' ? add.session_id : null;
   const made = add.rules.map((r) => {
     const base = { tool: r.tool, match: r.match, scope: add.scope, session_id: session };

@@ -6,6 +6,7 @@ import { readOrNull, recordFile, type ApprovalPaths } from './files.js';
 import { parseResolution, type PendingApproval, type Resolution } from './record.js';
 import { decisionEvent, expiryDenial, settle, type Settled } from './settle.js';
 import { CORRUPT_RECORD_PRINCIPAL, TTL_EXPIRY_PRINCIPAL } from './system-principals.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /**
  * Events read from the end of the log before a full scan. A decision is appended just before
@@ -34,7 +35,7 @@ export function isRecorded(audit: AuditLog, r: Resolution): boolean {
 
 /** A denial under the corrupt-record principal, recorded (best effort) since no queue wrote it. */
 function refuseOnFile(audit: AuditLog, request: PendingApproval, why: string, now: Date): Resolution {
-  const denial: Resolution = { id: request.id, decision: 'reject', reason: `${why}; denied to be safe`, principal: CORRUPT_RECORD_PRINCIPAL, resolved_at: now.toISOString() };
+  const denial: Resolution = { id: request.id, decision: 'reject', reason: `${why}; denied to be safe`, principal: CORRUPT_RECORD_PRINCIPAL, resolved_at: isoTime(now) };
   try {
     audit.append(decisionEvent(request, denial));
   } catch {

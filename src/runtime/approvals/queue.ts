@@ -36,6 +36,7 @@ import {
   type ResolveInput,
   type ResolveResult,
 } from './record.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** Poll period of {@link ApprovalQueue.watch}: a person watching a panel does not notice a quarter second, and two readdirs four times a second cost nothing. */
 const WATCH_POLL_MS = 250;
@@ -115,8 +116,8 @@ export class ApprovalQueue {
         tool: clip(input.tool, MAX_LABEL_CHARS),
         summary: clip(input.summary, MAX_SUMMARY_CHARS),
         ...(input.why === undefined ? {} : { why: clip(input.why, MAX_WHY_CHARS) }),
-        created_at: created.toISOString(),
-        expires_at: new Date(created.getTime() + Math.round(ttl * 1000)).toISOString(),
+        created_at: isoTime(created),
+        expires_at: isoTime(created.getTime() + Math.round(ttl * 1000)),
         pid: process.pid,
         waiter,
         ...(input.always === undefined ? {} : { always: boundedTarget(input.always) }),
@@ -184,7 +185,7 @@ export class ApprovalQueue {
     const expired = now.getTime() >= Date.parse(pending.value.expires_at);
     const mine: Resolution = expired
       ? expiryDenial(pending.value, TTL_EXPIRY_PRINCIPAL, now)
-      : { id, decision: r.decision, reason: reason === null ? null : clip(reason, MAX_REASON_CHARS), principal: principalFields(principal.value), resolved_at: now.toISOString() };
+      : { id, decision: r.decision, reason: reason === null ? null : clip(reason, MAX_REASON_CHARS), principal: principalFields(principal.value), resolved_at: isoTime(now) };
     const settled = settle(this.paths, this.audit, pending.value, mine);
     if (settled.kind === 'not_recorded') {
       return refuse(
@@ -252,7 +253,7 @@ export class ApprovalQueue {
           : p.waiter === undefined
             ? null
             : deadWaiterReason(this.paths, p.waiter, Date.now());
-        if (dead !== null) denial = { id, decision: 'reject', reason: dead, principal: SWEEPER_PRINCIPAL, resolved_at: now.toISOString() };
+        if (dead !== null) denial = { id, decision: 'reject', reason: dead, principal: SWEEPER_PRINCIPAL, resolved_at: isoTime(now) };
       }
       if (denial !== null && settle(this.paths, this.audit, p, denial).kind === 'created') denied++;
     }

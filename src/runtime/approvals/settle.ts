@@ -8,6 +8,7 @@ import { isSafeSessionId } from '../state-dir.js';
 import { createExclusive, ensureDirs, readOrNull, recordFile, type ApprovalPaths } from './files.js';
 import { parseResolution, type PendingApproval, type Resolution } from './record.js';
 import { CORRUPT_RECORD_PRINCIPAL } from './system-principals.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /**
  * How writing a resolution ended: this one was created (and recorded); another answer
@@ -19,7 +20,7 @@ export type Settled = { kind: 'created'; resolution: Resolution } | { kind: 'exi
 /** The queue's denial of `p` at `now`, its time having run out, under `principal` (TTL expiry or the sweeper). */
 export function expiryDenial(p: PendingApproval, principal: Principal, now: Date): Resolution {
   const ttlSeconds = Math.round((Date.parse(p.expires_at) - Date.parse(p.created_at)) / 1000);
-  return { id: p.id, decision: 'reject', reason: `approval timed out after ${ttlSeconds} s`, principal, resolved_at: now.toISOString(), expired: true };
+  return { id: p.id, decision: 'reject', reason: `approval timed out after ${ttlSeconds} s`, principal, resolved_at: isoTime(now), expired: true };
 }
 
 /** The audit event of a resolution: the principal is the actor, whatever the surface. */

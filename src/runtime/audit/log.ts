@@ -11,6 +11,7 @@ import { hashRange, readLastLines, readLines, readRange, readTail, type Tail } f
 import { withLock } from './lock.js';
 import { MerkleStore } from './merkle-store.js';
 import { GENESIS_HASH, sealEvent, type AppendInput, type AuditEvent } from './record.js';
+import { isoTime } from '../../core/iso-time.js';
 
 export const LOG_FILE = 'log.jsonl';
 const LOCK_FILE = 'log.lock';
@@ -197,7 +198,7 @@ export class AuditLog {
     const size = this.store.size();
     const root = this.store.root(size);
     const note = signNote(formatCheckpoint({ origin, size, root }), key.name, key.privateKey, key.publicKey);
-    const record: StoredCheckpoint = { tree_size: size, root: hex(root), note, key_id: key.keyId, time: this.now().toISOString() };
+    const record: StoredCheckpoint = { tree_size: size, root: hex(root), note, key_id: key.keyId, time: isoTime(this.now()) };
     appendCheckpoint(this.checkpointPath, record);
     return record;
   }

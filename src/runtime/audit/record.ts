@@ -3,6 +3,7 @@
 import { sha256Hex } from '../../core/crypto/sha256.js';
 import { canonicalJson, isCanonicalJson, keysSorted } from '../../core/crypto/canonical-json.js';
 import { isAuditEventType, validateEventData, type AuditEventDataMap, type AuditEventType } from './events.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** `prev_hash` of the first event (seq 0). */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -151,7 +152,7 @@ export function isCanonicalEventLine(e: AuditEvent, text: string): boolean {
 export function sealEvent<T extends AuditEventType>(input: AppendInput<T>, seq: number, prevHash: string, now: () => Date = () => new Date()): { event: AuditEvent<T>; line: string } {
   const body = {
     seq,
-    time: input.time ?? now().toISOString(),
+    time: input.time ?? isoTime(now()),
     type: input.type,
     actor: input.actor,
     session_id: input.session_id,

@@ -11,6 +11,7 @@ import { createFileExclusive } from '../fs-exclusive.js';
 import { uniqueToken } from '../unique-token.js';
 import { putBlob } from './blobs.js';
 import { buildStatement, contentDigest, evidenceBlobs, PAYLOAD_TYPE, type EvidenceStatement, type SealInput } from './statement.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /**
  * Receipt ids: `ev-<UTC yyyymmddThhmmssZ>-<16 hex>`; 64 random bits make two seals in one second
@@ -34,8 +35,7 @@ export function bundleDir(projectState: string): string {
 
 /** A fresh receipt id for a seal at `now`. */
 function newEvidenceId(now: Date): string {
-  const stamp = now
-    .toISOString()
+  const stamp = isoTime(now)
     .replace(/\.\d{3}Z$/, 'Z')
     .replace(/[-:]/g, '');
   return `ev-${stamp}-${uniqueToken()}`;
@@ -60,7 +60,7 @@ export function sealEvidence(projectState: string, input: SealInput, key: Signin
     if (decision !== undefined) audit.append(decision);
     throw err;
   }
-  const statement: EvidenceStatement = buildStatement(id, input, now.toISOString(), digests);
+  const statement: EvidenceStatement = buildStatement(id, input, isoTime(now), digests);
 
   const sealed = audit.appendAndCheckpoint(
     [

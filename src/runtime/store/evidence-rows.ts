@@ -8,6 +8,7 @@ import { sha256Hex } from '../../core/crypto/sha256.js';
 import { contentDigest } from '../evidence/statement.js';
 import { EXPORT_FORMAT, loadEvidence } from '../evidence/store.js';
 import type { Machine } from './machine.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** A local bundle ready to be written: its row and the blobs whose bytes match their digests. */
 export interface EvidenceItem {
@@ -59,7 +60,7 @@ export function evidenceItem(projectState: string, id: string): Result<EvidenceI
     verdict: p.verdict,
     statement_sha256: sha256Hex(payload),
     content_digest: digest,
-    sealed_at: Number.isFinite(ms) ? new Date(ms).toISOString() : null,
+    sealed_at: Number.isFinite(ms) ? isoTime(ms) : null,
     envelope: bundle.envelope,
     blobs,
     problems,

@@ -9,6 +9,7 @@ import { principalFields } from '../approvals/system-principals.js';
 import { isConnectionError, type PgStore } from './pg-connect.js';
 import { approvalOf, expireDue, resolutionOf, resolveOnce, ROW_COLUMNS, rowsById, type ApprovalRow, type StoreApproval, type StoreRequest } from './pg-approval-rows.js';
 import { listenApprovals, type ApprovalListener } from './pg-listen.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** Why the store refused an answer; `winner` names the resolution that stands when there is one. */
 type StoreResolveError = ResolveError & { winner?: Resolution };
@@ -99,7 +100,7 @@ export class PgApprovalQueue {
       const after = (await rowsById(this.store.pool, [id])).get(id);
       const winner = after === undefined ? null : resolutionOf(after);
       if (winner === null) throw new Error(`approval ${id} neither took the answer nor holds one`);
-      const how = winner.expired ? `timed out at ${after!.expires_at.toISOString()}` : `answered ${describeDecision(winner.decision)} by ${winner.principal.id} at ${winner.resolved_at}`;
+      const how = winner.expired ? `timed out at ${isoTime(after!.expires_at)}` : `answered ${describeDecision(winner.decision)} by ${winner.principal.id} at ${winner.resolved_at}`;
       return refuse('already_resolved', `approval ${id} was already resolved (${how}); nothing more to do`, winner);
     } catch (err) {
       if (!isConnectionError(err)) throw err;

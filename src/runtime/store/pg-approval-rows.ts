@@ -8,6 +8,7 @@ import type { Principal } from '../../core/approvals/principal.js';
 import type { ApprovalDecision, PendingApproval, Resolution } from '../approvals/index.js';
 import { TTL_EXPIRY_PRINCIPAL } from '../approvals/index.js';
 import type { Machine } from './machine.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** The channel every approval change is announced on; the payload is a {@link ApprovalNotice} as JSON. */
 export const APPROVAL_CHANNEL = 'gh_approvals';
@@ -90,7 +91,7 @@ function alwaysOf(v: ApprovalRow['always_target']): AlwaysTarget | null | undefi
 /** The resolution held in `row`, or null while it is open. */
 export function resolutionOf(row: ApprovalRow): Resolution | null {
   if (row.decision === null || row.principal === null || row.resolved_at === null) return null;
-  return { id: row.id, decision: row.decision, reason: row.reason, principal: row.principal, resolved_at: row.resolved_at.toISOString(), ...(row.expired ? { expired: true } : {}) };
+  return { id: row.id, decision: row.decision, reason: row.reason, principal: row.principal, resolved_at: isoTime(row.resolved_at), ...(row.expired ? { expired: true } : {}) };
 }
 
 /** The whole row as the API gives it. */
@@ -104,8 +105,8 @@ export function approvalOf(row: ApprovalRow): StoreApproval {
     tool: row.tool,
     summary: row.summary,
     ...(row.why === null ? {} : { why: row.why }),
-    created_at: row.created_at.toISOString(),
-    expires_at: row.expires_at.toISOString(),
+    created_at: isoTime(row.created_at),
+    expires_at: isoTime(row.expires_at),
     ...(always === undefined ? {} : { always }),
     ...(row.detail === null ? {} : { detail: row.detail }),
     machine: { id: row.machine_id, host: row.host, user: row.os_user },
@@ -114,7 +115,7 @@ export function approvalOf(row: ApprovalRow): StoreApproval {
   const applied =
     row.applied_decision === null || row.applied_principal === null
       ? null
-      : { decision: row.applied_decision, principal: row.applied_principal, reason: row.applied_reason, at: (row.applied_at ?? new Date(0)).toISOString() };
+      : { decision: row.applied_decision, principal: row.applied_principal, reason: row.applied_reason, at: isoTime(row.applied_at ?? new Date(0)) };
   return { request, resolution: resolutionOf(row), resolvedByMachine: row.resolved_by_machine, applied, conflict: row.conflict };
 }
 

@@ -8,6 +8,7 @@ import { sealEvent, type AuditEvent, type EventOrigin } from '../audit/record.js
 import type { SigningKey } from '../keys.js';
 import type { Machine } from './machine.js';
 import { inTransaction, type PgStore } from './pg-connect.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /**
  * A checkpoint is signed at the end of a batch once the tree has grown by this many events
@@ -95,7 +96,7 @@ async function signCheckpoint(c: PoolClient, head: Head, key: SigningKey, machin
     note,
     key.keyId,
     machine.id,
-    new Date().toISOString(),
+    isoTime(),
   ]);
   await c.query(`UPDATE gh_audit_head SET checkpoint_size = $1, checkpoint_at = now() WHERE id = 1`, [head.size]);
 }

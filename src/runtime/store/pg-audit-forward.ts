@@ -9,6 +9,7 @@ import type { LinkContext, LinkPart, StartPart } from './link-part.js';
 import { LocalLogReader } from './local-log-reader.js';
 import { appendTeamEvents, OriginGapError, originHost, type AppendOptions, type TeamOrigin } from './pg-audit-append.js';
 import { ForwardLoop } from './forward-loop.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** How often the local log is looked at: a hook's event reaches the team log within about this. */
 const TICK_MS = 250;
@@ -106,7 +107,7 @@ class AuditForwarder implements LinkPart {
     await this.ctx.store.pool.query(
       `INSERT INTO gh_audit_halts (machine_id, project_key, host, origin_seq, reason, time) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (machine_id, project_key) DO UPDATE SET host = EXCLUDED.host, origin_seq = EXCLUDED.origin_seq, reason = EXCLUDED.reason, time = EXCLUDED.time`,
-      [this.origin.machine.id, this.origin.project, originHost(this.origin.machine.host), h.seq, h.reason, new Date().toISOString()],
+      [this.origin.machine.id, this.origin.project, originHost(this.origin.machine.host), h.seq, h.reason, isoTime()],
     );
     h.recorded = true;
   }

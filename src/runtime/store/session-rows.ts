@@ -2,6 +2,7 @@
 // and the verdict, policy.json for whether it ran sandboxed. Read defensively: no digest covers meta.json.
 import { SessionStore } from '../session-store.js';
 import type { Machine } from './machine.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** One row of `gh_sessions`, before the store adds `updated_at`. */
 export interface SessionRow {
@@ -32,7 +33,7 @@ const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v.sli
 function timeOrNull(v: unknown): string | null {
   if (typeof v !== 'string') return null;
   const ms = Date.parse(v);
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+  return Number.isFinite(ms) ? isoTime(ms) : null;
 }
 
 /** The end verdict as a word (the one `run --json` prints). */

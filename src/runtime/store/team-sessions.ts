@@ -1,6 +1,7 @@
 // Every machine's sessions as the team dashboard lists them, read from the session registry.
 import type { Pool } from 'pg';
 import type { SessionRow } from './session-rows.js';
+import { isoTime } from '../../core/iso-time.js';
 
 /** One session of any machine, as `GET /api/team/sessions` sends it: the registry's row, its user named `user`. */
 export type TeamSession = Omit<SessionRow, 'os_user'> & {
@@ -24,13 +25,13 @@ export async function listTeamSessions(pool: Pool, limit = TEAM_SESSIONS_LIMIT):
     pool.query<Row>('SELECT * FROM gh_sessions ORDER BY started_at DESC NULLS LAST, machine_id, session_id LIMIT $1', [limit]),
     pool.query<{ n: string }>('SELECT count(*) AS n FROM gh_sessions'),
   ]);
-  const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+  const iso = (d: Date | null): string | null => (d === null ? null : isoTime(d));
   const sessions = rows.rows.map(({ os_user, started_at, ended_at, updated_at, ...rest }): TeamSession => ({
     ...rest,
     user: os_user,
     started_at: iso(started_at),
     ended_at: iso(ended_at),
-    updated_at: updated_at.toISOString(),
+    updated_at: isoTime(updated_at),
   }));
   return { sessions, omitted: Math.max(0, Number(count.rows[0]?.n ?? 0) - sessions.length) };
 }
