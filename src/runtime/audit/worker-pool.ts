@@ -9,6 +9,19 @@ import { Worker, type MessagePort } from 'node:worker_threads';
 const DEPTH = 2;
 
 /**
+ * Detaches a throwaway ArrayBuffer. V8 compiles typed-array code on the assumption that no
+ * ArrayBuffer in the thread has ever been detached, and when the first one is, it throws away
+ * every optimized function that relied on that. A buffer transferred by postMessage is detached:
+ * the first page sent (team verify) or result answered (both verifies) would do that in the middle
+ * of the run, and each thread would compile its hot code twice. Done before any of it is hot, the
+ * code is compiled once, with the checks a detached buffer needs. Called by both ends of the pool.
+ */
+function settleBufferDetaching(): void {
+  const b = new ArrayBuffer(8);
+  structuredClone(b, { transfer: [b] });
+}
+
+/**
  * Sends each task from `tasks` to one of at most `threads` workers running `workerFile` (at most
  * {@link DEPTH} unanswered per worker) and hands the answers to `onResult` in task order. Stops
  * taking tasks once `stopped()` says so; rejects when a worker fails. `workerData` goes to every
@@ -23,6 +36,7 @@ export async function runInOrder<T, R>(
   stopped: () => boolean,
   { workerData, transfer }: { workerData?: unknown; transfer?: (task: T) => ArrayBuffer[] } = {},
 ): Promise<void> {
+  settleBufferDetaching();
   // Each worker's unanswered tasks, by index, in the order it answers them.
   const queues = new Map<Worker, number[]>();
   const results = new Map<number, R>();
@@ -94,6 +108,7 @@ export async function runInOrder<T, R>(
  * {ok: false} when it throws, so that the caller verifies serially.
  */
 export function answerRanges<T>(port: MessagePort | null, check: (task: T) => ({ ok: false } | { ok: true; pieces: ArrayBuffer }) & { spare?: ArrayBuffer }): void {
+  settleBufferDetaching();
   port?.on('message', (task: T) => {
     let result: ReturnType<typeof check>;
     try {
