@@ -2,7 +2,9 @@
 // with Node's stream modules), no child_process. Its digests come from the WebAssembly SHA-256
 // instead, and must be node:crypto's exactly: the tool call's args_hash the loop watchdog keeps,
 // the pinned policy's digest. A large call, a refusal, and a Node without a usable
-// WebAssembly take node:crypto and give the same answers.
+// WebAssembly take node:crypto and give the same answers. No call sets up the process's time zone
+// (V8's first Date#toISOString does, for a UTC text): a refusal and a Stop write their timestamps
+// without it.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -55,6 +57,7 @@ function stop(): Call {
   return hook('Stop', { hook_event_name: 'Stop', cwd: root, stop_hook_active: false }, [], undefined, {});
 }
 
+/** Runs the built hook cold, as rendered, for `event` with `payload` on stdin, and reads back what its preload saw. */
 function hook(event: string, payload: Record<string, unknown>, flags: string[], limitKb: number | undefined, input: Record<string, unknown>): Call {
   calls++;
   const out = join(state, `modules-${calls}.json`);
