@@ -65,9 +65,9 @@ export class PageBuffers {
   }
 }
 
-/** `parts` in one buffer that owns its memory, from `buffers` when given. */
-function ownBuffer(parts: Buffer[], size: number, buffers: PageBuffers | null): ArrayBuffer {
-  const whole = buffers === null ? Buffer.allocUnsafeSlow(size).buffer : buffers.take(size);
+/** `parts` in one buffer that owns its memory, from `buffers`. */
+function ownBuffer(parts: Buffer[], size: number, buffers: PageBuffers): ArrayBuffer {
+  const whole = buffers.take(size);
   const out = Buffer.from(whole, 0, size);
   let at = 0;
   for (const p of parts) at += p.copy(out, at);
@@ -131,7 +131,7 @@ function spanEnd(rest: Buffer, buf: Buffer): number {
  * caller stops early, so that the connection is free for the next query of its transaction.
  * Throws when the stream fails or is not a binary COPY stream.
  */
-export async function* copyPages(c: PoolClient, select: string, rows: number, buffers: PageBuffers | null = null): AsyncGenerator<RowPage> {
+export async function* copyPages(c: PoolClient, select: string, rows: number, buffers = new PageBuffers()): AsyncGenerator<RowPage> {
   const stream = c.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT binary)`));
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   try {
@@ -146,10 +146,10 @@ export async function* copyPages(c: PoolClient, select: string, rows: number, bu
 
 /**
  * A binary COPY stream, cut into chunks anywhere, as pages of `rows` whole rows (the last may hold
- * fewer), each in a buffer of its own (from `buffers` when given). Throws when it is not a binary
- * COPY stream or ends in the middle of a row.
+ * fewer), each in a buffer of its own, from `buffers` (by default new ones: nothing given back).
+ * Throws when it is not a binary COPY stream or ends in the middle of a row.
  */
-export async function* pagesOf(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, rows: number, buffers: PageBuffers | null = null): AsyncGenerator<RowPage> {
+export async function* pagesOf(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, rows: number, buffers = new PageBuffers()): AsyncGenerator<RowPage> {
   // The stream's start until its header is whole; after that, a row cut at a chunk's end.
   let rest: Buffer = Buffer.alloc(0);
   let header = true;

@@ -91,13 +91,13 @@ describe('team verify on worker threads', { timeout: 60_000 }, () => {
   // A page's buffer comes back from its worker and takes a later page: longer than that page, and
   // still holding the earlier page's bytes past its end, which the check must never read.
   it('checks a page in a buffer used before, longer than the page, to the same result as in a fresh one', async () => {
-    const pages = (buffers: PageBuffers | null) =>
+    const pages = (buffers: PageBuffers) =>
       inSnapshot(store, async (c) => {
         const out: RowPage[] = [];
         for await (const page of copyPages(c, pageSelect('-1', 4096), 4096, buffers)) out.push(page);
         return out;
       });
-    const [fresh] = await pages(null);
+    const [fresh] = await pages(new PageBuffers());
     const used = new PageBuffers();
     const dirty = Buffer.allocUnsafeSlow(fresh!.length * 2).fill(0x2c).buffer;
     used.give(dirty);
