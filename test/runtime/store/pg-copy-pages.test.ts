@@ -71,8 +71,12 @@ describe('binary COPY pages', { timeout: 60_000 }, () => {
       expect(rows.length).toBe(10_000);
       expect(rows).toEqual(expected);
       // Each page owns its memory, so that moving it to a worker moves nothing else; its last row's key starts the next statement.
+      expect(new Set(pages.map((p) => p.bytes)).size).toBe(pages.length);
       for (const p of pages) {
         expect(p.bytes.byteLength).toBe(Buffer.from(p.bytes).length);
+        // Not a slice of Node's shared pool: the buffer holds this page, with at most the slack kept for a longer one.
+        expect(p.bytes.byteLength).toBeGreaterThanOrEqual(p.length);
+        expect(p.bytes.byteLength).toBeLessThanOrEqual(p.length + (p.length >> 3));
         expect(lastKey(p)).toBe(String(decode(p).at(-1)![0]));
       }
     }
