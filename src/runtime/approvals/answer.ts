@@ -1,5 +1,6 @@
 // What a waiting hook acts on: the answer on file, only when the audit log vouches for it,
 // else a denial; and at the expiry, the queue's own denial, written and recorded once.
+import { existsSync } from 'node:fs';
 import type { AuditEvent } from '../audit/record.js';
 import type { AuditLog } from '../audit/log.js';
 import { readOrNull, recordFile, type ApprovalPaths } from './files.js';
@@ -59,7 +60,9 @@ function vouched(audit: AuditLog, request: PendingApproval, r: Resolution, now: 
  * writes and records unless an answer got there first; null while it is still open.
  */
 export function answerFor(paths: ApprovalPaths, audit: AuditLog, request: PendingApproval, now: Date): Resolution | null {
-  const text = readOrNull(recordFile(paths.resolved, request.id));
+  // Asked first, so that a wait's every look at a missing answer does not build an ENOENT error.
+  const file = recordFile(paths.resolved, request.id);
+  const text = existsSync(file) ? readOrNull(file) : null;
   if (text !== null) {
     const parsed = parseResolution(text, request.id);
     return parsed.ok ? vouched(audit, request, parsed.value, now) : refuseOnFile(audit, request, parsed.reason, now);

@@ -1,8 +1,8 @@
-// How a hook process waits for its answer: cheaply (fs.watch, one stat per poll, one
-// timer for the expiry), never past the expiry, releasing every watcher and timer at the end.
+// How a hook process waits for its answer: cheaply (fs.watch, a backstop poll once a second while
+// it works, one timer for the expiry), never past the expiry, releasing every watcher and timer at the end.
 import { watchDirs } from './dir-watch.js';
 
-/** Poll period besides fs.watch: half the 100 ms wake-up promise, so a missed fs.watch event still costs at most one period. */
+/** Poll period where fs.watch cannot watch the answers' folder: half the 100 ms wake-up promise. */
 const WAIT_POLL_MS = 50;
 
 /** What {@link waitUntil} watches and when it must give up. */
@@ -21,7 +21,7 @@ export interface WaitOptions {
 
 /**
  * Resolves with the first non-null result of `check`, called now, on every change in
- * `dirs`, on every poll and at the deadline. `check` must return non-null once the
+ * `dirs`, on every poll ({@link watchDirs}) and at the deadline. `check` must return non-null once the
  * deadline has passed, so the wait ends there. Rejects if `check` throws or on abort.
  * @example await waitUntil(() => readAnswerOrExpire(), { dirs: [resolved], deadlineMs, nowMs: Date.now, fsWatch: true, what: 'approval ap-1-ab' })
  */
