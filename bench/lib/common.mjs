@@ -51,8 +51,12 @@ function stragglers() {
   return pids;
 }
 
-/** Kills every tracked child and any process left in our temp folders, removes the folders; synchronous, safe to call twice. */
-export function cleanup() {
+/**
+ * Kills every tracked child and any process left in our temp folders; the folders stay. The suite
+ * calls it after each group, so that nothing a group left running (a hook still waiting on an
+ * approval after its shell was killed) takes CPU from a later group's measurements.
+ */
+export function reap() {
   for (const c of children) {
     try {
       c.kill('SIGKILL');
@@ -68,6 +72,11 @@ export function cleanup() {
       // already gone
     }
   }
+}
+
+/** {@link reap}, then removes the folders; synchronous, safe to call twice. */
+export function cleanup() {
+  reap();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
   dirs.clear();
 }

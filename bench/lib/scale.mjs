@@ -2,7 +2,7 @@
 // the Stop's scope check against the worktree's size, audit verify and append against the log's
 // size, and the approval round trip against how many others are pending. Each point is a metric
 // (`scale.<curve>.<size>`); `curves()` turns them into one SVG plot per curve (bench/lib/plot.mjs).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { failed, metric } from './stats.mjs';
@@ -268,11 +268,61 @@ async function approvalCurve(sizes, runs, log) {
       }
       log(`scale: approvals with ${n} pending done`);
     }
+    out.push(await waitingCpu(state, waiting.length));
   } finally {
     for (const w of waiting) w.child.kill('SIGKILL');
     await supervisor?.stop();
   }
   return out;
+}
+
+/** The metric of {@link waitingCpu}. */
+const WAITING_CPU = 'scale.approval_waiting_hooks_cpu';
+
+/** What /proc/PID/stat counts CPU time in on Linux (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/** Clock ticks (user + system) a process has used, or null once it is gone. */
+function cpuTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What the hooks left waiting on a person cost the machine while nobody answers: their CPU over
+ * a few seconds, as a share of one core (the kernel's per-process counters, charged a tick at a
+ * time: read as a sum over many processes and seconds). Each waits on fs.watch, with a poll as the backstop.
+ */
+async function waitingCpu(state, n) {
+  try {
+    if (!existsSync('/proc/self/stat')) throw new Error('needs /proc');
+    const pids = readdirSync('/proc').filter((e) => {
+      if (!/^\d+$/.test(e)) return false;
+      try {
+        // The hook's own process (`node …/hook.js check …`), not the shell that started it.
+        const args = readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0');
+        return args[1]?.endsWith('hook.js') === true && args.some((a) => a.startsWith(state));
+      } catch {
+        return false;
+      }
+    });
+    if (pids.length < n) throw new Error(`${pids.length} of ${n} waiting hooks found`);
+    const seconds = 10;
+    const before = pids.map(cpuTicks);
+    await sleep(seconds * 1000);
+    const after = pids.map(cpuTicks);
+    if (after.some((t) => t === null)) throw new Error('a waiting hook exited while it was measured');
+    const ticks = after.reduce((sum, t, i) => sum + t - before[i], 0);
+    const share = (100 * ticks) / TICKS_PER_SECOND / seconds;
+    return metric(WAITING_CPU, '% of a core', [share], { note: `CPU of ${pids.length} cold hooks waiting on a person, together, over ${seconds} s (per-process counters of /proc)` });
+  } catch (err) {
+    return failed(WAITING_CPU, '% of a core', err);
+  }
 }
 
 /** Every scale metric, with the sizes of the mode. */
@@ -292,6 +342,7 @@ export function scaleMetricNames({ allowlist, worktree, audit, approvals }) {
     ...worktree.flatMap((n) => [CURVES.worktree.name(n), CURVES.warmStop.name(n)]),
     ...audit.flatMap((n) => [CURVES.append.name(n), CURVES.verify.name(n)]),
     ...approvals.map(CURVES.approvals.name),
+    WAITING_CPU,
   ];
 }
 

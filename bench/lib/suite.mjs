@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { agentsBench, AGENT_METRIC_NAMES } from './agents.mjs';
 import { approvalBench } from './approval.mjs';
 import { auditBench } from './audit.mjs';
-import { CLI, cleanup, ROOT } from './common.mjs';
+import { CLI, cleanup, reap, ROOT } from './common.mjs';
 import { hookBench } from './hooks.mjs';
 import { notifyBench, NOTIFY_METRICS } from './notify.mjs';
 import { ptyBench } from './pty.mjs';
@@ -191,6 +191,8 @@ async function runSuite(argv) {
       }
       seconds[g] = (Date.now() - t0) / 1000;
       log(`${g} done in ${seconds[g].toFixed(1)} s`);
+      // Nothing this group started may run on into the next one's measurements.
+      reap();
     }
   } finally {
     cleanup();
