@@ -18,6 +18,12 @@ export interface DirWatchOptions {
   backstopMs?: number;
   /** Use fs.watch as well as polling (off only to test the fallback). */
   fsWatch: boolean;
+  /**
+   * The entry names whose fs.watch events matter (default: all). A hook waiting on its answer
+   * takes only its own file's: every answer is written into the one folder all waiting hooks
+   * watch, and without this each would wake every one of them to look.
+   */
+  names?: (name: string) => boolean;
 }
 
 /** A running watch; `close` stops every watcher and timer it owns. */
@@ -32,7 +38,7 @@ export interface DirWatch {
  * on a poll regardless: every `pollMs` while some folder has no fs.watch (it could not be set up,
  * or it failed), every `backstopMs` while fs.watch covers them all. Callers compare what they
  * see with what they saw. Bursts of fs.watch events (a temp write, a link, an unlink) are
- * folded into one tick.
+ * folded into one tick; with `names`, only the events of the entries it takes count.
  * @example const w = watchDirs([dir], () => check(), { pollMs: 50, fsWatch: true }); w.close();
  */
 export function watchDirs(dirs: readonly string[], onTick: () => void, opts: DirWatchOptions): DirWatch {
@@ -55,11 +61,15 @@ export function watchDirs(dirs: readonly string[], onTick: () => void, opts: Dir
     poll = setInterval(tick, ms);
   };
   let covered = 0;
+  const { names } = opts;
   if (opts.fsWatch) {
     for (const dir of dirs) {
       try {
         // Not persistent: the poll timer (or the caller) decides how long the process lives.
-        const w = watch(dir, { persistent: false }, soon);
+        const w = watch(dir, { persistent: false }, (_event, name) => {
+          // No name (not on Linux, but possible elsewhere): look, as for any change.
+          if (names === undefined || typeof name !== 'string' || names(name)) soon();
+        });
         // A watcher that fails (folder removed, limits) is dropped: the fast poll takes over, and looks now.
         w.on('error', () => {
           w.close();

@@ -2,7 +2,7 @@
 // pending/, the first answer to be created in resolved/ wins (and is recorded in the audit
 // log by whoever wrote it), and the waiting hook sees it.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describeDecision, type AlwaysTarget } from '../../core/approvals/always-scope.js';
 import { checkPrincipal, type Principal } from '../../core/approvals/principal.js';
 import { AuditLog } from '../audit/log.js';
@@ -219,8 +219,11 @@ export class ApprovalQueue {
     const id = request.id;
     const stopBeating = request.waiter === undefined ? () => {} : keepBeating(this.paths, request.waiter);
     try {
+      const answerName = basename(recordFile(this.paths.resolved, id));
       return await waitUntil(() => this.answerOrExpiry(request), {
         dirs: [this.paths.resolved],
+        // Only this request's answer: another one, written into the same folder, does not wake this wait.
+        names: (name) => name === answerName,
         deadlineMs: Date.parse(request.expires_at),
         nowMs: () => this.now().getTime(),
         fsWatch: this.fsWatch,

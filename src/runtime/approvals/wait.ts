@@ -9,6 +9,8 @@ const WAIT_POLL_MS = 50;
 export interface WaitOptions {
   /** Folders whose changes may mean `check` now has an answer. */
   dirs: readonly string[];
+  /** The entry names in `dirs` whose changes may (default: all); as `watchDirs` takes them. */
+  names?: (name: string) => boolean;
   /** When `check` itself starts answering with the expiry outcome; a timer fires then. */
   deadlineMs: number;
   /** The clock the deadline is measured on. */
@@ -44,7 +46,7 @@ export async function waitUntil<T>(check: () => T | null, opts: WaitOptions): Pr
         signal.addEventListener('abort', onAbort, { once: true });
         cleanups.push(() => signal.removeEventListener('abort', onAbort));
       }
-      const w = watchDirs(opts.dirs, tick, { pollMs: WAIT_POLL_MS, fsWatch: opts.fsWatch });
+      const w = watchDirs(opts.dirs, tick, { pollMs: WAIT_POLL_MS, fsWatch: opts.fsWatch, ...(opts.names ? { names: opts.names } : {}) });
       cleanups.push(() => w.close());
       // The exact deadline; should the timer fire a hair early, the next poll catches it.
       const timer = setTimeout(tick, Math.max(0, opts.deadlineMs - opts.nowMs()));

@@ -1,7 +1,7 @@
 // The folder watch under every approval wait: fs.watch drives it, and the poll beside it runs at
 // the fast period only where fs.watch does not cover every folder (a waiting cold hook wakes
 // once a second, not twenty times, while it waits for a person).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,6 +46,36 @@ describe('watchDirs', () => {
     expect(watch.pollMs).toBe(60_000);
     writeFileSync(join(b, 'answer.json'), '{}');
     expect(await t.counted).toBe(1);
+  });
+
+  it('with names, wakes for the entries it takes and not for the others in the same folder', async () => {
+    const mine = join(dir, 'ap-mine.json');
+    let mineTicks = 0;
+    const seenMine = new Promise<void>((resolve) => {
+      const onTick = (): void => {
+        mineTicks++;
+        if (existsSync(mine)) resolve();
+      };
+      watch = watchDirs([dir], onTick, { pollMs: 50, backstopMs: 60_000, fsWatch: true, names: (n) => n === 'ap-mine.json' });
+    });
+    const all = ticks(1, 10_000);
+    const other = watchDirs([dir], all.onTick, { pollMs: 50, backstopMs: 60_000, fsWatch: true });
+    try {
+      // Another request's answer, written as every answer is: a dot-temp file, linked, then removed.
+      const tmp = join(dir, '.ap-other.json.1.tmp');
+      writeFileSync(tmp, '{}');
+      linkSync(tmp, join(dir, 'ap-other.json'));
+      rmSync(tmp);
+      // The unfiltered watch has seen it; the filtered one got the same events, and let them pass.
+      expect(await all.counted).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(mineTicks).toBe(0);
+      writeFileSync(mine, '{}');
+      await seenMine;
+      expect(mineTicks).toBeGreaterThan(0);
+    } finally {
+      other.close();
+    }
   });
 
   it('defaults the backstop to once a second, never below the fast period', () => {
