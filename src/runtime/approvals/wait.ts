@@ -48,8 +48,15 @@ export async function waitUntil<T>(check: () => T | null, opts: WaitOptions): Pr
       }
       const w = watchDirs(opts.dirs, tick, { pollMs: WAIT_POLL_MS, fsWatch: opts.fsWatch, ...(opts.names ? { names: opts.names } : {}) });
       cleanups.push(() => w.close());
-      // The exact deadline; should the timer fire a hair early, the next poll catches it.
-      const timer = setTimeout(tick, Math.max(0, opts.deadlineMs - opts.nowMs()));
+      // The exact deadline. Should the timer fire a hair early by the clock `check` reads, it is
+      // set again for what is left: the backstop poll may be a second away.
+      let timer: NodeJS.Timeout;
+      const atDeadline = (): void => {
+        tick();
+        const left = opts.deadlineMs - opts.nowMs();
+        if (left > 0) timer = setTimeout(atDeadline, left);
+      };
+      timer = setTimeout(atDeadline, Math.max(0, opts.deadlineMs - opts.nowMs()));
       cleanups.push(() => clearTimeout(timer));
       tick();
     });
