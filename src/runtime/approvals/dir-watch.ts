@@ -1,4 +1,4 @@
-// Notices changes in a few folders from any process: fs.watch for speed, plus a poll
+// Notices changes in a few folders (or files) from any process: fs.watch for speed, plus a poll
 // that still works where fs.watch is missing or silent (network mounts, inotify limits).
 import { watch, type FSWatcher } from 'node:fs';
 
@@ -19,9 +19,8 @@ export interface DirWatchOptions {
   /** Use fs.watch as well as polling (off only to test the fallback). */
   fsWatch: boolean;
   /**
-   * The entry names whose fs.watch events matter (default: all). A hook waiting on its answer
-   * takes only its own file's: every answer is written into the one folder all waiting hooks
-   * watch, and without this each would wake every one of them to look.
+   * The entry names whose fs.watch events matter (default: all). A wait on a request filed
+   * without a waiter watches the answers' folder for its own answer's name only.
    */
   names?: (name: string) => boolean;
 }
@@ -38,7 +37,8 @@ export interface DirWatch {
  * on a poll regardless: every `pollMs` while some folder has no fs.watch (it could not be set up,
  * or it failed), every `backstopMs` while fs.watch covers them all. Callers compare what they
  * see with what they saw. Bursts of fs.watch events (a temp write, a link, an unlink) are
- * folded into one tick; with `names`, only the events of the entries it takes count.
+ * folded into one tick; with `names`, only the events of the entries it takes count. A file in
+ * `dirs` is watched itself: a write or a touch of it counts.
  * @example const w = watchDirs([dir], () => check(), { pollMs: 50, fsWatch: true }); w.close();
  */
 export function watchDirs(dirs: readonly string[], onTick: () => void, opts: DirWatchOptions): DirWatch {

@@ -13,7 +13,7 @@ import { answerFor } from './answer.js';
 import { expiryDenial, settle } from './settle.js';
 import { principalFields, SWEEPER_PRINCIPAL, TTL_EXPIRY_PRINCIPAL } from './system-principals.js';
 import { waitUntil } from './wait.js';
-import { beat, deadWaiterReason, keepBeating, newWaiterId, removeDeadHeartbeats } from './waiter.js';
+import { beat, deadWaiterReason, doorbellFile, keepBeating, newWaiterId, removeDeadHeartbeats } from './waiter.js';
 import {
   APPROVAL_DECISIONS,
   clip,
@@ -220,10 +220,12 @@ export class ApprovalQueue {
     const stopBeating = request.waiter === undefined ? () => {} : keepBeating(this.paths, request.waiter);
     try {
       const answerName = basename(recordFile(this.paths.resolved, id));
+      // The wait's own doorbell, which whoever answers rings (settle.ts): every answer goes into
+      // one folder, and a watch there woke every waiting hook for each. A request filed without a
+      // waiter watches that folder for its own answer's name.
+      const watched = request.waiter === undefined ? { dirs: [this.paths.resolved], names: (name: string) => name === answerName } : { dirs: [doorbellFile(this.paths, request.waiter)] };
       return await waitUntil(() => this.answerOrExpiry(request), {
-        dirs: [this.paths.resolved],
-        // Only this request's answer: another one, written into the same folder, does not wake this wait.
-        names: (name) => name === answerName,
+        ...watched,
         deadlineMs: Date.parse(request.expires_at),
         nowMs: () => this.now().getTime(),
         fsWatch: this.fsWatch,

@@ -8,6 +8,7 @@ import { isSafeSessionId } from '../state-dir.js';
 import { createExclusive, ensureDirs, readOrNull, recordFile, type ApprovalPaths } from './files.js';
 import { parseResolution, type PendingApproval, type Resolution } from './record.js';
 import { CORRUPT_RECORD_PRINCIPAL } from './system-principals.js';
+import { ring } from './waiter.js';
 import { isoTime } from '../../core/iso-time.js';
 
 /**
@@ -80,5 +81,7 @@ export function settle(paths: ApprovalPaths, audit: AuditLog, pending: PendingAp
     return { kind: 'not_recorded', reason: err instanceof Error ? err.message : String(err) };
   }
   if (createError !== null) throw createError;
+  // Wakes the one wait this answer is for (the request names it); the others sleep on.
+  if (outcome.kind === 'created' && pending.waiter !== undefined) ring(paths, pending.waiter);
   return outcome;
 }

@@ -2,12 +2,12 @@
 // it works, one timer for the expiry), never past the expiry, releasing every watcher and timer at the end.
 import { watchDirs } from './dir-watch.js';
 
-/** Poll period where fs.watch cannot watch the answers' folder: half the 100 ms wake-up promise. */
+/** Poll period where fs.watch cannot watch what the wait watches: half the 100 ms wake-up promise. */
 const WAIT_POLL_MS = 50;
 
 /** What {@link waitUntil} watches and when it must give up. */
 export interface WaitOptions {
-  /** Folders whose changes may mean `check` now has an answer. */
+  /** Folders (or files) whose changes may mean `check` now has an answer. */
   dirs: readonly string[];
   /** The entry names in `dirs` whose changes may (default: all); as `watchDirs` takes them. */
   names?: (name: string) => boolean;

@@ -48,6 +48,31 @@ export function beat(paths: ApprovalPaths, waiter: string): void {
 }
 
 /**
+ * The file a wait by `waiter` watches for its answer: its heartbeat, which whoever writes the
+ * answer touches ({@link ring}). A watch on the answers' folder would wake every waiting hook for
+ * every answer written into it.
+ */
+export function doorbellFile(paths: ApprovalPaths, waiter: string): string {
+  return heartbeatFile(paths, waiter);
+}
+
+/**
+ * Tells the wait of `waiter` that its answer is on file, by changing its heartbeat's access time
+ * (the {@link doorbellFile} it watches sees any change of the file's times). The modification
+ * time, which is the heartbeat itself, stays as the waiter left it: an answer never makes a dead
+ * wait look alive. Never creates the file and never follows a link; if it fails, the wait's own
+ * poll finds the answer (within a second).
+ */
+export function ring(paths: ApprovalPaths, waiter: string): void {
+  try {
+    const file = heartbeatFile(paths, waiter);
+    lutimesSync(file, new Date(), lstatSync(file).mtime);
+  } catch {
+    // Gone (the wait ended), or not ours to touch: the poll is the guarantee.
+  }
+}
+
+/**
  * Keeps `waiter`'s heartbeat fresh until the returned function is called, which also
  * removes it. A failed beat is skipped: the next one may work, and a wait that cannot
  * beat at all is swept as dead, which denies the call (never allows it).

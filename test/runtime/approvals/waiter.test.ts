@@ -103,4 +103,33 @@ describe('waiter heartbeat', () => {
     expect(q.sweep()).toBe(1);
     expect(q.get(p.id).resolution?.reason).toMatch(/stopped its heartbeat/);
   });
+
+  it("rings the answered request's own wait: its heartbeat's access time changes (which wakes the watch), its mtime and the others' do not", () => {
+    const a = q.enqueue(request());
+    const b = q.enqueue(request());
+    const old = new Date(Date.now() - 60_000);
+    for (const p of [a, b]) utimesSync(join(waiters(), p.waiter as string), old, old);
+    q.resolve(a.id, { decision: 'allow', principal: alice });
+    const rung = statSync(join(waiters(), a.waiter as string));
+    expect(Date.now() - rung.atimeMs).toBeLessThan(30_000);
+    expect(Math.abs(rung.mtimeMs - old.getTime())).toBeLessThan(1);
+    expect(Math.abs(statSync(join(waiters(), b.waiter as string)).atimeMs - old.getTime())).toBeLessThan(1);
+  });
+
+  it('never creates a heartbeat it rings, and never touches what a planted link points to', () => {
+    const gone = q.enqueue(request());
+    rmSync(join(waiters(), gone.waiter as string));
+    q.resolve(gone.id, { decision: 'allow', principal: alice });
+    expect(existsSync(join(waiters(), gone.waiter as string))).toBe(false);
+    const linked = q.enqueue(request());
+    const target = join(project.state, 'elsewhere');
+    writeFileSync(target, '');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(target, old, old);
+    rmSync(join(waiters(), linked.waiter as string));
+    symlinkSync(target, join(waiters(), linked.waiter as string));
+    q.resolve(linked.id, { decision: 'allow', principal: alice });
+    expect(Math.abs(statSync(target).atimeMs - old.getTime())).toBeLessThan(1);
+    expect(Math.abs(statSync(target).mtimeMs - old.getTime())).toBeLessThan(1);
+  });
 });
