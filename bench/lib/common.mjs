@@ -36,19 +36,25 @@ export function track(child) {
  * The folder names are random, so only processes this run started can match.
  */
 function stragglers() {
-  if (dirs.size === 0 || !existsSync('/proc')) return [];
-  const pids = [];
+  if (dirs.size === 0) return [];
+  return processes()
+    .filter((p) => [...dirs].some((d) => p.args.some((a) => a.includes(d))))
+    .map((p) => p.pid);
+}
+
+/** Every other process's pid and arguments, from /proc (none without it). */
+export function processes() {
+  if (!existsSync('/proc')) return [];
+  const out = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    let cmdline;
     try {
-      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      out.push({ pid: Number(entry), args: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0') });
     } catch {
-      continue; // gone meanwhile
+      // gone meanwhile
     }
-    for (const d of dirs) if (cmdline.includes(d)) pids.push(Number(entry));
   }
-  return pids;
+  return out;
 }
 
 /**

@@ -2,11 +2,11 @@
 // the Stop's scope check against the worktree's size, audit verify and append against the log's
 // size, and the approval round trip against how many others are pending. Each point is a metric
 // (`scale.<curve>.<size>`); `curves()` turns them into one SVG plot per curve (bench/lib/plot.mjs).
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { failed, metric } from './stats.mjs';
-import { LIB_URL, NODE, makeWorktree, runHookCommand, shq, startSession, startSupervisor, tempDir } from './common.mjs';
+import { LIB_URL, NODE, makeWorktree, processes, runHookCommand, shq, startSession, startSupervisor, tempDir } from './common.mjs';
 import { startHook } from './approval.mjs';
 import { gatehouse, http, sleep, within } from './common.mjs';
 
@@ -300,17 +300,10 @@ function cpuTicks(pid) {
  */
 async function waitingCpu(state, n) {
   try {
-    if (!existsSync('/proc/self/stat')) throw new Error('needs /proc');
-    const pids = readdirSync('/proc').filter((e) => {
-      if (!/^\d+$/.test(e)) return false;
-      try {
-        // The hook's own process (`node …/hook.js check …`), not the shell that started it.
-        const args = readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0');
-        return args[1]?.endsWith('hook.js') === true && args.some((a) => a.startsWith(state));
-      } catch {
-        return false;
-      }
-    });
+    // The hooks' own processes (`node …/hook.js check …`), not the shells that started them.
+    const pids = processes()
+      .filter((p) => p.args[1]?.endsWith('hook.js') === true && p.args.some((a) => a.startsWith(state)))
+      .map((p) => p.pid);
     if (pids.length < n) throw new Error(`${pids.length} of ${n} waiting hooks found`);
     const seconds = 10;
     const before = pids.map(cpuTicks);
