@@ -219,11 +219,13 @@ export class ApprovalQueue {
     const id = request.id;
     const stopBeating = request.waiter === undefined ? () => {} : keepBeating(this.paths, request.waiter);
     try {
-      const answerName = basename(recordFile(this.paths.resolved, id));
       // The wait's own doorbell, which whoever answers rings (settle.ts): every answer goes into
       // one folder, and a watch there woke every waiting hook for each. A request filed without a
-      // waiter watches that folder for its own answer's name.
-      const watched = request.waiter === undefined ? { dirs: [this.paths.resolved], names: (name: string) => name === answerName } : { dirs: [doorbellFile(this.paths, request.waiter)] };
+      // waiter (an older record) watches that folder for its own answer's name.
+      const watched =
+        request.waiter === undefined
+          ? { dirs: [this.paths.resolved], names: (name: string) => name === basename(recordFile(this.paths.resolved, id)) }
+          : { dirs: [doorbellFile(this.paths, request.waiter)] };
       return await waitUntil(() => this.answerOrExpiry(request), {
         ...watched,
         deadlineMs: Date.parse(request.expires_at),
