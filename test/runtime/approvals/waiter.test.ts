@@ -132,4 +132,43 @@ describe('waiter heartbeat', () => {
     expect(Math.abs(statSync(target).atimeMs - old.getTime())).toBeLessThan(1);
     expect(Math.abs(statSync(target).mtimeMs - old.getTime())).toBeLessThan(1);
   });
+
+  /** The agent's move: the wait's doorbell (its heartbeat) replaced by a link to a file of its own. */
+  const plantBell = (waiter: string): { bell: string; elsewhere: string } => {
+    const bell = join(waiters(), waiter);
+    const elsewhere = join(project.state, 'agent-file');
+    writeFileSync(elsewhere, '');
+    rmSync(bell);
+    symlinkSync(elsewhere, bell);
+    return { bell, elsewhere };
+  };
+
+  // The agent, outside a sandbox, can rewrite the doorbell: ringing it, or pointing it elsewhere,
+  // only wakes the wait to look; what ends it is an answer the audit log vouches for.
+  it('takes nothing from its doorbell: rung by the agent, or planted as a link, the wait ends only on a vouched answer', async () => {
+    const p = q.enqueue(request());
+    const { bell, elsewhere } = plantBell(p.waiter as string);
+    let outcome: unknown = null;
+    const wait = q.waitFor(p).then((r) => (outcome = r));
+    for (let i = 0; i < 5; i++) {
+      utimesSync(elsewhere, new Date(), new Date());
+      lutimesSync(bell, new Date(), new Date());
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(outcome).toBeNull();
+    // An answer written around the queue (no audit event), rung as the queue would ring it.
+    writeFileSync(join(project.state, 'approvals', 'resolved', `${p.id}.json`), JSON.stringify({ id: p.id, decision: 'allow', reason: null, principal: alice, resolved_at: new Date().toISOString() }));
+    lutimesSync(bell, new Date(), new Date());
+    const r = await wait;
+    expect(r).toMatchObject({ decision: 'reject' });
+    expect(r.reason).toMatch(/not in the audit log/);
+  });
+
+  it('still hands a waiting hook its real answer when the doorbell was planted as a link (the poll finds it)', async () => {
+    const p = q.enqueue(request());
+    plantBell(p.waiter as string);
+    const wait = q.waitFor(p);
+    new ApprovalQueue(project.state).resolve(p.id, { decision: 'allow', principal: alice });
+    expect(await wait).toMatchObject({ decision: 'allow', principal: { id: alice.id } });
+  });
 });
