@@ -1,10 +1,10 @@
 // Content digests for the scope check: raw bytes, no filters, streamed, capped by size,
 // and bounded in time by a deadline that a Stop hook inside its budget passes down.
-import * as nodeCrypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { closeSync, constants, openSync, readSync, readlinkSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { digest } from '../core/crypto/digest.js';
 import { isoTime } from '../core/iso-time.js';
 
 /**
@@ -98,8 +98,8 @@ function digestSmall(path: FsPath, st: BigIntStats, blobAlgo: string | null): Di
   if (st.isSymbolicLink()) {
     const target = readLink(path);
     if (target === null) return null;
-    const blob = blobAlgo === null ? null : oneShot(blobAlgo, Buffer.concat([Buffer.from(`blob ${target.length}\0`), target]), 'hex');
-    return { sha256: oneShot('sha256', target, 'base64'), blob };
+    const blob = blobAlgo === null ? null : digest(blobAlgo, Buffer.concat([Buffer.from(`blob ${target.length}\0`), target]), 'hex');
+    return { sha256: digest('sha256', target, 'base64'), blob };
   }
   if (st.size >= BigInt(CHUNK_BYTES)) return undefined;
   const fd = openFile(path);
@@ -114,7 +114,7 @@ function digestSmall(path: FsPath, st: BigIntStats, blobAlgo: string | null): Di
     closeSync(fd);
   }
   if (BigInt(n - start) !== st.size) return null;
-  return { sha256: oneShot('sha256', shared.subarray(start, n), 'base64'), blob: blobAlgo === null ? null : oneShot(blobAlgo, shared.subarray(0, n), 'hex') };
+  return { sha256: digest('sha256', shared.subarray(start, n), 'base64'), blob: blobAlgo === null ? null : digest(blobAlgo, shared.subarray(0, n), 'hex') };
 }
 
 async function digestLarge(path: FsPath, st: BigIntStats, blobAlgo: string | null, deadline?: number): Promise<Digest | null> {
@@ -139,11 +139,6 @@ async function digestLarge(path: FsPath, st: BigIntStats, blobAlgo: string | nul
     closeSync(fd);
   }
   return { sha256: sha.digest('base64'), blob: blob?.digest('hex') ?? null };
-}
-
-/** A digest in one call where Node has `crypto.hash` (20.12+): a hash object per small file costs more than the hashing. */
-function oneShot(algo: string, data: Buffer, encoding: 'hex' | 'base64'): string {
-  return typeof nodeCrypto.hash === 'function' ? nodeCrypto.hash(algo, data, encoding) : createHash(algo).update(data).digest(encoding);
 }
 
 function readLink(path: FsPath): Buffer | null {

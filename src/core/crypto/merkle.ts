@@ -1,6 +1,6 @@
 // RFC 6962 / RFC 9162 Merkle tree over SHA-256: leaf and node hashes, reference roots
 // and proofs (over any source of subtree hashes), and the two proof verifiers.
-import * as nodeCrypto from 'node:crypto';
+import { digest } from './digest.js';
 
 /** Bytes in a SHA-256 hash: every leaf, node, root and proof entry has this length. */
 export const HASH_SIZE = 32;
@@ -13,11 +13,10 @@ const NODE_PREFIX = 0x01;
 // one-shot hashing (Node ≥ 20.12) costs a third of a createHash object, its string output
 // is cheaper than its Buffer output, and node hashing then writes both children into one
 // scratch buffer instead of allocating. The Buffer API below wraps these.
-const hasOneShot = typeof nodeCrypto.hash === 'function';
 const scratch = Buffer.allocUnsafe(1 + 2 * HASH_SIZE);
 
 function sha256Binary(data: Uint8Array | string): string {
-  return hasOneShot ? nodeCrypto.hash('sha256', data, 'binary') : nodeCrypto.createHash('sha256').update(data).digest('binary');
+  return digest('sha256', data, 'binary');
 }
 
 /** {@link leafHash} as a latin1 string. */

@@ -4,8 +4,7 @@
 // first few KB a process hashes go to a WebAssembly SHA-256 that compiles in a fraction of that,
 // and everything after them to node:crypto, loaded then. The two give the same digest for every
 // input (test/core/crypto/sha256.test.ts).
-import { createRequire } from 'node:module';
-import type * as NodeCrypto from 'node:crypto';
+import { digest, nodeCrypto } from './digest.js';
 import { sha256HexWasm, wasmAvailable } from './sha256-wasm.js';
 
 /**
@@ -22,9 +21,8 @@ let nodeHash: NodeHash | null = null;
 let wasmBytesLeft = wasmAvailable() ? WASM_HASH_BUDGET : 0;
 
 function loadNodeHash(): NodeHash {
-  // A built-in resolves the same from any path; `require` itself is not there in an ES module.
-  const c = createRequire('/')('node:crypto') as typeof NodeCrypto;
-  return typeof c.hash === 'function' ? (data) => c.hash('sha256', data, 'hex') : (data) => c.createHash('sha256').update(data).digest('hex');
+  nodeCrypto(); // loaded now, where the budget ran out, not at the first digest after it
+  return (data) => digest('sha256', data, 'hex');
 }
 
 /**

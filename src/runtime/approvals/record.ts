@@ -214,9 +214,9 @@ const PendingShape = object({
 
 /** A principal read back from a resolution: only its own fields, each checked. */
 const StoredPrincipal: Shape<Principal> = {
-  read(v, at) {
+  read(v) {
     const checked = checkStoredPrincipal(v);
-    return checked.ok ? { ok: true, value: checked.value } : { ok: false, at, problem: `is not valid: ${checked.reason}` };
+    return checked.ok ? { ok: true, value: checked.value } : { ok: false, at: [], problem: `is not valid: ${checked.reason}` };
   },
 };
 
