@@ -9,7 +9,7 @@ import { POLICY_VERSION, type Policy, type ProducerSpec, type TurnPolicy } from 
 import { fail, ok, type Result } from '../core/result.js';
 import { isInside, relativeInside } from '../core/write-gate.js';
 import { CONFIG_FILE_NAMES, loadConfig } from '../runtime/config.js';
-import { recordBaseline, type Baseline } from '../runtime/scope-baseline.js';
+import { recordBaseline, splitTexts, type Baseline } from '../runtime/scope-baseline.js';
 import { protectedPaths, watchedOutside } from '../runtime/protected-paths.js';
 import { SessionStore, type SessionMeta, type TransportRecord } from '../runtime/session-store.js';
 import { createWarmSecret } from '../runtime/warm-secret.js';
@@ -260,7 +260,12 @@ export async function startSession(opts: StartOptions): Promise<Result<StartedSe
     // A state folder inside the worktree is Gatehouse's, never part of the agent's scope.
     const stateRel = isInside(worktree, projectState) && projectState !== worktree ? [relativeInside(worktree, projectState)] : [];
     const baseline = allow.length > 0 ? await recordBaseline(worktree, { exclude: [...stateRel, ...agentRuntime], allow, watch: watchedOutside(opts.env) }) : null;
-    if (baseline !== null) policy.baseline_sha256 = store.writeJson('baseline', baseline);
+    if (baseline !== null) {
+      // The files' texts apart: every refusal and Stop reads the baseline, only a hint the texts.
+      const { kept, texts } = splitTexts(baseline);
+      kept.texts_sha256 = store.writeJson('baselineText', texts, { compact: true });
+      policy.baseline_sha256 = store.writeJson('baseline', kept, { compact: true });
+    }
     // From here on the files are trusted only by these digests (the hook command carries the policy's).
     const policyDigest = store.writeJson('policy', policy);
 

@@ -1,5 +1,6 @@
 // Builds and runs the Stop-side verifier chain for a session: in-session (every stage, in
 // the configured order) and at the end of the session (the authoritative producers + scope).
+import { join } from 'node:path';
 import { scopeExclusions, type Policy } from '../core/policy.js';
 import { isInside, relativeInside } from '../core/write-gate.js';
 import type { TurnVerifyContext } from '../core/turn/context.js';
@@ -14,7 +15,8 @@ import { shellStopHooksVerifier } from '../runtime/stop-hooks/shell.js';
 import type { StopHookContext } from '../runtime/stop-hooks/context.js';
 import { producersVerifier, scopeVerifier, SCOPE_BUDGET_S, type StopContext } from '../runtime/stop-verifiers.js';
 import type { Baseline } from '../runtime/scope-baseline.js';
-import { loadSessionBaseline } from '../runtime/session-files.js';
+import { loadBaselineTexts, loadSessionBaseline } from '../runtime/session-files.js';
+import { appendSessionLog, SESSION_FILES } from '../runtime/session-layout.js';
 import { readVerifiedJsonHeld } from '../runtime/verified-cache.js';
 import { sessionScopeCache } from '../runtime/scope-cache.js';
 import { settledTranscriptTodos } from '../runtime/transcript.js';
@@ -39,7 +41,7 @@ export interface StopChainRun {
   notes: string[];
 }
 
-function contextOf(policy: Policy, baseline: Baseline | null, state: TurnState, input: StopInput, exclude: string[], deadline: boolean): StopChainContext {
+function contextOf(policy: Policy, baseline: Baseline | null, dir: string, state: TurnState, input: StopInput, exclude: string[], deadline: boolean): StopChainContext {
   return {
     session_id: policy.session_id,
     iterations: state.stops + 1,
@@ -52,6 +54,13 @@ function contextOf(policy: Policy, baseline: Baseline | null, state: TurnState, 
     baseline,
     exclude: [...exclude, ...stateInside(policy)],
     scopeBudgetS: deadline ? SCOPE_BUDGET_S : null,
+    texts: () => {
+      if (baseline?.texts_sha256 === undefined) return null;
+      const read = loadBaselineTexts(baseline.texts_sha256, dir);
+      if (read.ok) return read.value;
+      appendSessionLog(join(dir, SESSION_FILES.log), { kind: 'tamper', what: read.reason, effect: 'the scope refusal names changed control files without their lines' });
+      return null;
+    },
   };
 }
 
@@ -109,7 +118,7 @@ export async function runInSessionChain(policy: Policy, dir: string, input: Stop
   const work: TurnState = { ...state, kv: { ...state.kv } };
   const built = buildStopChain(policy, input, work);
   if (!built.ok) throw new Error(built.reason);
-  const ctx = contextOf(policy, baseline.value, state, input, scopeExclusions(policy, true), true);
+  const ctx = contextOf(policy, baseline.value, dir, state, input, scopeExclusions(policy, true), true);
   if (baseline.value !== null && typeof policy.baseline_sha256 === 'string') ctx.scopeCache = sessionScopeCache(dir, policy.baseline_sha256, policy.allow, ctx.exclude);
   const result = await built.value.chain.run(ctx, signal);
   return { result, state: work, notes: built.value.notes };
@@ -120,6 +129,6 @@ export async function runInSessionChain(policy: Policy, dir: string, input: Stop
  * whatever happened in the session and whatever the in-session chain's settings.
  */
 export function runEndOfSessionChain(policy: Policy, baseline: Baseline | null, dir: string, exclude: string[]): Promise<ChainResult> {
-  const ctx = contextOf(policy, baseline, readTurnState(dir), { lastMessage: null, transcriptPath: null }, exclude, false);
+  const ctx = contextOf(policy, baseline, dir, readTurnState(dir), { lastMessage: null, transcriptPath: null }, exclude, false);
   return new VerifierChain<StopChainContext>([producersVerifier, scopeVerifier]).run(ctx, new AbortController().signal);
 }

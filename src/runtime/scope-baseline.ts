@@ -2,7 +2,7 @@
 // since then by any tool (shell included), found without taking git's word for anything.
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { allowMatcher, compareControl, recordControl, relPath } from './scope-control.js';
+import { allowMatcher, compareControl, inlineTexts, recordControl, relPath } from './scope-control.js';
 import { baselineTables, compareTree, recordTree, type DotGit } from './scope-compare.js';
 import { gitFacts } from './scope-git-facts.js';
 import { checkDeadline } from './scope-hash.js';
@@ -50,8 +50,8 @@ interface GitBaseline {
   rules: RuleSource[] | null;
   /** Control files (config, hooks, info/, submodule configs) as they were. */
   control: FileRecord[];
-  /** The text of each control file up to 64 KiB, for {@link controlChangeHint}. */
-  control_text: [string, string][];
+  /** The text of each control file up to 64 KiB, for {@link controlChangeHint}; kept apart (baseline-text.json) in a session's stored baseline. */
+  control_text?: [string, string][];
 }
 
 /** A worktree baseline: plain JSON, so the session store can keep it on disk. */
@@ -67,6 +67,32 @@ export interface Baseline {
   git: GitBaseline | null;
   /** Paths outside the worktree watched like control files (git's and Gatehouse's user config); absent when none were asked for. */
   watch?: WatchBaseline;
+  /**
+   * SHA-256 of the session's baseline-text.json, which holds the texts this baseline was stored
+   * without ({@link splitTexts}); absent where the texts are inline (a baseline just recorded, or
+   * stored by an older Gatehouse).
+   */
+  texts_sha256?: string;
+}
+
+/** The control and watched files' texts as they were: read only to tell how to put a changed one back. */
+export interface BaselineTexts {
+  control: [string, string][];
+  watch: [string, string][];
+}
+
+/**
+ * The baseline without its files' texts, and the texts. Every refusal and Stop reads and hashes
+ * the baseline; the texts (git's sample hooks alone are 23 KB, three quarters of a fresh
+ * repository's baseline) only a refusal that names a changed control file needs.
+ */
+export function splitTexts(baseline: Baseline): { kept: Baseline; texts: BaselineTexts } {
+  const texts = inlineTexts(baseline);
+  const git = baseline.git === null ? null : { ...baseline.git };
+  if (git !== null) delete git.control_text;
+  const kept: Baseline = { ...baseline, git };
+  if (baseline.watch) kept.watch = { paths: baseline.watch.paths, files: baseline.watch.files };
+  return { kept, texts };
 }
 
 /** The baseline format written by this version; an older one cannot be checked. */

@@ -5,7 +5,7 @@ import { lstatSync, readFileSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { compileGlob, matchesAny } from '../core/glob.js';
-import type { Baseline, Change, FileRecord } from './scope-baseline.js';
+import type { Baseline, BaselineTexts, Change, FileRecord } from './scope-baseline.js';
 import { differs, recordFile } from './scope-compare.js';
 import type { FsPath } from './scope-hash.js';
 import { walk } from './scope-walk.js';
@@ -147,13 +147,20 @@ export function allowMatcher(allow: string[]): (path: string) => boolean {
   };
 }
 
+/** The texts a baseline holds itself (one just recorded, or stored by an older Gatehouse). */
+export function inlineTexts(baseline: Baseline): BaselineTexts {
+  return { control: baseline.git?.control_text ?? [], watch: baseline.watch?.text ?? [] };
+}
+
 /**
- * For a changed control file whose text the baseline kept: the lines to take out and the
- * lines to put back, so the file can be written back as it was. Null otherwise.
+ * For a changed control file whose text the baseline kept (`texts`, or the baseline's own when
+ * not given): the lines to take out and the lines to put back, so the file can be written back
+ * as it was. Null otherwise, and when `texts` is null (they could not be read).
  */
-export function controlChangeHint(baseline: Baseline, change: Change): string | null {
-  if (change.change === 'created') return null;
-  const before = baseline.git?.control_text.find(([rel]) => rel === change.path)?.[1] ?? baseline.watch?.text.find(([rel]) => rel === change.path)?.[1];
+export function controlChangeHint(baseline: Baseline, change: Change, texts?: BaselineTexts | null): string | null {
+  if (change.change === 'created' || texts === null) return null;
+  const kept = texts ?? inlineTexts(baseline);
+  const before = kept.control.find(([rel]) => rel === change.path)?.[1] ?? kept.watch.find(([rel]) => rel === change.path)?.[1];
   if (before === undefined) return null;
   if (change.change === 'deleted') return `It held, at the start:\n${listLines(lines(before))}`;
   const now = readText(resolve(baseline.root, change.path));

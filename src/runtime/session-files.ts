@@ -5,13 +5,16 @@ import { join } from 'node:path';
 import { sha256Hex } from '../core/crypto/sha256.js';
 import type { Policy } from '../core/policy.js';
 import type { Result } from '../core/result.js';
-import type { Baseline } from './scope-baseline.js';
+import { checkShape, list, object, pair, text } from '../core/shape.js';
+import type { Baseline, BaselineTexts } from './scope-baseline.js';
 
 /** A session file that was read and matches its recorded digest, or why it cannot be trusted. */
 export type Verified<T> = { ok: true; value: T } | { ok: false; tampered: true; reason: string; actual: string | null };
 
 /** The baseline's file name in a session folder (SESSION_FILES.baseline; not imported, to keep this module light). */
 const SESSION_BASELINE_FILE = 'baseline.json';
+/** The file of the texts the baseline was stored without (SESSION_FILES.baselineText). */
+const SESSION_BASELINE_TEXT_FILE = 'baseline-text.json';
 
 /** Lowercase hex SHA-256: how session file digests are written (hook command, policy, audit log). */
 export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
@@ -61,4 +64,16 @@ export function loadSessionBaseline(policy: Policy, sessionDir: string, read: Ve
   if (policy.allow.length === 0) return { ok: true, value: null };
   if (typeof policy.baseline_sha256 !== 'string') return { ok: false, tampered: true, actual: null, reason: 'the session was started by an older Gatehouse, whose policy names no baseline digest' };
   return read<Baseline>(join(sessionDir, SESSION_BASELINE_FILE), policy.baseline_sha256, 'the scope baseline (baseline.json)');
+}
+
+const Texts = object({ control: list(pair(text(), text())), watch: list(pair(text(), text())) }, { strict: true });
+
+/**
+ * The texts a session's baseline was stored without (`texts_sha256`), for a refusal's hint, only
+ * if baseline-text.json's bytes hash to the digest the (verified) baseline recorded. A file that
+ * cannot be read or differs gives no texts: the refusal then names the changed file without the
+ * lines to put back, and stands either way (a hint never decides anything).
+ */
+export function loadBaselineTexts(expected: string, sessionDir: string): Verified<BaselineTexts> {
+  return readVerifiedJson(join(sessionDir, SESSION_BASELINE_TEXT_FILE), expected, "the baseline's file texts (baseline-text.json)", (v) => checkShape(Texts, v));
 }

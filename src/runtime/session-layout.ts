@@ -10,6 +10,8 @@ export const SESSION_FILES = {
   policy: 'policy.json',
   meta: 'meta.json',
   baseline: 'baseline.json',
+  /** The baseline's control and watched files' texts, read only for a refusal's hint (session-files.ts). */
+  baselineText: 'baseline-text.json',
   render: 'render.json',
   log: 'gate.log',
   /** A folder: git control files an agent made in a sandbox, moved here when it closes. */

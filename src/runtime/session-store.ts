@@ -84,9 +84,12 @@ export class SessionStore {
     return join(this.dir, SESSION_FILES[file]);
   }
 
-  /** Writes `value` as pretty JSON, atomically; returns the SHA-256 of the bytes written. */
-  writeJson(file: keyof typeof SESSION_FILES, value: unknown): string {
-    const text = `${JSON.stringify(value, null, 2)}\n`;
+  /**
+   * Writes `value` as pretty JSON (on one line with `compact`: a file the hooks read on every
+   * refusal and Stop, a third smaller), atomically; returns the SHA-256 of the bytes written.
+   */
+  writeJson(file: keyof typeof SESSION_FILES, value: unknown, { compact = false }: { compact?: boolean } = {}): string {
+    const text = `${compact ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`;
     writeFileAtomic(this.path(file), text, { mode: 0o600 });
     return sha256Hex(text);
   }

@@ -7,7 +7,7 @@ import type { Policy } from '../core/policy.js';
 import type { TurnVerifier, VerifierOutcome } from '../core/verifier-chain.js';
 import { failureTail, runProducers } from './producers.js';
 import type { ScopeCache } from './scope-cache.js';
-import { allowMatcher, changedSince, controlChangeHint, ScopeBudgetError, type Baseline, type Change } from './scope-baseline.js';
+import { allowMatcher, changedSince, controlChangeHint, ScopeBudgetError, type Baseline, type BaselineTexts, type Change } from './scope-baseline.js';
 
 /** What the completion verifiers need to know about the stop. */
 export interface StopContext {
@@ -20,6 +20,8 @@ export interface StopContext {
   scopeBudgetS: number | null;
   /** What this process kept of the session's earlier checks (in-session only; the end-of-session check compares from scratch). */
   scopeCache?: ScopeCache;
+  /** The texts the stored baseline was kept without (`texts_sha256`), read only for a refusal's hints; null when they cannot be trusted. */
+  texts?: () => BaselineTexts | null;
 }
 
 /**
@@ -95,8 +97,10 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
     const allowed = allowMatcher(policy.allow);
     const outside = changes.filter((c) => !allowed(c.path));
     if (outside.length === 0) return { kind: 'continue', detail: { changed: changes } };
+    // Undefined: the baseline holds its texts itself; null: they were stored apart and cannot be read.
+    const texts = baseline.texts_sha256 === undefined ? undefined : (ctx.texts?.() ?? null);
     const listed = outside.slice(0, MAX_LISTED_PATHS).map((c) => {
-      const hint = controlChangeHint(baseline, c);
+      const hint = controlChangeHint(baseline, c, texts);
       // A path outside the worktree (`../…`: user config, a git dir elsewhere) is shown absolute.
       const shown = shownPath(c.path.startsWith('../') ? resolve(policy.worktree, c.path) : c.path);
       return `  ${c.change}: ${shown} (${undoText(c, baseline.git?.head ?? null)})${hint === null ? '' : `\n${framed(hint, '    ')}`}`;

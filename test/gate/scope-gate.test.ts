@@ -1,7 +1,8 @@
 // The scope check through the real rendered Stop hook and `session check`, after the agent set
 // every piece of git state it can reach to hide its out-of-scope edits (as unseen code would).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/gate/session-lifecycle.js';
@@ -87,5 +88,38 @@ describe('the scope check does not take git’s word for anything', () => {
   it('stays quick with a 1 TiB sparse file inside the allowlist', () => {
     execFileSync('truncate', ['-s', '1T', join(root, 'src', 'huge.bin')]);
     expect(stop().status).toBe(0);
+  });
+});
+
+describe('the texts kept to tell the way back to a changed control file', () => {
+  const sessionFile = (name: string): string => join(state, 'sessions', id, name);
+
+  it('live beside the baseline, pinned by a digest in it, and still give the lines to take out', () => {
+    const baseline = JSON.parse(readFileSync(sessionFile('baseline.json'), 'utf8')) as { git: Record<string, unknown>; texts_sha256: string };
+    expect(baseline.git.control_text).toBeUndefined();
+    const bytes = readFileSync(sessionFile('baseline-text.json'));
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(baseline.texts_sha256);
+    const texts = JSON.parse(bytes.toString('utf8')) as { control: [string, string][] };
+    expect(texts.control.map(([path]) => path)).toContain('.git/config');
+
+    git('config', 'core.editor', 'planted-editor');
+    const r = stop();
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(' .git/config (');
+    expect(r.stderr).toContain('Lines added since the start (take them out)');
+    expect(r.stderr).toContain('planted-editor');
+  });
+
+  it('altered by the agent, cost only the hint: the refusal stands, names the file, and the session log says why', () => {
+    // Texts that would tell the agent its planted line was there from the start.
+    git('config', 'core.editor', 'planted-editor');
+    const config = readFileSync(join(root, '.git', 'config'), 'utf8');
+    writeFileSync(sessionFile('baseline-text.json'), `${JSON.stringify({ control: [['.git/config', config]], watch: [] })}\n`);
+    const r = stop();
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(' .git/config (');
+    expect(r.stderr).not.toContain('Lines added since the start');
+    expect(r.stderr).not.toContain('Only its mode or line endings changed');
+    expect(readFileSync(sessionFile('gate.log'), 'utf8')).toContain("the baseline's file texts (baseline-text.json) was changed after the session started");
   });
 });
