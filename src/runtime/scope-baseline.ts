@@ -50,8 +50,13 @@ interface GitBaseline {
   rules: RuleSource[] | null;
   /** Control files (config, hooks, info/, submodule configs) as they were. */
   control: FileRecord[];
-  /** The text of each control file up to 64 KiB, for {@link controlChangeHint}; kept apart (baseline-text.json) in a session's stored baseline. */
-  control_text?: [string, string][];
+  /**
+   * The text of each control file up to 64 KiB, for {@link controlChangeHint}; empty in a
+   * session's stored baseline, which keeps them apart (`texts_sha256`). Empty, not absent, so that
+   * an older Gatehouse reading the baseline (a supervisor left running across an upgrade) finds no
+   * hint rather than failing.
+   */
+  control_text: [string, string][];
 }
 
 /** A worktree baseline: plain JSON, so the session store can keep it on disk. */
@@ -88,10 +93,8 @@ export interface BaselineTexts {
  */
 export function splitTexts(baseline: Baseline): { kept: Baseline; texts: BaselineTexts } {
   const texts = inlineTexts(baseline);
-  const git = baseline.git === null ? null : { ...baseline.git };
-  if (git !== null) delete git.control_text;
-  const kept: Baseline = { ...baseline, git };
-  if (baseline.watch) kept.watch = { paths: baseline.watch.paths, files: baseline.watch.files };
+  const kept: Baseline = { ...baseline, git: baseline.git === null ? null : { ...baseline.git, control_text: [] } };
+  if (baseline.watch) kept.watch = { ...baseline.watch, text: [] };
   return { kept, texts };
 }
 

@@ -10,8 +10,8 @@ export interface WatchBaseline {
   /** Absolute files or folders watched. */
   paths: string[];
   files: FileRecord[];
-  /** The text of each small file, for the refusal's hint; kept apart (baseline-text.json) in a session's stored baseline. */
-  text?: [string, string][];
+  /** The text of each small file, for the refusal's hint; empty in a session's stored baseline, which keeps them apart. */
+  text: [string, string][];
 }
 
 /** Calls `found` for every file now at or under a watched path, with its path relative to `root` (`../…`). */
