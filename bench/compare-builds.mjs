@@ -1,9 +1,11 @@
-// Two builds side by side on one noisy machine: the warm hook (PreToolUse allow and block)
-// and the approval round trip (warm and command transports), each build with its own
-// supervisors, all cases interleaved call by call so that load drift hits both builds alike.
+// Two builds side by side on one noisy machine: the cold hook (PreToolUse allow and block, and a
+// Stop with one required check), the warm hook (allow and block) and the approval round trip
+// (warm and command transports), each build with its own sessions and supervisors, all cases
+// interleaved call by call so that load drift hits both builds alike. Each metric has both
+// medians and the median of the per-round differences (new − old), the steadier of the two.
 // Usage: node bench/compare-builds.mjs OLD_ROOT NEW_ROOT [--runs N]   (each root built, with bench/)
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -44,8 +46,14 @@ const askEvent = (cwd, i) =>
     tool_use_id: `toolu_a${i}`,
   });
 
+const stopEvent = (cwd) => JSON.stringify({ session_id: 'cmp', cwd, permission_mode: 'default', hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' });
+
 async function setUp(name, lib) {
   const base = lib.tempDir(`gh-cmp-${name}-`);
+  // Cold: a Node process per call (`--transport command`), the Stop with one required check.
+  const coldWt = lib.makeWorktree(join(base, 'cold'));
+  const marker = join(base, 'cold-check-ran');
+  const cold = lib.startSession({ worktree: coldWt, stateDir: join(base, 'cold-state'), id: 'cmp-cold', require: [`ok=touch ${marker}`], transport: 'command' });
   const hookWt = lib.makeWorktree(join(base, 'hook'));
   const hookSup = await lib.startSupervisor(hookWt, join(base, 'hook-state'));
   const warm = lib.startSession({ worktree: hookWt, stateDir: join(base, 'hook-state'), id: 'cmp-warm', transport: 'warm' });
@@ -58,7 +66,7 @@ async function setUp(name, lib) {
     const hooks = lib.startSession({ worktree: wt, stateDir: state, id: `cmp-ap-${transport}`, transport });
     approvals[transport] = { wt, supervisor, hooks, session: `cmp-ap-${transport}` };
   }
-  return { name, lib, hookWt, warm, supervisors: [hookSup, approvals.warm.supervisor, approvals.command.supervisor], approvals };
+  return { name, lib, coldWt, cold, marker, hookWt, warm, supervisors: [hookSup, approvals.warm.supervisor, approvals.command.supervisor], approvals };
 }
 
 /** One approval: the hook asks, the queue shows it, the POST resolves it; ms from POST sent to hook exit. */
@@ -88,13 +96,24 @@ async function approvalTrip(side, transport, i) {
   return Number(done.at - t0) / 1e6;
 }
 
-function hookCall(side, file, expect, i) {
-  const r = side.lib.runHookCommand(side.warm.PreToolUse.command, writeEvent(side.hookWt, file, i), { cwd: side.hookWt });
-  if (r.status !== expect) throw new Error(`${side.name}: warm hook on ${file} exited ${r.status}, expected ${expect}: ${r.stderr.slice(0, 200)}`);
+function hookCall(side, file, expect, i, how = 'warm') {
+  const wt = how === 'warm' ? side.hookWt : side.coldWt;
+  const r = side.lib.runHookCommand(side[how].PreToolUse.command, writeEvent(wt, file, i), { cwd: wt });
+  if (r.status !== expect) throw new Error(`${side.name}: ${how} hook on ${file} exited ${r.status}, expected ${expect}: ${r.stderr.slice(0, 200)}`);
+  return r.ms;
+}
+
+function coldStop(side) {
+  rmSync(side.marker, { force: true });
+  const r = side.lib.runHookCommand(side.cold.Stop.command, stopEvent(side.coldWt), { cwd: side.coldWt });
+  if (r.status !== 0) throw new Error(`${side.name}: the cold Stop exited ${r.status}: ${r.stderr.slice(0, 200)}`);
   return r.ms;
 }
 
 const CASES = {
+  'hook.cold.pretooluse_allow': (s, i) => hookCall(s, `src/f-${i}.ts`, 0, i, 'cold'),
+  'hook.cold.pretooluse_block': (s, i) => hookCall(s, 'package.json', 2, i, 'cold'),
+  'hook.cold.stop': (s) => coldStop(s),
   'hook.warm.pretooluse_allow': (s, i) => hookCall(s, `src/f-${i}.ts`, 0, i),
   'hook.warm.pretooluse_block': (s, i) => hookCall(s, 'package.json', 2, i),
   'approval.round_trip_warm': (s, i) => approvalTrip(s, 'warm', i),
@@ -127,7 +146,16 @@ try {
 const rows = Object.keys(CASES).map((name) => {
   const o = median(samples.old[name]);
   const n = median(samples.new[name]);
-  return { metric: name, old_median_ms: Number(o.toFixed(2)), new_median_ms: Number(n.toFixed(2)), change_pct: Number((((n - o) / o) * 100).toFixed(1)), runs };
+  // Both builds ran this case in the same round, seconds apart: their difference cancels the load of that moment.
+  const paired = median(samples.new[name].map((x, i) => x - samples.old[name][i]));
+  return {
+    metric: name,
+    old_median_ms: Number(o.toFixed(2)),
+    new_median_ms: Number(n.toFixed(2)),
+    change_pct: Number((((n - o) / o) * 100).toFixed(1)),
+    paired_change_ms: Number(paired.toFixed(2)),
+    runs,
+  };
 });
 process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
 process.exit(0);
