@@ -1,9 +1,10 @@
 // The project's Ed25519 signing key: made on first use in `<state>/keys/` (private key
 // 0600), identified by the hex SHA-256 of its SPKI DER. Rotation lives in key-history.ts.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
+import { lstatOrNull, readSmallBytes } from './small-file.js';
 
 /** A loaded signing key. */
 export interface SigningKey {
@@ -19,6 +20,8 @@ export interface SigningKey {
 /** The current private key's file name in `<state>/keys/`. */
 export const PRIVATE_FILE = 'ed25519.key.pem';
 const PUBLIC_FILE = 'ed25519.pub.pem';
+/** Largest key file read: a PKCS#8 PEM of an Ed25519 key is 119 bytes. */
+const MAX_KEY_FILE_BYTES = 64 << 10;
 
 /** RFC 8410: an Ed25519 key's SPKI DER is this prefix and the 32-byte public key. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -113,14 +116,24 @@ export function generateKey(dir: string): SigningKey {
 /** Loads the project's current key, creating it on first use. */
 export function loadOrCreateKey(projectState: string): SigningKey {
   const dir = keysDir(projectState);
-  const file = join(dir, PRIVATE_FILE);
-  if (existsSync(file)) return fromPrivatePem(readFileSync(file, 'utf8'));
+  const key = readKey(join(dir, PRIVATE_FILE));
+  if (key !== null) return key;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return generateKey(dir);
 }
 
 /** Loads the current key without creating one; null when there is none yet. */
 export function loadKey(projectState: string): SigningKey | null {
-  const file = join(keysDir(projectState), PRIVATE_FILE);
-  return existsSync(file) ? fromPrivatePem(readFileSync(file, 'utf8')) : null;
+  return readKey(join(keysDir(projectState), PRIVATE_FILE));
+}
+
+/**
+ * The key in `file`; null when nothing is there. Anything there but a small regular file (a FIFO
+ * planted in its place would block the read, and the hook with it) is an error, never a new key.
+ */
+function readKey(file: string): SigningKey | null {
+  if (lstatOrNull(file) === null) return null;
+  const pem = readSmallBytes(file, MAX_KEY_FILE_BYTES);
+  if (pem === null) throw new Error(`the signing key ${file} is not a small regular file: remove what is there, or restore the key`);
+  return fromPrivatePem(pem.toString('utf8'));
 }

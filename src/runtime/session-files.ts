@@ -1,12 +1,19 @@
 // Gatehouse does not trust its own session files once the agent runs: the policy and the
 // baseline are read back only when their bytes hash to the digests recorded at session start.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../core/crypto/sha256.js';
 import type { Policy } from '../core/policy.js';
 import type { Result } from '../core/result.js';
 import { checkShape, list, object, pair, text } from '../core/shape.js';
 import type { Baseline, BaselineTexts } from './scope-baseline.js';
+import { readSmallBytes } from './small-file.js';
+
+/**
+ * Largest session file read (a baseline of about a million files): past it, or when the name is
+ * not a regular file (a FIFO the agent planted would block the read, and the hook with it, until
+ * the agent's timeout let the call through), the file cannot be trusted.
+ */
+export const MAX_SESSION_FILE_BYTES = 512 << 20;
 
 /** A session file that was read and matches its recorded digest, or why it cannot be trusted. */
 export type Verified<T> = { ok: true; value: T } | { ok: false; tampered: true; reason: string; actual: string | null };
@@ -29,12 +36,14 @@ export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
  * @example readVerifiedJson(join(dir, 'policy.json'), digestFromHookCommand, 'policy.json', checkPolicy)
  */
 export function readVerifiedJson<T>(file: string, expected: string, what: string, check?: (value: unknown) => Result<T>): Verified<T> {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    return { ok: false, tampered: true, actual: null, reason: `${what} cannot be read (${code}) although the session recorded it at start` };
+  const bytes = readSmallBytes(file, MAX_SESSION_FILE_BYTES);
+  if (bytes === null) {
+    return {
+      ok: false,
+      tampered: true,
+      actual: null,
+      reason: `${what} cannot be read as the regular file the session recorded at start (it is missing, a link, a FIFO or another special file, or changed while read)`,
+    };
   }
   const actual = sha256Hex(bytes);
   if (actual !== expected) {

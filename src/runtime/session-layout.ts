@@ -1,6 +1,6 @@
 // The files of a session folder and its append-only log: what the hook touches on every call,
 // apart from SessionStore (session-store.ts), which only the CLI and the supervisor use.
-import { appendFileSync } from 'node:fs';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { lstatOrNull, readSmallJson } from './small-file.js';
 import { isoTime } from '../core/iso-time.js';
@@ -21,11 +21,19 @@ export const SESSION_FILES = {
 /** Appends one JSON line to a log file; swallows errors. One write() of a short line is atomic with O_APPEND. */
 export function appendSessionLog(file: string, entry: Record<string, unknown>): void {
   try {
-    appendFileSync(file, `${JSON.stringify({ at: isoTime(), ...entry })}\n`, { mode: 0o600 });
+    // Non-blocking open: a FIFO planted in the log's place fails at once (no reader) instead of holding the hook.
+    const fd = openSync(file, LOG_FLAGS, 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify({ at: isoTime(), ...entry })}\n`);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     // Logging is best effort by design.
   }
 }
+
+const LOG_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;
 
 /** The most of a meta.json that {@link sessionOver} reads. */
 const META_MAX = 64 << 10;

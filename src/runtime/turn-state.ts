@@ -1,6 +1,5 @@
 // Per-session turn state kept between hook processes: recent tool calls, counters, the
 // mutation track and verifier key/values. Read-modify-write under a lock (hooks run in parallel).
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolCallRecord, TurnStateStore } from '../core/turn/context.js';
 import { EMPTY_MUTATION_TRACK, type MutationTrack } from '../core/turn/mutation-nudge.js';
@@ -8,6 +7,7 @@ import type { ToolRun } from '../core/turn/tool-loop.js';
 import { withLock } from './audit/lock.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { appendSessionLog, SESSION_FILES } from './session-layout.js';
+import { readSmallBytes } from './small-file.js';
 
 /** Everything the turn verifiers need to remember for one session. */
 export interface TurnState {
@@ -28,6 +28,8 @@ const STATE_FILE = 'turn-state.json';
 const LOCK_FILE = 'turn-state.lock';
 /** Hooks must never hang on a stuck lock: past this, work without it (a lost update costs little). */
 const TURN_LOCK_TIMEOUT_MS = 2000;
+/** Largest turn state read: it keeps a few recent calls; anything larger is not one Gatehouse wrote. */
+const MAX_STATE_BYTES = 4 << 20;
 
 /** The state of a session before its first hook call. */
 export function emptyTurnState(): TurnState {
@@ -37,7 +39,10 @@ export function emptyTurnState(): TurnState {
 /** Reads the session's turn state (empty when there is none yet or it is unreadable). */
 export function readTurnState(sessionDir: string): TurnState {
   try {
-    return { ...emptyTurnState(), ...(JSON.parse(readFileSync(join(sessionDir, STATE_FILE), 'utf8')) as Partial<TurnState>) };
+    // Only a regular file: a FIFO planted in its place would hold every hook until the agent's timeout.
+    const bytes = readSmallBytes(join(sessionDir, STATE_FILE), MAX_STATE_BYTES);
+    if (bytes === null) return emptyTurnState();
+    return { ...emptyTurnState(), ...(JSON.parse(bytes.toString('utf8')) as Partial<TurnState>) };
   } catch {
     return emptyTurnState();
   }

@@ -14,10 +14,10 @@ function renderedCommand(worktree: string, event: 'PreToolUse' | 'Stop'): string
   return argv.value;
 }
 
-/** Runs the rendered hook for `event` in `worktree` with `payload` on stdin. */
-export function runRenderedHook(worktree: string, event: 'PreToolUse' | 'Stop', payload: unknown): Ran {
+/** Runs the rendered hook for `event` in `worktree` with `payload` on stdin; killed after `timeoutMs` (status null) when given. */
+export function runRenderedHook(worktree: string, event: 'PreToolUse' | 'Stop', payload: unknown, { timeoutMs }: { timeoutMs?: number } = {}): Ran {
   const argv = renderedCommand(worktree, event);
-  const r = spawnSync(argv[0]!, argv.slice(1), { cwd: worktree, input: JSON.stringify(payload), encoding: 'utf8' });
+  const r = spawnSync(argv[0]!, argv.slice(1), { cwd: worktree, input: JSON.stringify(payload), encoding: 'utf8', ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -1,0 +1,71 @@
+// The agent, outside a sandbox, can put a FIFO where Gatehouse keeps a file it reads or appends to
+// on every hook call. Opening a FIFO blocks until someone opens its other end: a hook that did so
+// would hang until the agent's own hook timeout, which lets the call through. Each hook must
+// answer at once, and a refusal must still be a refusal.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startSession } from '../../src/gate/session-lifecycle.js';
+import { HOOK, tempDir } from '../support/cli.js';
+import { runRenderedHook } from '../support/rendered-hook.js';
+
+let root: string;
+let state: string;
+let id: string;
+
+const write = (file: string) =>
+  runRenderedHook(
+    root,
+    'PreToolUse',
+    { hook_event_name: 'PreToolUse', cwd: root, session_id: 'x', tool_name: 'Write', tool_input: { file_path: join(root, file), content: 'x' } },
+    { timeoutMs: 15_000 },
+  );
+const stop = () => runRenderedHook(root, 'Stop', { hook_event_name: 'Stop', cwd: root, session_id: 'x', last_assistant_message: 'done', stop_hook_active: false }, { timeoutMs: 15_000 });
+const plant = (rel: string): void => {
+  const file = join(state, rel);
+  rmSync(file, { force: true });
+  execFileSync('mkfifo', [file]);
+};
+
+beforeEach(async () => {
+  root = join(tempDir(), 'repo');
+  state = join(root, '..', 'state');
+  mkdirSync(join(root, 'src'), { recursive: true });
+  writeFileSync(join(root, 'src', 'x.ts'), 'export {};\n');
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'base');
+  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  if (!r.ok) throw new Error(r.reason);
+  id = r.value.policy.session_id;
+  // The first refusal makes the session's log, turn state and the project's signing key.
+  expect(write('package.json').status).toBe(2);
+});
+
+describe('a FIFO planted where the hook reads or writes', () => {
+  it('in place of the policy: every call is refused as tampering, at once', () => {
+    plant(join('sessions', id, 'policy.json'));
+    for (const r of [write('src/a.ts'), write('package.json'), stop()]) {
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain('policy.json) cannot be read as the regular file');
+    }
+  });
+
+  for (const rel of ['turn-state.json', 'gate.log', 'baseline.json', 'baseline-text.json', '../../keys/ed25519.key.pem']) {
+    it(`in place of ${rel.split('/').pop()}: an allowed write still passes and a refused one is still refused, at once`, () => {
+      plant(join('sessions', id, rel));
+      const allowed = write('src/a.ts');
+      expect(allowed.status).toBe(0);
+      const refused = write('package.json');
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toContain('package.json');
+      // A Stop with a changed control file outside the scope reads the baseline, its texts and the key.
+      execFileSync('git', ['config', 'core.editor', 'planted'], { cwd: root });
+      const s = stop();
+      expect(s.status).toBe(2);
+      expect(s.stderr).toMatch(/\.git\/config|baseline\.json\) cannot be read/);
+    });
+  }
+});
