@@ -6,8 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/gate/session-lifecycle.js';
-import { HOOK, tempDir } from '../support/cli.js';
+import { startGitSession } from '../support/git-session.js';
+import { tempDir } from '../support/cli.js';
 import { runRenderedHook } from '../support/rendered-hook.js';
 
 let root: string;
@@ -33,13 +33,7 @@ beforeEach(async () => {
   state = join(root, '..', 'state');
   mkdirSync(join(root, 'src'), { recursive: true });
   writeFileSync(join(root, 'src', 'x.ts'), 'export {};\n');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'ignore' });
-  git('init', '-q');
-  git('add', '-A');
-  git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'base');
-  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
-  if (!r.ok) throw new Error(r.reason);
-  id = r.value.policy.session_id;
+  id = await startGitSession(root, state);
   // The first refusal makes the session's log, turn state and the project's signing key.
   expect(write('package.json').status).toBe(2);
 });

@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/gate/session-lifecycle.js';
-import { gatehouse, HOOK, tempDir } from '../support/cli.js';
+import { startGitSession } from '../support/git-session.js';
+import { gatehouse, tempDir } from '../support/cli.js';
 import { runRenderedHook } from '../support/rendered-hook.js';
 
 let root: string;
@@ -23,12 +23,7 @@ beforeEach(async () => {
   mkdirSync(join(root, 'src'), { recursive: true });
   for (const f of ['a.txt', 'b.txt', 'c.txt', 'd.txt', 'e.txt']) writeFileSync(join(root, f), `${f} v1\n`);
   writeFileSync(join(root, 'src', 'x.ts'), 'export {};\n');
-  git('init', '-q');
-  git('add', '-A');
-  git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'base');
-  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
-  if (!r.ok) throw new Error(r.reason);
-  id = r.value.policy.session_id;
+  id = await startGitSession(root, state);
 });
 
 describe('the scope check does not take git’s word for anything', () => {
