@@ -1,7 +1,6 @@
 // Git control files: config, hooks and info/ (and their submodule counterparts), where a
 // change can switch checks off or run code later. Always in scope, never ignored or excluded.
 import { gitControlSet, type GitControlSet } from './git-control-paths.js';
-import { lstatSync, readFileSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { compileGlob, matchesAny } from '../core/glob.js';
@@ -9,7 +8,7 @@ import type { Baseline, BaselineTexts, Change, FileRecord } from './scope-baseli
 import { differs, recordFile } from './scope-compare.js';
 import type { FsPath } from './scope-hash.js';
 import { walk } from './scope-walk.js';
-import { lstatOrNull } from './small-file.js';
+import { lstatOrNull, readSmallBytes } from './small-file.js';
 
 /** Control files up to this size are kept whole in the baseline, so a refusal can show what to write back. */
 const CONTROL_TEXT_MAX_BYTES = 64 * 1024;
@@ -223,15 +222,12 @@ export function relPath(root: string, abs: string): string {
   return relative(root, abs).split('\\').join('/');
 }
 
+/** A control file's text (up to the size kept); null for anything else: a link, a FIFO the agent put there, a larger file. */
 function readText(abs: FsPath): string | null {
-  try {
-    if (!lstatSync(abs).isFile()) return null;
-    const bytes = readFileSync(abs);
-    const text = bytes.toString('utf8');
-    return Buffer.from(text, 'utf8').equals(bytes) ? text : null;
-  } catch {
-    return null;
-  }
+  const bytes = readSmallBytes(abs, CONTROL_TEXT_MAX_BYTES);
+  if (bytes === null) return null;
+  const text = bytes.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(bytes) ? text : null;
 }
 
 function lines(text: string): string[] {

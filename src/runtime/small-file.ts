@@ -11,7 +11,7 @@ import { isRecord } from '../core/is-record.js';
  * changed size while it was read.
  * @example readSmallBytes('/state/cache.bin', 8 << 20)
  */
-export function readSmallBytes(file: string, max: number): Buffer | null {
+export function readSmallBytes(file: string | Buffer, max: number): Buffer | null {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

@@ -47,7 +47,7 @@ describe('a FIFO planted where the hook reads or writes', () => {
     }
   });
 
-  for (const rel of ['turn-state.json', 'gate.log', 'baseline.json', 'baseline-text.json', '../../keys/ed25519.key.pem']) {
+  for (const rel of ['turn-state.json', 'turn-state.lock', 'gate.log', 'baseline.json', 'baseline-text.json', '../../keys/ed25519.key.pem', '../../audit/log.lock']) {
     it(`in place of ${rel.split('/').pop()}: an allowed write still passes and a refused one is still refused, at once`, () => {
       plant(join('sessions', id, rel));
       const allowed = write('src/a.ts');

@@ -8,8 +8,9 @@
 // unlink a lock a live writer just took, letting two writers in at once. Two writers can
 // fork the chain (two events with one seq), which verify reports: tamper evidence holds,
 // only availability suffers.
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { isProcessAlive } from '../process-alive.js';
+import { lstatOrNull, readSmallBytes } from '../small-file.js';
 import { uniqueToken } from '../unique-token.js';
 
 /** How long an append waits for the lock before giving up with an Error the caller logs. */
@@ -57,13 +58,17 @@ function errCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | null)?.code;
 }
 
+/** Largest lock file read: Gatehouse writes one line (pid, thread, token). */
+const MAX_LOCK_BYTES = 4096;
+
+/**
+ * The lock file's content; null when nothing is there. Never blocks: anything there that is not
+ * a small regular file (a FIFO the agent planted, whose read would hold the hook) reads as '', an
+ * owner no one can name, which waits out the grace period and the timeout like any unreadable lock.
+ */
 function readOrNull(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    if (errCode(err) === 'ENOENT') return null;
-    throw err;
-  }
+  if (lstatOrNull(file) === null) return null;
+  return readSmallBytes(file, MAX_LOCK_BYTES)?.toString('utf8') ?? '';
 }
 
 function ageMs(file: string): number {
