@@ -36,13 +36,14 @@ export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
  * @example readVerifiedJson(join(dir, 'policy.json'), digestFromHookCommand, 'policy.json', checkPolicy)
  */
 export function readVerifiedJson<T>(file: string, expected: string, what: string, check?: (value: unknown) => Result<T>): Verified<T> {
-  const bytes = readSmallBytes(file, MAX_SESSION_FILE_BYTES);
+  // A link is followed (its target's bytes must still hash to the digest); a FIFO is never read.
+  const bytes = readSmallBytes(file, MAX_SESSION_FILE_BYTES, { followLink: true });
   if (bytes === null) {
     return {
       ok: false,
       tampered: true,
       actual: null,
-      reason: `${what} cannot be read as the regular file the session recorded at start (it is missing, a link, a FIFO or another special file, or changed while read)`,
+      reason: `${what} cannot be read as the regular file the session recorded at start (it is missing, a FIFO or another special file, or changed while read)`,
     };
   }
   const actual = sha256Hex(bytes);

@@ -7,14 +7,15 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Bi
 import { isRecord } from '../core/is-record.js';
 
 /**
- * The bytes of `file`, or null when it is missing, a link, not a regular file, over `max` bytes, or
+ * The bytes of `file`, or null when it is missing, a link (unless `followLink`), not a regular file, over `max` bytes, or
  * changed size while it was read.
  * @example readSmallBytes('/state/cache.bin', 8 << 20)
  */
-export function readSmallBytes(file: string | Buffer, max: number): Buffer | null {
+export function readSmallBytes(file: string | Buffer, max: number, { followLink = false }: { followLink?: boolean } = {}): Buffer | null {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    // Non-blocking: opening a FIFO (even through a link) returns at once, and fstat refuses it below.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | (followLink ? 0 : constants.O_NOFOLLOW));
   } catch {
     return null;
   }
