@@ -62,7 +62,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   const port = await freePort();
   const ctl = (args: string[]): void => run('pg_ctl', args);
   const startServer = (): void =>
-    ctl(['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', `-p ${port} -k ${sock} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`, 'start']);
+    ctl(['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', `-p ${port} -k ${sock} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`, 'start']);
   startServer();
   const passwordEnv = `GH_TEST_PG_PASSWORD_${port}`;
   process.env[passwordEnv] = password;

@@ -68,8 +68,8 @@ class Registry {
     for (const row of sessionRows(ctx.projectState, ctx.machine, ctx.projectKey)) {
       const key = JSON.stringify(row);
       if (this.#sent.get(row.session_id) === key) continue;
-      await this.#item(`session ${row.session_id}`, () => upsertSession(pool, row));
-      this.#sent.set(row.session_id, key);
+      // Only a row the store took is remembered; one it refused is tried again next pass.
+      if (await this.#item(`session ${row.session_id}`, () => upsertSession(pool, row))) this.#sent.set(row.session_id, key);
     }
     this.#evidence ??= await storedBundles(pool, ctx);
     const have = this.#evidence;

@@ -26,8 +26,13 @@ export interface SessionRow {
 /** A text field keeps at most this many characters: meta.json is agent-writable without a sandbox, and a row is a listing, not an archive. */
 const MAX_TEXT = 2_000;
 
-const text = (v: unknown, fallback: string): string => (typeof v === 'string' ? v.slice(0, MAX_TEXT) : fallback);
-const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v.slice(0, MAX_TEXT) : null);
+/**
+ * A text PostgreSQL takes: at most {@link MAX_TEXT} characters, and a NUL (which a text column refuses,
+ * failing the whole row) shown as U+FFFD, so a planted NUL cannot keep a session out of the registry.
+ */
+const clean = (v: string): string => v.slice(0, MAX_TEXT).replaceAll('\0', '\uFFFD');
+const text = (v: unknown, fallback: string): string => (typeof v === 'string' ? clean(v) : fallback);
+const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? clean(v) : null);
 
 /** An ISO time the database can take, or null: a time it cannot parse must not stop the rest of the registry. */
 function timeOrNull(v: unknown): string | null {

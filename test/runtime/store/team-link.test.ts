@@ -2,10 +2,11 @@
 // session folders and bundles (made by the real CLI on the file store) are forwarded once each, across
 // restarts of the link and outages of the database, and a store down at start is refused or, with the
 // file fallback, caught up later.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SessionStore } from '../../../src/runtime/session-store.js';
 import { projectKey } from '../../../src/runtime/state-base.js';
 import { thisMachine } from '../../../src/runtime/store/machine.js';
 import type { PostgresSpec } from '../../../src/runtime/store/store-setting.js';
@@ -108,6 +109,35 @@ describe('team link', { timeout: 60_000 }, () => {
     expect(await count('gh_sessions', machine.id)).toBe(2);
     const r = await pool.query('SELECT status FROM gh_sessions WHERE machine_id = $1 AND session_id = $2', [machine.id, during]);
     expect(r.rows).toEqual([{ status: 'ended' }]);
+  });
+
+  it('a row the store refuses is tried again on the next pass, and a NUL planted in meta.json does not keep a session out', async () => {
+    const { project: p, home, run } = project(1);
+    const machine = thisMachine({ GATEHOUSE_HOME: home });
+    // The agent can write meta.json; a NUL would make PostgreSQL refuse the whole row.
+    const planted = run();
+    const meta = new SessionStore(p.projectState, planted).path('meta');
+    const m = JSON.parse(readFileSync(meta, 'utf8')) as Record<string, unknown>;
+    writeFileSync(meta, JSON.stringify({ ...m, agent: 'no\u0000ne', worktree: `${String(m.worktree)}\u0000` }));
+    // The store refuses one session's row for a while (a real refusal: a constraint the test adds and drops).
+    const refusedId = run();
+    await pool.query(`ALTER TABLE gh_sessions ADD CONSTRAINT refuse_one CHECK (session_id <> '${refusedId}')`);
+    const warnings: string[] = [];
+    try {
+      const started = await link(p, home, null, warnings);
+      if (!started.ok) throw new Error(started.reason);
+      expect(await started.value.flush(10_000)).toBe(true);
+      expect(warnings.some((w) => w.includes(`session ${refusedId} could not be written`))).toBe(true);
+      expect(await count('gh_sessions', machine.id)).toBe(2);
+      await pool.query('ALTER TABLE gh_sessions DROP CONSTRAINT refuse_one');
+      expect(await started.value.flush(10_000)).toBe(true);
+      await started.value.stop();
+    } finally {
+      await pool.query('ALTER TABLE gh_sessions DROP CONSTRAINT IF EXISTS refuse_one');
+    }
+    expect(await count('gh_sessions', machine.id)).toBe(3);
+    const r = await pool.query<{ agent: string; worktree: string }>('SELECT agent, worktree FROM gh_sessions WHERE machine_id = $1 AND session_id = $2', [machine.id, planted]);
+    expect(r.rows).toEqual([{ agent: 'no\uFFFDne', worktree: `${String(m.worktree)}\uFFFD` }]);
   });
 
   it('a store down at start is a failure that names it, unless the file fallback is chosen; then it catches up when the store answers', async () => {
