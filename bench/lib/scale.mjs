@@ -203,7 +203,7 @@ async function auditCurves(sizes, log) {
 }
 
 /** The approval round trip with `n` other calls of another session waiting in the same queue. */
-async function approvalCurve(sizes, runs, log) {
+async function approvalCurve(sizes, runs, waitSeconds, log) {
   const out = [];
   const dir = tempDir('gh-bench-scale-approvals-');
   const wt = makeWorktree(join(dir, 'wt'));
@@ -268,7 +268,7 @@ async function approvalCurve(sizes, runs, log) {
       }
       log(`scale: approvals with ${n} pending done`);
     }
-    out.push(await waitingCpu(state, waiting.length));
+    out.push(await waitingCpu(state, waiting.length, waitSeconds));
   } finally {
     for (const w of waiting) w.child.kill('SIGKILL');
     await supervisor?.stop();
@@ -298,14 +298,13 @@ function cpuTicks(pid) {
  * a few seconds, as a share of one core (the kernel's per-process counters, charged a tick at a
  * time: read as a sum over many processes and seconds). Each waits on fs.watch, with a poll as the backstop.
  */
-async function waitingCpu(state, n) {
+async function waitingCpu(state, n, seconds) {
   try {
     // The hooks' own processes (`node …/hook.js check …`), not the shells that started them.
     const pids = processes()
       .filter((p) => p.args[1]?.endsWith('hook.js') === true && p.args.some((a) => a.startsWith(state)))
       .map((p) => p.pid);
     if (pids.length < n) throw new Error(`${pids.length} of ${n} waiting hooks found`);
-    const seconds = 10;
     const before = pids.map(cpuTicks);
     await sleep(seconds * 1000);
     const after = pids.map(cpuTicks);
@@ -319,12 +318,12 @@ async function waitingCpu(state, n) {
 }
 
 /** Every scale metric, with the sizes of the mode. */
-export async function scaleBench({ allowlist, worktree, audit, approvals, runs, log }) {
+export async function scaleBench({ allowlist, worktree, audit, approvals, runs, waitSeconds, log }) {
   const a = allowlistCurve(allowlist, runs, log);
   const w = await worktreeCurve(worktree, runs, log);
   const base = [...a.base, ...w.base];
   const baseline = base.length > 0 ? metric(BASELINE, 'ms', base, { note: '`node -e 0`, interleaved with the hook calls of the scale curves' }) : failed(BASELINE, 'ms', 'no hook call ran');
-  return [baseline, ...a.out, ...w.out, ...(await auditCurves(audit, log)), ...(await approvalCurve(approvals, runs, log))];
+  return [baseline, ...a.out, ...w.out, ...(await auditCurves(audit, log)), ...(await approvalCurve(approvals, runs, waitSeconds, log))];
 }
 
 /** The metric names of a run with these sizes. */

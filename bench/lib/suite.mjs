@@ -20,7 +20,7 @@ import { teamBench, TEAM_METRICS } from './team.mjs';
 import { teamApprovalBench, TEAM_APPROVAL_METRICS } from './team-approval.mjs';
 import { verifierBench } from './verifier.mjs';
 
-/** Sizes per mode: quick has fewer runs and smaller inputs, and the same metrics. */
+/** Sizes per mode: quick has fewer runs and smaller inputs, smoke the fewest; all report the same metrics. */
 const MODES = {
   full: {
     hook: { runs: 40, warmup: 5 },
@@ -33,7 +33,7 @@ const MODES = {
     audit: { events: 100_000, repeats: 3, perWriter: 500, parallelSizes: [10_000, 100_000, 1_000_000] },
     pty: { mb: 100, keys: 100, rounds: 3, floodMb: 50 },
     sandbox: { runs: 100, warmup: 10 },
-    scale: { runs: 10, allowlist: [1, 10, 100, 1000], worktree: [1_000, 10_000, 50_000], audit: [10_000, 100_000, 1_000_000], approvals: [1, 10, 100] },
+    scale: { runs: 10, allowlist: [1, 10, 100, 1000], worktree: [1_000, 10_000, 50_000], audit: [10_000, 100_000, 1_000_000], approvals: [1, 10, 100], waitSeconds: 10 },
     team: { perWriter: 1_000, repeats: 3, events: 100_000 },
   },
   quick: {
@@ -47,8 +47,24 @@ const MODES = {
     audit: { events: 20_000, repeats: 2, perWriter: 100, parallelSizes: [10_000, 20_000] },
     pty: { mb: 20, keys: 20, rounds: 2, floodMb: 20 },
     sandbox: { runs: 20, warmup: 3 },
-    scale: { runs: 3, allowlist: [1, 1000], worktree: [1_000], audit: [10_000], approvals: [1, 20] },
+    scale: { runs: 3, allowlist: [1, 1000], worktree: [1_000], audit: [10_000], approvals: [1, 20], waitSeconds: 10 },
     team: { perWriter: 1_000, repeats: 2, events: 20_000 },
+  },
+  // Proves the suite runs end to end and reports every metric (npm test runs it): the fewest
+  // samples and smallest sizes each group accepts. Its numbers are not worth reading.
+  smoke: {
+    hook: { runs: 2, warmup: 1 },
+    agents: { runs: 1, warmup: 0 },
+    verifier: { runs: 10, warmup: 2 },
+    sdk: { runs: 10, warmup: 2 },
+    approval: { runs: 2, warmup: 1 },
+    teamApprovals: { runs: 2, warmup: 1 },
+    notify: { runs: 2, warmup: 1 },
+    audit: { events: 5_000, repeats: 1, perWriter: 50, parallelSizes: [5_000, 10_000] },
+    pty: { mb: 5, keys: 5, rounds: 1, floodMb: 5 },
+    sandbox: { runs: 5, warmup: 1 },
+    scale: { runs: 1, allowlist: [1, 1000], worktree: [1_000], audit: [10_000], approvals: [1, 20], waitSeconds: 2 },
+    team: { perWriter: 100, repeats: 1, events: 5_000 },
   },
 };
 
@@ -94,9 +110,10 @@ const METRIC_NAMES = {
   team: Object.values(TEAM_METRICS),
 };
 
-const USAGE = `usage: node bench/run.mjs [--quick] [--out FILE] [--plots DIR] [--only GROUP[,GROUP…]] [--runs N] [--events N] [--mb N] [--keys N] [--worktree-sizes N[,N…]]
+const USAGE = `usage: node bench/run.mjs [--quick | --smoke] [--out FILE] [--plots DIR] [--only GROUP[,GROUP…]] [--runs N] [--events N] [--mb N] [--keys N] [--worktree-sizes N[,N…]]
 groups: ${Object.keys(GROUPS).join(', ')}
   --quick     fewer runs and smaller sizes (same metrics)
+  --smoke     the fewest runs and smallest sizes: proves every metric is reported (npm test runs it), measures nothing worth reading
   --out FILE  where to write the JSON (default bench/results.json; with --only, none unless given)
   --plots DIR where to write the scale curves as SVG (default docs/img for a full run of every group; otherwise none unless given)
   --runs N    hook rounds, approval and notification round trips and sandbox rounds; --events N audit verify log size; --mb N PTY flood size; --keys N keystrokes
@@ -104,7 +121,7 @@ groups: ${Object.keys(GROUPS).join(', ')}
 
 /** Parses the command line; throws a usage error. */
 function parseArgs(argv) {
-  const opts = { quick: false, out: null, plots: null, only: null, overrides: {} };
+  const opts = { mode: 'full', out: null, plots: null, only: null, overrides: {} };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -117,8 +134,10 @@ function parseArgs(argv) {
       if (!Number.isInteger(n) || n < 1) throw new Error(`${a} needs a positive whole number\n${USAGE}`);
       return n;
     };
-    if (a === '--quick') opts.quick = true;
-    else if (a === '--out') opts.out = value();
+    if (a === '--quick' || a === '--smoke') {
+      if (opts.mode !== 'full' && opts.mode !== a.slice(2)) throw new Error(`choose one of --quick and --smoke\n${USAGE}`);
+      opts.mode = a.slice(2);
+    } else if (a === '--out') opts.out = value();
     else if (a === '--plots') opts.plots = value();
     else if (a === '--only') opts.only = value().split(',');
     else if (a === '--runs') opts.overrides.runs = count();
@@ -164,7 +183,7 @@ function writeJsonAtomic(file, value) {
 async function runSuite(argv) {
   const opts = parseArgs(argv);
   if (!existsSync(CLI)) throw new Error('dist/ is not built: run `npm run build` first (or use `npm run bench`)');
-  const mode = opts.quick ? 'quick' : 'full';
+  const mode = opts.mode;
   const o = JSON.parse(JSON.stringify(MODES[mode]));
   if (opts.overrides.runs) o.hook.runs = o.approval.runs = o.teamApprovals.runs = o.notify.runs = o.sandbox.runs = o.scale.runs = opts.overrides.runs;
   if (opts.overrides.events) o.audit.events = opts.overrides.events;
@@ -217,7 +236,7 @@ async function runSuite(argv) {
   for (const m of metrics) if (m.note) process.stdout.write(`  ${m.name}: ${m.note}\n`);
   const errors = metrics.filter((m) => m.error !== undefined).length;
   process.stdout.write(`\n${metrics.length} metrics, ${errors} could not be measured; took ${results.duration_s.total.toFixed(0)} s. Benchmarks are not pass/fail: the machine is shared and noisy.\n`);
-  const plots = opts.plots ?? (opts.only || opts.quick ? null : join(ROOT, 'docs', 'img'));
+  const plots = opts.plots ?? (opts.only || mode !== 'full' ? null : join(ROOT, 'docs', 'img'));
   if (plots && groups.includes('scale')) for (const f of writeCurves(resolve(plots), curves(metrics, o.scale))) process.stdout.write(`plot: ${f}\n`);
   const out = opts.out ?? (opts.only ? null : join(ROOT, 'bench', 'results.json'));
   if (out) {

@@ -1,5 +1,5 @@
 // The benchmark suite still runs end to end and reports every metric: `node bench/run.mjs
-// --quick` as a real child process, then its JSON. Never a performance target: CI must not
+// --smoke` as a real child process, then its JSON. Never a performance target: CI must not
 // fail on a number from a shared, noisy machine.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -45,7 +45,7 @@ const METRICS = [
   'sandbox.start.true',
   'sandbox.baseline.perl_e0',
   'sandbox.hook.pretooluse_allow',
-  // The scale curves at the quick sizes (docs/PERFORMANCE.md has the full ones).
+  // The scale curves at the smoke sizes (docs/PERFORMANCE.md has the full ones).
   'scale.baseline.node_e0',
   'scale.hook_allow.patterns_1',
   'scale.hook_allow.patterns_1000',
@@ -114,14 +114,14 @@ function runBench(args: string[]): Promise<{ code: number | null; stdout: string
 const dir = tempDir('gh-bench-smoke-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('npm run bench -- --quick', () => {
+describe('npm run bench -- --smoke', () => {
   it('runs every benchmark and writes every metric with numeric medians to the JSON', { timeout: 480_000 }, async () => {
     const out = join(dir, 'results.json');
-    let run = await runBench(['--quick', '--out', out]);
+    let run = await runBench(['--smoke', '--out', out]);
     // A metric can fail once on a machine loaded by the tests running beside this one (a warm
     // call past the client's 2 s patience falls back to the cold command, and the suite refuses
     // to count it); a broken metric fails again, so one retry hides nothing real.
-    if (run.code === 0 && readFileSync(out, 'utf8').includes('"error":')) run = await runBench(['--quick', '--out', out]);
+    if (run.code === 0 && readFileSync(out, 'utf8').includes('"error":')) run = await runBench(['--smoke', '--out', out]);
     expect(run.code, run.stderr.slice(-3000)).toBe(0);
     expect(run.stdout).toContain('metric');
 
@@ -132,7 +132,7 @@ describe('npm run bench -- --quick', () => {
       machine: { cpu_model: string; cpu_count: number; total_memory_bytes: number; platform: string; kernel_release: string };
       metrics: Metric[];
     };
-    expect(results.mode).toBe('quick');
+    expect(results.mode).toBe('smoke');
     expect(results.node).toBe(process.version);
     expect(Number.isNaN(Date.parse(results.date))).toBe(false);
     expect(results.machine.cpu_count).toBeGreaterThan(0);
