@@ -33,7 +33,14 @@ cold() {
 }
 
 [ ${#cold_argv[@]} -gt 0 ] || exit 2
-IFS= read -r secret <"$secret_file" 2>/dev/null || cold
+# The secret is opened read-write: a FIFO the agent put in its place would block a read-only open
+# until someone writes to it, and a hook hanging past the agent's timeout lets the call through.
+# Opened read-write, a FIFO never blocks at open and the read gives up after a second. -f first,
+# since <> would create a missing file.
+[ -f "$secret_file" ] || cold
+{ exec 4<>"$secret_file"; } 2>/dev/null || cold
+IFS= read -r -t 1 secret <&4 || cold
+exec 4<&-
 { exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || cold
 
 head="${#PWD}"$'\n'"$PWD"

@@ -1,13 +1,13 @@
 // One hook call, end to end: validate, load the session policy, let the adapter parse the
 // event, decide (PreToolUse gates or the Stop chain), log, and map the verdict to the agent's output.
-import { readSmallBytes } from '../runtime/small-file.js';
+import { MAX_STATE_FILE_BYTES, readSmallBytes } from '../runtime/small-file.js';
 import { isAbsolute, join } from 'node:path';
 import { checkPolicy, type Policy } from '../core/policy.js';
 import { block, type Verdict } from '../core/verdict.js';
 import { appendSessionLog, SESSION_FILES } from '../runtime/session-layout.js';
 import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';
 import { updateTurnState, type TurnState } from '../runtime/turn-state.js';
-import { MAX_SESSION_FILE_BYTES, readVerifiedJson } from '../runtime/session-files.js';
+import { readVerifiedJson } from '../runtime/session-files.js';
 import type { ChainResult } from '../core/verifier-chain.js';
 import { checkHookInput, MAX_INPUT_BYTES } from '../core/hook-input.js';
 import { stopVerdict } from '../core/gate-rules.js';
@@ -86,7 +86,7 @@ export async function runHookGate(req: HookRequest): Promise<HookOutput> {
     let raw: unknown;
     try {
       // Only a regular file: a FIFO planted in its place would hold the hook until the agent's timeout.
-      const bytes = readSmallBytes(join(dir, SESSION_FILES.policy), MAX_SESSION_FILE_BYTES);
+      const bytes = readSmallBytes(join(dir, SESSION_FILES.policy), MAX_STATE_FILE_BYTES);
       if (bytes === null) throw new Error('it is missing, a link, a FIFO or another special file, or too large');
       raw = JSON.parse(bytes.toString('utf8'));
     } catch (err) {

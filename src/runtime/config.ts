@@ -1,6 +1,7 @@
 // Finds and loads the project's `gatehouse.yaml` / `gatehouse.yml` / `gatehouse.toml`, validates
 // it with the one schema in config-schema.ts, and reports each problem as `file:line: key.path: …`.
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { readRegularFile } from './small-file.js';
 import { extname, join, resolve } from 'node:path';
 import { fail, ok } from '../core/result.js';
 import type { Result } from '../core/result.js';
@@ -185,12 +186,13 @@ function formatOf(file: string): Format | null {
 
 function readConfigText(file: string): Result<string> {
   try {
-    const st = statSync(file, { throwIfNoEntry: false });
-    if (st === undefined) return fail(`Config file ${file} does not exist; check the path, or omit it to use ${CONFIG_FILE_NAMES.join(' / ')} at the project root.`);
-    if (!st.isFile()) return fail(`Config file ${file} is not a regular file.`);
-    if (st.size > MAX_CONFIG_BYTES) return fail(`Config file ${file} is ${st.size} bytes; a Gatehouse config is at most ${MAX_CONFIG_BYTES} bytes. Is it the right file?`);
-    return ok(readFileSync(file, 'utf8'));
+    // Opened without blocking, then checked: a FIFO in its place must not hang the command.
+    return ok(readRegularFile(file, { max: MAX_CONFIG_BYTES }).toString('utf8'));
   } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return fail(`Config file ${file} does not exist; check the path, or omit it to use ${CONFIG_FILE_NAMES.join(' / ')} at the project root.`);
+    if (code === 'ENOTREG') return fail(`Config file ${file} is not a regular file.`);
+    if (code === 'EFBIG') return fail(`Config file ${file} is over ${MAX_CONFIG_BYTES} bytes, the most a Gatehouse config holds. Is it the right file?`);
     return fail(`Cannot read config file ${file}: ${(err as Error).message}`);
   }
 }

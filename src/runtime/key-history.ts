@@ -1,13 +1,16 @@
 // Key rotation and the project's key history: retired public keys kept in `<state>/keys/retired/`
 // so checkpoints signed before a rotation still verify. Kept apart from keys.ts, which hooks load.
 import type { KeyObject } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
+import { readRegularFile } from './small-file.js';
 import { generateKey, keyIdOf, keysDir, loadKey, loadOrCreateKey, PRIVATE_FILE, publicKeyFromPem } from './keys.js';
 import type { SigningKey } from './keys.js';
 
 const RETIRED_DIR = 'retired';
+/** More than any PEM public key Gatehouse writes: past it, the file is no key of ours. */
+const PEM_MAX_BYTES = 64 << 10;
 
 /** Replaces the current key with a new one; the old public key stays in `keys/retired/`. */
 export function rotateKey(projectState: string): { previous: SigningKey; current: SigningKey } {
@@ -28,7 +31,7 @@ export function knownPublicKeys(projectState: string): Map<string, KeyObject> {
   try {
     for (const f of readdirSync(join(keysDir(projectState), RETIRED_DIR))) {
       if (!f.endsWith('.pub.pem')) continue;
-      const k = publicKeyFromPem(readFileSync(join(keysDir(projectState), RETIRED_DIR, f), 'utf8'));
+      const k = publicKeyFromPem(readRegularFile(join(keysDir(projectState), RETIRED_DIR, f), { max: PEM_MAX_BYTES }).toString('utf8'));
       out.set(keyIdOf(k), k);
     }
   } catch {

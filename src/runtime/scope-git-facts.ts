@@ -1,6 +1,6 @@
 // What the scope baseline asks git, once, at session start: where the repository is,
 // what is tracked and committed, and which ignore rules are in force. Never at check time.
-import { lstatSync, readFileSync } from 'node:fs';
+import { MAX_STATE_FILE_BYTES, readRegularFile } from './small-file.js';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { EXCLUDES_FILE, INFO_EXCLUDE, type RuleSource } from './scope-ignore.js';
@@ -123,18 +123,22 @@ function ruleSources(top: string, prefix: string, commondir: string, excludesFil
   return sources;
 }
 
-/** A `.gitignore`'s text; git does not follow one that is a symlink. */
+/**
+ * A `.gitignore`'s text; git does not follow one that is a symlink. Opened without blocking and
+ * then checked, so a FIFO the agent puts there (or swaps in after a check) cannot hang the hook.
+ */
 export function readRegular(path: string): string | null {
   try {
-    return lstatSync(path).isFile() ? readFileSync(path, 'utf8') : null;
+    return readRegularFile(path, { max: MAX_STATE_FILE_BYTES, followLink: false }).toString('utf8');
   } catch {
     return null;
   }
 }
 
+/** An excludes file's text (a link followed, as git does); null for anything not a regular file. */
 function readAny(path: string): string | null {
   try {
-    return readFileSync(path, 'utf8');
+    return readRegularFile(path, { max: MAX_STATE_FILE_BYTES }).toString('utf8');
   } catch {
     return null;
   }

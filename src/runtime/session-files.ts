@@ -6,14 +6,7 @@ import type { Policy } from '../core/policy.js';
 import type { Result } from '../core/result.js';
 import { checkShape, list, object, pair, text } from '../core/shape.js';
 import type { Baseline, BaselineTexts } from './scope-baseline.js';
-import { readSmallBytes } from './small-file.js';
-
-/**
- * Largest session file read (a baseline of about a million files): past it, or when the name is
- * not a regular file (a FIFO the agent planted would block the read, and the hook with it, until
- * the agent's timeout let the call through), the file cannot be trusted.
- */
-export const MAX_SESSION_FILE_BYTES = 512 << 20;
+import { MAX_STATE_FILE_BYTES, readSmallBytes } from './small-file.js';
 
 /** A session file that was read and matches its recorded digest, or why it cannot be trusted. */
 export type Verified<T> = { ok: true; value: T } | { ok: false; tampered: true; reason: string; actual: string | null };
@@ -37,7 +30,7 @@ export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
  */
 export function readVerifiedJson<T>(file: string, expected: string, what: string, check?: (value: unknown) => Result<T>): Verified<T> {
   // A link is followed (its target's bytes must still hash to the digest); a FIFO is never read.
-  const bytes = readSmallBytes(file, MAX_SESSION_FILE_BYTES, { followLink: true });
+  const bytes = readSmallBytes(file, MAX_STATE_FILE_BYTES, { followLink: true });
   if (bytes === null) {
     return {
       ok: false,

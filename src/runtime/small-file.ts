@@ -7,26 +7,86 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Bi
 import { isRecord } from '../core/is-record.js';
 
 /**
+ * Largest state file read (a baseline of about a million files): past it, or when the name is
+ * not a regular file (a FIFO the agent planted would block the read, and the hook with it, until
+ * the agent's timeout let the call through), the file cannot be trusted.
+ */
+export const MAX_STATE_FILE_BYTES = 512 << 20;
+
+/** The error {@link readRegularFile} throws for a name that is no regular file, or one past its cap. */
+function refused(file: string | Buffer, code: 'ENOTREG' | 'EFBIG', why: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${String(file)} ${why}`), { code });
+}
+
+/**
+ * Opens `file` to read without ever blocking: a FIFO opened non-blocking returns at once, and
+ * fstat then refuses it (code `ENOTREG`), as it refuses a socket, a device or a folder. Errors of
+ * the open itself (ENOENT, EACCES, ELOOP for a link when `followLink` is false) are thrown as they are.
+ */
+function openRegular(file: string | Buffer, followLink: boolean): { fd: number; size: number } {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | (followLink ? 0 : constants.O_NOFOLLOW));
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw refused(file, 'ENOTREG', 'is not a regular file (a FIFO, socket, device or folder stands in its place)');
+    return { fd, size: st.size };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/**
+ * The bytes of `file` as `readFileSync` reads them (to its end, following a link unless
+ * `followLink` is false), except that a FIFO or device put in its place never blocks: it throws,
+ * code `ENOTREG`, and so does a file past `max` bytes (code `EFBIG`). For a file the agent can
+ * replace that a long-lived process or a hook reads; errors keep their codes, so `ENOENT` still means missing.
+ * @example readRegularFile(join(state, 'audit', 'checkpoints.jsonl'), { max: 512 << 20 }).toString('utf8')
+ */
+export function readRegularFile(file: string | Buffer, { max, followLink = true }: { max: number; followLink?: boolean }): Buffer {
+  const { fd, size } = openRegular(file, followLink);
+  try {
+    if (size > max) throw refused(file, 'EFBIG', `is ${size} bytes, over the ${max} this file may hold`);
+    // To the end, like readFileSync: a file appended to while it is read gives what was there.
+    let buf = Buffer.allocUnsafe(Math.min(size + 1, max + 1));
+    let n = 0;
+    for (;;) {
+      if (n === buf.length) {
+        if (n > max) throw refused(file, 'EFBIG', `grew past the ${max} bytes this file may hold`);
+        const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, max + 1));
+        buf.copy(bigger, 0, 0, n);
+        buf = bigger;
+      }
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    if (n > max) throw refused(file, 'EFBIG', `grew past the ${max} bytes this file may hold`);
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * The bytes of `file`, or null when it is missing, a link (unless `followLink`), not a regular file, over `max` bytes, or
  * changed size while it was read.
  * @example readSmallBytes('/state/cache.bin', 8 << 20)
  */
 export function readSmallBytes(file: string | Buffer, max: number, { followLink = false }: { followLink?: boolean } = {}): Buffer | null {
-  let fd: number;
+  let opened: { fd: number; size: number };
   try {
-    // Non-blocking: opening a FIFO (even through a link) returns at once, and fstat refuses it below.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | (followLink ? 0 : constants.O_NOFOLLOW));
+    opened = openRegular(file, followLink);
   } catch {
     return null;
   }
+  const { fd, size } = opened;
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > max) return null;
+    if (size > max) return null;
     // One byte more than its size: a file that grew while it was read fills it and is refused.
-    const buf = Buffer.allocUnsafe(st.size + 1);
+    const buf = Buffer.allocUnsafe(size + 1);
     let n = 0;
     for (let got = 1; got > 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
-    return n === st.size ? buf.subarray(0, n) : null;
+    return n === size ? buf.subarray(0, n) : null;
   } catch {
     return null;
   } finally {

@@ -1,9 +1,10 @@
 // Where a running supervisor can be found: `gatehouse serve` writes its pid and port into the
 // project state, and `session start` uses it to choose the warm hook transport.
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
+import { readSmallJson } from './small-file.js';
 import { isProcessAlive } from './process-alive.js';
 
 /** What `serve` records about itself. */
@@ -17,6 +18,8 @@ export interface SupervisorRecord {
 
 /** How long `session start` waits for the supervisor's health check. */
 const PROBE_TIMEOUT_MS = 1_000;
+/** More than the record ever holds: a pid, a port, a time. */
+const RECORD_MAX_BYTES = 4 << 10;
 
 /** `<folder>/gateway/supervisor.json`: the folder is a project state folder, or the state base for `serve --all`. */
 function recordPath(projectState: string): string {
@@ -36,7 +39,8 @@ export function removeSupervisorRecord(projectState: string, pid: number = proce
 /** The recorded supervisor, or null when there is none or the file is unreadable. */
 export function readSupervisorRecord(projectState: string): SupervisorRecord | null {
   try {
-    const rec = JSON.parse(readFileSync(recordPath(projectState), 'utf8')) as Partial<SupervisorRecord>;
+    // A small regular file only: a FIFO in its place must not hang `session start`.
+    const rec = (readSmallJson(recordPath(projectState), RECORD_MAX_BYTES) ?? {}) as Partial<SupervisorRecord>;
     if (!Number.isInteger(rec.pid) || !Number.isInteger(rec.port) || typeof rec.started_at !== 'string' || (rec.all !== undefined && rec.all !== true)) return null;
     return rec as SupervisorRecord;
   } catch {

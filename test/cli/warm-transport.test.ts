@@ -2,7 +2,7 @@
 // started with --transport, the rendered command run through `sh -c` as an agent runs it.
 // Warm and cold give byte-identical verdicts; with the supervisor gone, stopped or moved,
 // the hook falls back to the cold command and enforces the same policy.
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,8 +47,8 @@ function rendered(p: Project, event: string, id: string): string {
   return cmd;
 }
 
-function runHook(p: Project, command: string, payload: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('/bin/sh', ['-c', command], { cwd: p.root, input: payload, encoding: 'utf8', timeout: 60_000 });
+function runHook(p: Project, command: string, payload: string, timeout = 60_000): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync('/bin/sh', ['-c', command], { cwd: p.root, input: payload, encoding: 'utf8', timeout });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -117,6 +117,36 @@ describe('session start --transport', () => {
     const ok = await post('/hooks/v1/w4/PreToolUse/claude/0', secret);
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('GATEHOUSE1 0 0 0\n');
+  });
+});
+
+describe('a FIFO the agent plants in place of warm.secret', () => {
+  it('neither hangs the hook, which decides cold with the same verdicts, nor the supervisor, which refuses the call and serves the next session', async () => {
+    const p = project();
+    const { url } = await serve(p);
+    expect(start(p, 'f1', 'warm').status).toBe(0);
+    expect(start(p, 'f2', 'warm').status).toBe(0);
+    const secretFile = join(p.state, 'sessions', 'f1', 'warm.secret');
+    rmSync(secretFile);
+    execFileSync('mkfifo', [secretFile]);
+    const before = await warmCalls(url);
+    const cmd = rendered(p, 'PreToolUse', 'f1');
+    // A hang would end at the 15 s limit with no status: the agent's own timeout lets the call through.
+    expect(runHook(p, cmd, write(p, 'src/a.ts'), 15_000)).toEqual({ status: 0, stdout: '', stderr: '' });
+    const refused = runHook(p, cmd, write(p, 'package.json'), 15_000);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('package.json is outside');
+    // Asked directly, the supervisor reads no secret there and refuses, at once.
+    const direct = await fetch(new URL('/hooks/v1/f1/PreToolUse/claude/0', url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${'f'.repeat(64)}` },
+      body: `${p.root.length}\n${p.root}${write(p, 'src/a.ts')}`,
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(direct.status).toBe(401);
+    // Its thread is free: the other session's call is decided warm.
+    expect(runHook(p, rendered(p, 'PreToolUse', 'f2'), write(p, 'src/b.ts'), 15_000)).toEqual({ status: 0, stdout: '', stderr: '' });
+    expect(await warmCalls(url)).toBe(before + 1);
   });
 });
 

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -175,6 +175,28 @@ describe('interactive approvals in the PreToolUse hook', () => {
     const r = await hookAsync(id, bash('make deploy'));
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/nobody answered within 1 s/);
+  });
+
+  it('is not hung by a FIFO the agent puts in place of the rules file: the call is asked about, and denied at the TTL', async () => {
+    const id = await start('approvals:\n  interactive: true\n  timeout_s: 1\n');
+    mkdirSync(join(state, 'approvals'), { recursive: true });
+    execFileSync('mkfifo', [join(state, 'approvals', 'always-allow.json')]);
+    const r = await hookAsync(id, bash('make deploy'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/nobody answered within 1 s/);
+  });
+
+  it('ends the wait in a denial, not a hang, when the agent puts a FIFO where the answer goes; the queue still lists', async () => {
+    const id = await start('approvals:\n  interactive: true\n');
+    const waiting = hookAsync(id, bash('make deploy'));
+    const approval = await waitForPending(new ApprovalQueue(state));
+    execFileSync('mkfifo', [join(state, 'approvals', 'resolved', `${approval}.json`)]);
+    const r = await waiting;
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('denied to be safe');
+    const list = gatehouse(['approve', '--list', '--json', '--worktree', root, '--state-dir', state]);
+    expect(list.status).toBe(0);
+    expect(verifyProjectAudit(state).ok).toBe(true);
   });
 
   it('refuses the call when its request was changed on disk before the answer, so "always" never covers what was not shown', async () => {

@@ -62,4 +62,36 @@ describe('a FIFO planted where the hook reads or writes', () => {
       expect(s.stderr).toMatch(/\.git\/config|baseline\.json\) cannot be read/);
     });
   }
+
+  // Files the Stop's scope check and its extension hooks read from the worktree and git's config, which the agent controls.
+  const worktreeFifos: [string, () => void, number, string][] = [
+    // Inside the allowlist: the Stop passes.
+    ['a .gitignore', () => execFileSync('mkfifo', [join(root, 'src', '.gitignore')]), 0, ''],
+    [
+      'the core.excludesFile git config names',
+      () => {
+        execFileSync('mkfifo', [join(root, '..', 'excludes')]);
+        execFileSync('git', ['config', 'core.excludesFile', join(root, '..', 'excludes')], { cwd: root });
+      },
+      2,
+      'excludesFile',
+    ],
+    [
+      '.gatehouse/hooks.json',
+      () => {
+        mkdirSync(join(root, '.gatehouse'), { recursive: true });
+        execFileSync('mkfifo', [join(root, '.gatehouse', 'hooks.json')]);
+      },
+      2,
+      'created: .gatehouse/hooks.json',
+    ],
+  ];
+  for (const [what, plantIt, status, says] of worktreeFifos) {
+    it(`in place of ${what}: the Stop answers at once, as it would without the FIFO`, () => {
+      plantIt();
+      const s = stop();
+      expect(s.status).toBe(status);
+      expect(s.stderr).toContain(says);
+    });
+  }
 });

@@ -16,13 +16,13 @@ export interface Ran {
 }
 
 /** Runs `gatehouse …` with an isolated state home. */
-export function gatehouse(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Ran {
+export function gatehouse(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeout?: number } = {}): Ran {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: opts.cwd ?? process.cwd(),
     env: { ...process.env, ...opts.env },
     input: opts.input ?? '',
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: opts.timeout ?? 120_000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

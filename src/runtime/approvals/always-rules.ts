@@ -1,7 +1,7 @@
 // The always-allow rules that "always" answers made: stored beside the queue with a stable id,
 // their scope and who made them; added, listed and revoked under the audit log's lock, each step recorded.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AlwaysAllowRule } from '../../core/approvals/always-allow.js';
 import { ALWAYS_SCOPES, type AlwaysScope } from '../../core/approvals/always-scope.js';
@@ -11,6 +11,7 @@ import { fail, ok, type Result } from '../../core/result.js';
 import { AuditLog } from '../audit/log.js';
 import type { AuditEvent } from '../audit/record.js';
 import { writeFileAtomic } from '../fs-atomic.js';
+import { MAX_STATE_FILE_BYTES, readRegularFile } from '../small-file.js';
 import { isSafeSessionId } from '../state-dir.js';
 import { isoTime } from '../../core/iso-time.js';
 
@@ -98,7 +99,7 @@ export function readStoredRules(projectState: string): Result<StoredRule[]> {
   const file = alwaysRulesFile(projectState);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFile(file, { max: MAX_STATE_FILE_BYTES }).toString('utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ok([]);
     return fail(`cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);

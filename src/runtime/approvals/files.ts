@@ -1,9 +1,10 @@
 // Where approval records live on disk and the two ways they are written: whole-file
 // atomic, and exclusive create (temp file + link) so the first writer of a name wins.
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../fs-atomic.js';
+import { MAX_STATE_FILE_BYTES, readRegularFile } from '../small-file.js';
 import { isApprovalId } from './record.js';
 
 /** Record file mode: approvals name sessions and tools, so only the owner reads them. */
@@ -65,12 +66,18 @@ export function createExclusive(file: string, data: string): boolean {
   }
 }
 
-/** The text of `file`, or null if it does not exist. */
+/**
+ * The text of `file`, or null if it does not exist. A FIFO, folder or device the agent put in
+ * its place never blocks the hook waiting on an answer (or the supervisor): it reads as an empty
+ * record, which fails every record's checks, so a wait on it ends in a denial.
+ */
 export function readOrNull(file: string): string | null {
   try {
-    return readFileSync(file, 'utf8');
+    return readRegularFile(file, { max: MAX_STATE_FILE_BYTES }).toString('utf8');
   } catch (err) {
-    if (errCode(err) === 'ENOENT') return null;
+    const code = errCode(err);
+    if (code === 'ENOENT') return null;
+    if (code === 'ENOTREG' || code === 'EFBIG') return '';
     throw err;
   }
 }

@@ -1,8 +1,9 @@
 // checkpoints.jsonl: one signed tree head per line, appended under the log's lock and
 // read back (with its problems, never thrown) by the log and by verify.
-import { closeSync, constants, ftruncateSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { canonicalJson } from '../../core/crypto/canonical-json.js';
 import { readTail } from './lines.js';
+import { MAX_STATE_FILE_BYTES, readRegularFile } from '../small-file.js';
 
 /** One signed checkpoint as stored. The signed `note` is authoritative; the rest indexes it. */
 export interface StoredCheckpoint {
@@ -44,9 +45,12 @@ function asCheckpoint(value: unknown): StoredCheckpoint | null {
 export function readCheckpointFile(file: string): CheckpointFile {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFile(file, { max: MAX_STATE_FILE_BYTES }).toString('utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [], tornBytes: 0 };
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { records: [], problems: [], tornBytes: 0 };
+    // A FIFO or device in its place: no checkpoint can be read, and verify says so.
+    if (code === 'ENOTREG' || code === 'EFBIG') return { records: [], problems: [`checkpoints.jsonl cannot be read: ${(err as Error).message}`], tornBytes: 0 };
     throw err;
   }
   const lines = text.split('\n');

@@ -1,11 +1,12 @@
 // Reading sealed evidence back: load and list a project's bundles, export one bundle with
 // its blobs as a single self-contained file, and verify a bundle file or an export file.
 import type { KeyObject } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { decodeBase64, envelopePayload, type DsseEnvelope } from '../../core/crypto/dsse.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { writeFileAtomic } from '../fs-atomic.js';
+import { MAX_STATE_FILE_BYTES, readRegularFile } from '../small-file.js';
 import { readBlob } from './blob-read.js';
 import { sha256Hex } from '../../core/crypto/sha256.js';
 import { blobDir, SHA256_HEX_RE } from './blobs.js';
@@ -45,10 +46,11 @@ export interface EvidenceSummary {
 function readJson(file: string): Result<unknown> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFile(file, { max: MAX_STATE_FILE_BYTES }).toString('utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') return fail(`Cannot read ${file} (${code}); check the path.`);
+    if (code === 'ENOTREG' || code === 'EFBIG') return fail(`Cannot use ${(err as Error).message}.`);
     throw err;
   }
   try {

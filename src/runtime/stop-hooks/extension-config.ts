@@ -1,10 +1,10 @@
 // Finds and validates the Stop hooks of Claude-Code-compatible hooks.json files (project and
 // user level); a malformed file is skipped and reported, never fatal.
-import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { isRecord } from '../../core/is-record.js';
+import { readRegularFile } from '../small-file.js';
 
 /** Where a hooks.json came from. */
 type ExtensionHookSource = 'project' | 'user';
@@ -55,11 +55,13 @@ function extensionHookFiles(worktree: string, env: NodeJS.ProcessEnv): { source:
 /** A file's text, null when it does not exist, or why it cannot be read. */
 function readHooksFile(file: string): Result<string | null> {
   try {
-    const size = statSync(file).size;
-    if (size > MAX_HOOKS_FILE_BYTES) return fail(`is ${size} bytes, over the ${MAX_HOOKS_FILE_BYTES}-byte limit for a hooks file`);
-    return ok(readFileSync(file, 'utf8'));
+    // Opened without blocking, then checked: a FIFO in its place must not hang the Stop hook.
+    return ok(readRegularFile(file, { max: MAX_HOOKS_FILE_BYTES }).toString('utf8'));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ok(null);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return ok(null);
+    if (code === 'EFBIG') return fail(`is over the ${MAX_HOOKS_FILE_BYTES}-byte limit for a hooks file`);
+    if (code === 'ENOTREG') return fail('is not a regular file');
     return fail(`cannot be read (${(err as Error).message})`);
   }
 }

@@ -1,0 +1,78 @@
+// Outside a sandbox the agent can write the project's state folder, and put a FIFO where a
+// command reads a record: opening it for reading would block until someone writes to it. Every
+// command that reads one answers at once, says what it could not read, and loses nothing else.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { gatehouse, tempDir } from '../support/cli.js';
+
+let worktree: string;
+let state: string;
+let session: string;
+
+/** A command, killed after 20 s: a hang shows as a null status. */
+const cli = (args: string[]) => gatehouse([...args, '--worktree', worktree, '--state-dir', state], { timeout: 20_000 });
+
+const plant = (file: string): void => {
+  rmSync(file, { force: true });
+  execFileSync('mkfifo', [file]);
+};
+
+beforeEach(() => {
+  const root = tempDir('gh-fifo-cli-');
+  worktree = join(root, 'wt');
+  state = join(root, 'state');
+  mkdirSync(worktree);
+  const r = gatehouse(['run', '--agent', 'none', '--worktree', worktree, '--state-dir', state, '--require', 'check=true', '--json', '--', 'true']);
+  expect(r.status, r.stderr).toBe(0);
+  session = (JSON.parse(r.stdout) as { session_id: string }).session_id;
+});
+
+describe('a FIFO planted in the state folder', () => {
+  it("in place of a session's meta.json: session list answers, and show says it cannot read it", () => {
+    plant(join(state, 'sessions', session, 'meta.json'));
+    const list = cli(['session', 'list', '--json']);
+    expect(list.status).toBe(0);
+    const show = cli(['session', 'show', session]);
+    expect(show.status).not.toBe(0);
+    expect(show.status).not.toBeNull();
+    expect(show.stderr).toContain(session);
+  });
+
+  it('in place of the checkpoints: audit verify answers, failing, and names the file', () => {
+    plant(join(state, 'audit', 'checkpoints.jsonl'));
+    const r = cli(['audit', 'verify']);
+    expect(r.status).toBe(1);
+    expect(`${r.stdout}${r.stderr}`).toContain('checkpoints.jsonl cannot be read');
+  });
+
+  it('in place of an evidence bundle: evidence verify refuses it at once, and list still lists the others', () => {
+    const bundles = readdirSync(join(state, 'evidence', 'bundles')).filter((n) => n.endsWith('.json'));
+    expect(bundles.length).toBeGreaterThanOrEqual(2);
+    const id = bundles[0]!.slice(0, -'.json'.length);
+    plant(join(state, 'evidence', 'bundles', bundles[0]!));
+    const v = cli(['evidence', 'verify', id, '--key', join(state, 'keys', 'ed25519.pub.pem')]);
+    expect(v.status).toBe(2);
+    expect(v.stdout).toContain(`${id}.json is not a regular file`);
+    const list = cli(['evidence', 'list']);
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout).toContain(bundles[1]!.slice(0, -'.json'.length));
+  });
+
+  it("in place of the supervisor's record: session start --transport auto goes cold at once", () => {
+    mkdirSync(join(state, 'gateway'), { recursive: true });
+    plant(join(state, 'gateway', 'supervisor.json'));
+    const r = cli(['session', 'start', '--agent', 'claude', '--id', 'after-fifo', '--transport', 'auto', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { transport: unknown }).transport).toEqual({ kind: 'command' });
+  });
+
+  it('named by --config: run refuses it as not a regular file, and starts nothing', () => {
+    const config = join(worktree, '..', 'gatehouse.yaml');
+    plant(config);
+    const r = cli(['run', '--agent', 'none', '--config', config, '--', 'true']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`Config file ${config} is not a regular file`);
+  });
+});
