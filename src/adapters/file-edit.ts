@@ -1,7 +1,8 @@
 // Undoing an edit Gatehouse made to a file another program also writes (an agent's trust
 // list): the exact original when the file still holds what we wrote, otherwise only our part.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { ok, type Result } from '../core/result.js';
+import { rmSync } from 'node:fs';
+import { readTextOrNull } from '../runtime/small-file.js';
+import { fail, ok, type Result } from '../core/result.js';
 import { writeFileAtomic } from '../runtime/fs-atomic.js';
 
 /** One edit: the file's text before (null: it did not exist) and the text written (null: nothing was). */
@@ -17,8 +18,15 @@ export interface FileEdit {
  * the current text without our part — or null to leave the file alone. The file keeps its mode.
  */
 export function undoFileEdit(edit: FileEdit, patch: (current: string) => Result<string | null>): Result<void> {
-  if (edit.written === null || !existsSync(edit.file)) return ok(undefined);
-  const current = readFileSync(edit.file, 'utf8');
+  if (edit.written === null) return ok(undefined);
+  let current: string | null;
+  try {
+    current = readTextOrNull(edit.file);
+  } catch (err) {
+    // A FIFO or folder in its place: nothing Gatehouse wrote is there to undo.
+    return fail(`${(err as Error).message}, so Gatehouse leaves it to you: check it`);
+  }
+  if (current === null) return ok(undefined);
   if (current === edit.written) {
     if (edit.original === null) rmSync(edit.file, { force: true });
     else writeFileAtomic(edit.file, edit.original);

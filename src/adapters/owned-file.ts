@@ -1,7 +1,8 @@
 // A file Gatehouse owns for one session (Copilot's hooks file, OpenCode's plugin): written
 // whole at `session start` with the folders it needs, deleted at `session end` unless someone
 // edited it meanwhile, and never written over an existing file.
-import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
+import { readTextOrNull } from '../runtime/small-file.js';
 import { dirname } from 'node:path';
 import { fail, ok, type Result } from '../core/result.js';
 import { writeFileAtomic } from '../runtime/fs-atomic.js';
@@ -41,8 +42,15 @@ export function writeOwnedFile(file: string, content: string, depth: number): Re
 
 /** Deletes the file if it still holds what was written (and its created folders if empty); 1 if deleted. */
 export function removeOwnedFile(record: OwnedFileRecord): Result<number> {
-  if (!existsSync(record.file)) return ok(0);
-  if (readFileSync(record.file, 'utf8') !== record.written) return fail(`${record.file} was edited during the session, so Gatehouse leaves it to you: check it and delete it`);
+  let current: string | null;
+  try {
+    current = readTextOrNull(record.file);
+  } catch {
+    current = '';
+  }
+  if (current === null) return ok(0);
+  // A FIFO or folder in its place reads as '' here: not what was written, so it is left alone.
+  if (current !== record.written) return fail(`${record.file} was edited during the session, so Gatehouse leaves it to you: check it and delete it`);
   rmSync(record.file);
   removeEmptyDirs(record.createdDirs);
   return ok(1);

@@ -68,6 +68,20 @@ export function readRegularFile(file: string | Buffer, { max, followLink = true 
 }
 
 /**
+ * The text of `file` as {@link readRegularFile} reads it, or null when nothing is there (a FIFO
+ * or folder in its place still throws, code `ENOTREG`).
+ * @example readTextOrNull(join(home, '.codex', 'config.toml'))
+ */
+export function readTextOrNull(file: string, max = MAX_STATE_FILE_BYTES): string | null {
+  try {
+    return readRegularFile(file, { max }).toString('utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/**
  * The bytes of `file`, or null when it is missing, a link (unless `followLink`), not a regular file, over `max` bytes, or
  * changed size while it was read.
  * @example readSmallBytes('/state/cache.bin', 8 << 20)

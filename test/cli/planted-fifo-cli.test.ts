@@ -48,6 +48,8 @@ describe('a FIFO planted in the state folder', () => {
   });
 
   it('in place of an evidence bundle: evidence verify refuses it at once, and list still lists the others', () => {
+    // A second session, so that there is a bundle besides the one replaced.
+    expect(gatehouse(['run', '--agent', 'none', '--worktree', worktree, '--state-dir', state, '--require', 'check=true', '--', 'true']).status).toBe(0);
     const bundles = readdirSync(join(state, 'evidence', 'bundles')).filter((n) => n.endsWith('.json'));
     expect(bundles.length).toBeGreaterThanOrEqual(2);
     const id = bundles[0]!.slice(0, -'.json'.length);
@@ -74,5 +76,15 @@ describe('a FIFO planted in the state folder', () => {
     const r = cli(['run', '--agent', 'none', '--config', config, '--', 'true']);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`Config file ${config} is not a regular file`);
+  });
+
+  it("in place of the agent's settings file: session end answers, names it, and leaves it to the person", () => {
+    expect(cli(['session', 'start', '--agent', 'claude', '--id', 'settings-fifo', '--json']).status).toBe(0);
+    const settings = join(worktree, '.claude', 'settings.local.json');
+    plant(settings);
+    const r = cli(['session', 'end', 'settings-fifo']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${settings} is not a regular file`);
+    expect(r.stderr).toContain('Remove it or put the settings file back');
   });
 });

@@ -4,7 +4,8 @@
 // "trust" — through `codex app-server` (Codex computes the hashes, not us), checks that every
 // session hook now reports `trusted`, and records the config file so `session end` can put it
 // back exactly.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
+import { readTextOrNull } from '../../runtime/small-file.js';
 import { homeOf } from '../agent-home.js';
 import { join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
@@ -50,7 +51,7 @@ export function codexConfigFile(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 function readText(file: string): string | null {
-  return existsSync(file) ? readFileSync(file, 'utf8') : null;
+  return readTextOrNull(file);
 }
 
 function realOrSelf(p: string): string {

@@ -2,7 +2,8 @@
 // "for this and future sessions" is what Copilot's own prompt does: the folder goes into the
 // `trusted_folders` array of `<COPILOT_HOME or ~/.copilot>/config.json`. `session start` adds it
 // when the folder is not covered yet (recorded); `session end` removes exactly it.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { readTextOrNull } from '../../runtime/small-file.js';
 import { homeOf } from '../agent-home.js';
 import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
@@ -47,7 +48,7 @@ function trusted(config: Record<string, unknown>): string[] {
 
 /** Makes sure Copilot trusts `folder`, adding it to `trusted_folders` when nothing covers it. */
 export function ensureCopilotTrust(folder: string, file: string = copilotConfigFile()): Result<CopilotTrustRecord> {
-  const original = existsSync(file) ? readFileSync(file, 'utf8') : null;
+  const original = readTextOrNull(file);
   const parsed = split(original, file);
   if (!parsed.ok) return parsed;
   const { header, config } = parsed.value;

@@ -1,7 +1,8 @@
 // The Cursor adapter: entries in `<worktree>/.cursor/hooks.json` — preToolUse on the write
 // tools, beforeShellExecution, and stop continuing through followup_message within its
 // loop_limit. Contract-tested only: no Cursor binary runs on this kind of machine.
-import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
+import { readTextOrNull } from '../../runtime/small-file.js';
 import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
@@ -61,7 +62,7 @@ function render(ctx: RenderContext): Result<RenderedFile[]> {
   const file = cursorHooksFile(ctx.worktree);
   let original: string | null;
   try {
-    original = existsSync(file) ? readFileSync(file, 'utf8') : null;
+    original = readTextOrNull(file);
   } catch (err) {
     // e.g. a folder where the file should be
     return ioFailure(file, err);

@@ -3,7 +3,8 @@
 // trust dialog takes: an entry in `<GEMINI_CLI_HOME or ~>/.gemini/trustedFolders.json`.
 // `session start` adds it when the folder is not trusted yet (recorded), `session end`
 // removes exactly it; an explicit "do not trust" is the user's decision and is refused.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { readTextOrNull } from '../../runtime/small-file.js';
 import { homeOf } from '../agent-home.js';
 import { dirname, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
@@ -53,7 +54,7 @@ function trustOf(entries: Record<string, Level>, folder: string): Level | null {
 
 /** Makes sure Gemini trusts `folder`, adding the entry its trust dialog would add. */
 export function ensureTrusted(folder: string, file: string = trustedFoldersFile()): Result<TrustRecord> {
-  const original = existsSync(file) ? readFileSync(file, 'utf8') : null;
+  const original = readTextOrNull(file);
   const entries = readEntries(original, file);
   if (!entries.ok) return entries;
   const level = trustOf(entries.value, folder);

@@ -2,7 +2,8 @@
 // read-only inside them and which are hidden. Makes what must exist for a bind (allowlisted
 // folders, the agent's data folders, read-only stand-ins for missing agent settings files)
 // and says how to take the stand-ins away again.
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { readTextOrNull } from '../small-file.js';
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { folderShapedDirs, type SandboxNetwork, type SandboxSpec } from '../../core/sandbox.js';
@@ -99,7 +100,7 @@ export function planSandbox(inp: SandboxPlanInput): Result<SandboxPlan> {
   const cleanup = (): [string, string][] => {
     for (const f of made) {
       try {
-        if (readFileSync(f, 'utf8') === standIn(f)) rmSync(f);
+        if (readTextOrNull(f) === standIn(f)) rmSync(f);
       } catch {
         // Already gone or replaced: leave it.
       }
