@@ -62,6 +62,14 @@ async function main(): Promise<void> {
       process.exitCode = err.code;
       return;
     }
+    // A file it could not use (a FIFO the agent put in the state folder, a full disk, a permission):
+    // the message names the file; a stack would only hide it.
+    const code = (err as NodeJS.ErrnoException | null)?.code;
+    if (err instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+      process.stderr.write(`gatehouse: ${framed(err.message, '')} (${code}). Fix or remove that file, then run again.\n`);
+      process.exitCode = EXIT.failure;
+      return;
+    }
     throw err;
   }
 }

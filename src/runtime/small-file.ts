@@ -36,6 +36,15 @@ function openRegular(file: string | Buffer, followLink: boolean): { fd: number; 
 }
 
 /**
+ * A descriptor to read `file` from, like `openSync(file, 'r')`, except that a FIFO, socket,
+ * device or folder in its place never blocks: it throws, code `ENOTREG`. Close it when done.
+ * @example const fd = openRegularFile(logPath); try { readSync(fd, buf, 0, n, 0) } finally { closeSync(fd) }
+ */
+export function openRegularFile(file: string, { followLink = true }: { followLink?: boolean } = {}): number {
+  return openRegular(file, followLink).fd;
+}
+
+/**
  * The bytes of `file` as `readFileSync` reads them (to its end, following a link unless
  * `followLink` is false), except that a FIFO or device put in its place never blocks: it throws,
  * code `ENOTREG`, and so does a file past `max` bytes (code `EFBIG`). For a file the agent can

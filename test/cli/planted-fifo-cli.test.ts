@@ -11,8 +11,11 @@ let worktree: string;
 let state: string;
 let session: string;
 
-/** A command, killed after 20 s: a hang shows as a null status. */
-const cli = (args: string[]) => gatehouse([...args, '--worktree', worktree, '--state-dir', state], { timeout: 20_000 });
+/** A command on this project (its options before any `--`), killed after 20 s: a hang shows as a null status. */
+const cli = (args: string[]) => {
+  const at = args.includes('--') ? args.indexOf('--') : args.length;
+  return gatehouse([...args.slice(0, at), '--worktree', worktree, '--state-dir', state, ...args.slice(at)], { timeout: 20_000 });
+};
 
 const plant = (file: string): void => {
   rmSync(file, { force: true });
@@ -86,5 +89,19 @@ describe('a FIFO planted in the state folder', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`${settings} is not a regular file`);
     expect(r.stderr).toContain('Remove it or put the settings file back');
+  });
+
+  it('in place of the audit log: verify reports it broken, naming it, and run refuses to start a session it could not record', () => {
+    const log = join(state, 'audit', 'log.jsonl');
+    plant(log);
+    const v = cli(['audit', 'verify']);
+    expect(v.status).toBe(1);
+    expect(v.stdout).toContain(`${log} is not a regular file`);
+    const before = readdirSync(join(state, 'sessions'));
+    const r = cli(['run', '--agent', 'none', '--require', 'check=true', '--', 'true']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`gatehouse: ${log} is not a regular file: the audit log cannot be appended to (ENOTREG)`);
+    expect(r.stderr).not.toContain('    at ');
+    expect(readdirSync(join(state, 'sessions'))).toEqual(before);
   });
 });

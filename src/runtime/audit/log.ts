@@ -1,6 +1,7 @@
 // The audit chain of one project: an append-only JSONL file of hash-chained events, each a
 // leaf of an RFC 6962 tree whose signed checkpoints prove inclusion and append-only growth.
 import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { openRegularFile } from '../small-file.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { leafHash } from '../../core/crypto/merkle.js';
 import { formatCheckpoint, signNote } from '../../core/crypto/signed-note.js';
@@ -135,7 +136,10 @@ export class AuditLog {
   private lockedBody<T>(fn: (w: Writer) => T): T {
     const fd = openSync(this.logPath, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
     try {
-      const tail = readTail(fd, fstatSync(fd).size);
+      const st = fstatSync(fd);
+      // A FIFO the agent put here opens read-write without blocking; nothing written to it would be kept.
+      if (!st.isFile()) throw Object.assign(new Error(`${this.logPath} is not a regular file: the audit log cannot be appended to`), { code: 'ENOTREG' });
+      const tail = readTail(fd, st.size);
       let repaired: { dropped_bytes: number; dropped_sha256: string } | null = null;
       if (tail.torn !== null) {
         repaired = { dropped_bytes: tail.torn.length, dropped_sha256: hashRange(fd, tail.torn.offset, tail.torn.offset + tail.torn.length) };
@@ -260,7 +264,7 @@ export class AuditLog {
   *events(): Generator<AuditEvent> {
     let fd: number;
     try {
-      fd = openSync(this.logPath, 'r');
+      fd = openRegularFile(this.logPath);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
@@ -275,7 +279,7 @@ export class AuditLog {
   private withLogFd<T>(fn: (fd: number) => T): T | null {
     let fd: number;
     try {
-      fd = openSync(this.logPath, 'r');
+      fd = openRegularFile(this.logPath);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;

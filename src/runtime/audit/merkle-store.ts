@@ -1,6 +1,7 @@
 // The log's Merkle tree on disk, as a cache: one file of 32-byte hashes per level of
 // complete subtrees (level 0 = leaves), so roots and proofs cost O(log n) small reads.
 import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { openRegularFile } from '../small-file.js';
 import { join } from 'node:path';
 import { CompactRange, consistencyPath, emptyRoot, HASH_SIZE, inclusionPath, leafHash, nodeHash, splitPoint, subtreeLevel, type SubtreeHasher } from '../../core/crypto/merkle.js';
 import { readLines, readRange, type Tail } from './lines.js';
@@ -41,7 +42,7 @@ class NodeReader {
     if (this.held !== null) return readRange(heldFd(this.held, this.dir, levelFile(level), false), index * HASH_SIZE, HASH_SIZE);
     let fd = this.fds.get(level);
     if (fd === undefined) {
-      fd = openSync(join(this.dir, levelFile(level)), 'r');
+      fd = openRegularFile(join(this.dir, levelFile(level)));
       this.fds.set(level, fd);
     }
     return readRange(fd, index * HASH_SIZE, HASH_SIZE);
@@ -174,7 +175,7 @@ export class MerkleStore {
   /** Offset just past the newline of line `seq`. */
   lineEnd(seq: number): number {
     if (this.held !== null) return Number(readRange(heldFd(this.held, this.dir, ENDS_FILE, false), seq * END_BYTES, END_BYTES).readBigUInt64BE());
-    const fd = openSync(join(this.dir, ENDS_FILE), 'r');
+    const fd = openRegularFile(join(this.dir, ENDS_FILE));
     try {
       return Number(readRange(fd, seq * END_BYTES, END_BYTES).readBigUInt64BE());
     } finally {

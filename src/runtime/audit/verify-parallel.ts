@@ -3,7 +3,8 @@
 // thread joins them in order and grows the Merkle tree from those roots. Any problem at all, and the log is verified serially instead, so a
 // damaged log gets exactly the serial report (the same first bad seq and message).
 import type { KeyObject } from 'node:crypto';
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, readSync, statSync } from 'node:fs';
+import { openRegularFile } from '../small-file.js';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,7 +87,7 @@ export function cutsWithin(cuts: readonly number[]): (first: number, end: number
  */
 function* splitAtBytes(file: string, size: number): Generator<RangeTask> {
   const window = Buffer.allocUnsafe(64 << 10);
-  const fd = openSync(file, 'r');
+  const fd = openRegularFile(file);
   try {
     let start = 0;
     for (let pos = RANGE_BYTES; pos < size;) {

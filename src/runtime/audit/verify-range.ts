@@ -1,7 +1,8 @@
 // One range of the log, checked on its own (in a worker thread): every line's form, hash and
 // chain link within the range, and the roots of the aligned subtrees its leaves make. The joins
 // between ranges are the caller's.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularFile } from '../small-file.js';
 import { lineTexts, type LineTexts } from './lines.js';
 import { alignedPieces, CompactRange, HASH_SIZE } from '../../core/crypto/merkle.js';
 import type { AuditEventDataMap } from './events.js';
@@ -50,7 +51,7 @@ export interface RangeBad {
 /** Checks one range of the log file; anything but a clean range is {ok: false}. */
 export function verifyRange(task: RangeTask, shape: RangeShape): RangeOk | RangeBad {
   const buf = rangeBuffer(task.end - task.start);
-  const fd = openSync(task.file, 'r');
+  const fd = openRegularFile(task.file);
   try {
     for (let got = 0; got < buf.length;) {
       const n = readSync(fd, buf, got, buf.length - got, task.start + got);

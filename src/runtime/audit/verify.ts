@@ -9,7 +9,8 @@
 // until the next checkpoint — `covered` in the report says where that boundary is. A
 // key learnt from a `key_rotated` event counts only if a trusted key endorsed it.
 import type { KeyObject } from 'node:crypto';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync } from 'node:fs';
+import { openRegularFile } from '../small-file.js';
 import { join } from 'node:path';
 import { CompactRange, emptyRoot } from '../../core/crypto/merkle.js';
 import { keyIdOf, keyNameOf } from '../keys.js';
@@ -69,9 +70,12 @@ function scanLog(file: string, keys: TrustedKey[], wanted: ReadonlySet<number>, 
   const findings: Finding[] = [];
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    fd = openRegularFile(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { events: 0, range, rootAt, findings };
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { events: 0, range, rootAt, findings };
+    // A FIFO or folder in its place: nothing of the log can be read, and verify says so.
+    if (code === 'ENOTREG') return { events: 0, range, rootAt, findings: [{ seq: 0, reason: (err as Error).message }] };
     throw err;
   }
   let prevSeq = -1;

@@ -1,6 +1,7 @@
 // Reads a machine's local audit log forward from a position, checking each line's form, hash
 // and link to the line before it, so that a tampered local line is never forwarded silently.
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
+import { openRegularFile } from '../small-file.js';
 import { readLastLines, readLines, readRange } from '../audit/lines.js';
 import { GENESIS_HASH, type AuditEvent } from '../audit/record.js';
 import { lineProblem, parseObject } from '../audit/verify-line.js';
@@ -47,7 +48,7 @@ export class LocalLogReader {
   seekPast(seq: number, hash: string, end: number): boolean {
     let fd: number;
     try {
-      fd = openSync(this.file, 'r');
+      fd = openRegularFile(this.file);
     } catch {
       return false;
     }
@@ -75,7 +76,7 @@ export class LocalLogReader {
     const end = { ...this.pos };
     let fd: number;
     try {
-      fd = openSync(this.file, 'r');
+      fd = openRegularFile(this.file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { events, end, problem: null, shrunk: this.pos.offset > 0 };
       throw err;
