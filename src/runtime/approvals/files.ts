@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../fs-atomic.js';
-import { MAX_STATE_FILE_BYTES, readRegularFile } from '../small-file.js';
+import { readTextOrNull } from '../small-file.js';
 import { isApprovalId } from './record.js';
 
 /** Record file mode: approvals name sessions and tools, so only the owner reads them. */
@@ -73,10 +73,9 @@ export function createExclusive(file: string, data: string): boolean {
  */
 export function readOrNull(file: string): string | null {
   try {
-    return readRegularFile(file, { max: MAX_STATE_FILE_BYTES }).toString('utf8');
+    return readTextOrNull(file);
   } catch (err) {
     const code = errCode(err);
-    if (code === 'ENOENT') return null;
     if (code === 'ENOTREG' || code === 'EFBIG') return '';
     throw err;
   }
