@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PtyInfo } from '../../src/gateway/pty/index.js';
@@ -74,7 +74,16 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', { timeout: 90_00
   });
 
   it('signs in by link: the token becomes an HttpOnly cookie and leaves the address bar', async () => {
-    const projects = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/projects', { timeout: WAIT_MS });
+    // Only the new page's request counts: the page before it asks for the projects as it signs in,
+    // and that answer can arrive after this test starts, with its body gone once the page is left.
+    let left = false;
+    const onNavigated = (frame: Frame): void => {
+      if (frame !== page.mainFrame()) return;
+      left = true;
+      page.off('framenavigated', onNavigated);
+    };
+    page.on('framenavigated', onNavigated);
+    const projects = page.waitForResponse((r) => left && new URL(r.url()).pathname === '/api/projects', { timeout: WAIT_MS });
     await page.goto(`${server.url}/?token=${server.accessToken}`);
     expect(page.url()).toBe(`${server.url}/`);
     const cookie = (await context.cookies(server.url)).find((c) => c.name === 'gatehouse_token');
