@@ -1,7 +1,7 @@
 // Which agents Gatehouse can gate, and how: each agent's adapter and its capability per
 // gate. Any other name is refused; `none` (gate nothing in-session) must be asked for by name.
 import { fail, ok, type Result } from '../core/result.js';
-import { closestKey } from '../runtime/config-schema.js';
+import { closestKey } from '../core/closest-key.js';
 import { noCapabilities, type AgentAdapter, type Capabilities } from './adapter.js';
 import { claudeAdapter } from './claude/index.js';
 import { qwenAdapter } from './qwen/index.js';

@@ -2,43 +2,51 @@
 // Usage errors exit 2, failed outcomes exit 1 (see exit-codes.ts and README.md).
 import { framed } from '../core/display.js';
 import { Command, CommanderError } from 'commander';
-import { agentsCommand, hookGateCommand, whereCommand } from './commands/misc.js';
-import { demoCommand } from './commands/demo.js';
-import { explainCommand } from './commands/explain.js';
-import { doctorCommand } from './commands/doctor.js';
-import { auditCommand } from './commands/audit.js';
-import { evidenceCommand } from './commands/evidence.js';
-import { keysCommand } from './commands/keys.js';
-import { approveCommand, tuiCommand } from './commands/approvals.js';
-import { serveCommand } from './commands/serve.js';
-import { runCommand } from './commands/run.js';
-import { sessionCommand } from './commands/session.js';
 import { EXIT, UserError } from './exit-codes.js';
 import { packageVersion } from './version.js';
 
-/** Builds the program; exported so tests can inspect the command tree. */
-export function buildProgram(): Command {
+/**
+ * The top-level commands in the order `--help` lists them, each loaded only when it is needed:
+ * a command's module pulls in what it runs (the config parser, the gateway, the team store), and
+ * loading all of them costs every call about a third of a second.
+ */
+const COMMANDS: readonly (readonly [name: string, load: () => Promise<Command>])[] = [
+  ['session', async () => (await import('./commands/session.js')).sessionCommand()],
+  ['run', async () => (await import('./commands/run.js')).runCommand()],
+  ['audit', async () => (await import('./commands/audit.js')).auditCommand()],
+  ['evidence', async () => (await import('./commands/evidence.js')).evidenceCommand()],
+  ['keys', async () => (await import('./commands/keys.js')).keysCommand()],
+  ['approve', async () => (await import('./commands/approvals.js')).approveCommand()],
+  ['serve', async () => (await import('./commands/serve.js')).serveCommand()],
+  ['tui', async () => (await import('./commands/approvals.js')).tuiCommand()],
+  ['where', async () => (await import('./commands/misc.js')).whereCommand()],
+  ['agents', async () => (await import('./commands/misc.js')).agentsCommand()],
+  ['doctor', async () => (await import('./commands/doctor.js')).doctorCommand()],
+  ['hook-gate', async () => (await import('./commands/hook-gate.js')).hookGateCommand()],
+  ['demo', async () => (await import('./commands/demo.js')).demoCommand()],
+  ['explain', async () => (await import('./commands/explain.js')).explainCommand()],
+];
+
+/**
+ * The commands a command line needs: the one it names first, none for a bare `--version`, and all
+ * of them otherwise (the overall help, `help <command>`, a mistyped name and its suggestion).
+ * @example commandsFor(['session', 'list']) // ['session']
+ */
+export function commandsFor(args: readonly string[]): string[] {
+  const first = args[0];
+  if (args.length === 1 && (first === '--version' || first === '-V')) return [];
+  if (first !== undefined && COMMANDS.some(([name]) => name === first)) return [first];
+  return COMMANDS.map(([name]) => name);
+}
+
+/** Builds the program with the named commands (all of them by default); exported so tests can inspect the command tree. */
+export async function buildProgram(names: readonly string[] = COMMANDS.map(([name]) => name)): Promise<Command> {
   const program = new Command('gatehouse')
     .description('Supervise AI coding agents: blocking write and completion gates inside the agent session.')
     .version(packageVersion())
     .showHelpAfterError('(run with --help for usage)');
-  for (const cmd of [
-    sessionCommand(),
-    runCommand(),
-    auditCommand(),
-    evidenceCommand(),
-    keysCommand(),
-    approveCommand(),
-    serveCommand(),
-    tuiCommand(),
-    whereCommand(),
-    agentsCommand(),
-    doctorCommand(),
-    hookGateCommand(),
-    demoCommand(),
-    explainCommand(),
-  ])
-    program.addCommand(cmd);
+  // Loaded side by side, added in the listed order.
+  for (const command of await Promise.all(COMMANDS.filter(([name]) => names.includes(name)).map(([, load]) => load()))) program.addCommand(command);
   const exitOverride = (c: Command): void => {
     c.exitOverride();
     for (const sub of c.commands) exitOverride(sub);
@@ -49,7 +57,7 @@ export function buildProgram(): Command {
 
 async function main(): Promise<void> {
   try {
-    await buildProgram().parseAsync(process.argv);
+    await (await buildProgram(commandsFor(process.argv.slice(2)))).parseAsync(process.argv);
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version "fail" with exit code 0.

@@ -1,6 +1,6 @@
 // `gatehouse session show`: one session's status, its policy as start recorded it, and its
 // recent gate decisions from the audit log, each read only through a path that is verified.
-import { trustedCopies } from '../gate/session-end.js';
+import { trustedCopies } from '../gate/session-trusted.js';
 import { safeForDisplay } from '../core/display.js';
 import { describeDecision, endVerdictView } from '../core/decision-words.js';
 import type { Policy } from '../core/policy.js';
@@ -10,8 +10,6 @@ import { outputColumns, wrapBlock } from './audit-lines.js';
 import { UserError } from './exit-codes.js';
 import { printJson } from './context.js';
 
-/** Decisions shown when `-n` is not given: a screenful that still shows how the session went. */
-export const RECENT_DECISIONS = 10;
 /** Decision lines start here; their reasons one step further in. */
 const ITEM_INDENT = '    ';
 const REASON_INDENT = '      ';

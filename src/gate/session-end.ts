@@ -1,28 +1,20 @@
 // Ending a gated session and its authoritative check. Both act only on what the session's
 // start recorded: the in-memory copies `run` kept, or files matching the audit log's digests.
 import { resolve } from 'node:path';
-import { checkPolicy, scopeExclusions, type Policy } from '../core/policy.js';
+import { scopeExclusions } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import type { ChainResult } from '../core/verifier-chain.js';
 import { humanSummary, verdictPassed, verdictWord } from '../core/verdict-report.js';
 import { osUserActor, recordCompletion, recordEvent, writeCheckpoint } from '../runtime/recorder.js';
-import type { Baseline } from '../runtime/scope-baseline.js';
 import { readVerifiedJson } from '../runtime/session-files.js';
 import type { SessionStore } from '../runtime/session-store.js';
-import { startDigests, type StartDigests } from '../runtime/session-trust.js';
+import { startDigests } from '../runtime/session-trust.js';
+import { trustedCopies, type TrustedCopies } from './session-trusted.js';
 import { RenderedFiles, type RenderedFile } from '../adapters/adapter.js';
 import { checkShape } from '../core/shape.js';
 import { adapterFor } from '../adapters/registry.js';
 import { runEndOfSessionChain } from './stop-chain.js';
-import { sentence } from '../core/sentence.js';
 import { isoTime } from '../core/iso-time.js';
-
-/** The policy, baseline and render record as `session start` made them: never files rewritten since. */
-export interface TrustedCopies {
-  policy: Policy;
-  baseline: Baseline | null;
-  rendered: RenderedFile[];
-}
 
 /** What the caller knows for itself when it checks (`run` does; `session check` reads meta.json). */
 export interface CheckContext {
@@ -32,41 +24,6 @@ export interface CheckContext {
 
 /** What to do when Gatehouse will not remove a session's hooks itself. */
 const BY_HAND = (id: string): string => `Remove the hook entries whose command contains \`--session ${id}\` from the agent's settings by hand.`;
-
-function untrusted(id: string): string {
-  return `Treat the work of session ${id} as unverified.`;
-}
-
-/** The start digests, or why there are none. */
-function digestsOf(store: SessionStore): Result<StartDigests> {
-  const d = startDigests(store.projectState, store.id);
-  if (d === null)
-    return fail(
-      `the audit log has no start record with file digests for session ${store.id} (started by an older Gatehouse, or the log was cut), so its files cannot be trusted. ${untrusted(store.id)}`,
-    );
-  return ok(d);
-}
-
-/**
- * The session's policy and baseline as they were at start: read from its folder and accepted only
- * if they hash to the digests its `session_started` audit event recorded.
- */
-export function trustedCopies(store: SessionStore): Result<TrustedCopies> {
-  const digests = digestsOf(store);
-  if (!digests.ok) return digests;
-  const { policy: policyDigest, baseline: baselineDigest } = digests.value;
-  const what = `Gatehouse cannot trust session ${store.id}`;
-  const policy = readVerifiedJson(store.path('policy'), policyDigest, 'policy.json', checkPolicy);
-  if (!policy.ok) return fail(`${sentence(`${what}: ${policy.reason}`)} ${untrusted(store.id)}`);
-  let baseline: Baseline | null = null;
-  if (baselineDigest !== null) {
-    const b = readVerifiedJson<Baseline>(store.path('baseline'), baselineDigest, 'baseline.json');
-    if (!b.ok) return fail(`${sentence(`${what}: ${b.reason}`)} ${untrusted(store.id)}`);
-    baseline = b.value;
-  }
-  // The check needs no render record; `session end` verifies it on its own (renderToUndo).
-  return ok({ policy: policy.value, baseline, rendered: [] });
-}
 
 /**
  * What `session end` may act on without in-memory copies: the render record and the agent, if the

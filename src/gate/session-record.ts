@@ -10,7 +10,7 @@ import { sessionDecisions } from '../runtime/session-decisions.js';
 import { sessionSummary } from '../runtime/session-list.js';
 import type { SessionStore } from '../runtime/session-store.js';
 import { worktreeDiff, type DiffLimits } from '../runtime/worktree-diff.js';
-import { trustedCopies } from './session-end.js';
+import { trustedCopies } from './session-trusted.js';
 import { stateInside } from './stop-chain.js';
 
 /** Bounds on one record: its timeline and its diff. */

@@ -9,8 +9,6 @@ import { ApprovalQueue, type ApprovalDecision, type PendingApproval } from '../.
 import { osUserName } from '../../runtime/recorder.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
-import { printRules, revokeRule } from './approve-rules.js';
-import { runStoreAction } from './approve-store.js';
 
 type Flags = { worktree?: string; stateDir?: string; json?: boolean };
 
@@ -57,8 +55,9 @@ export function approveCommand(): Command {
       refuseConflictingModes(id, flags);
       if (flags.store !== undefined) return approveInStore(id, { ...flags, store: flags.store }, worktree);
       const state = projectStateFor(flags.worktree, flags.stateDir);
-      if (flags.rules) return printRules(state, worktree, flags.json === true);
-      if (flags.revoke !== undefined) return revokeRule(state, worktree, flags.revoke, localPrincipal(), flags.json === true);
+      // The rules read the project's config: its parser is loaded only for them.
+      if (flags.rules) return (await import('./approve-rules.js')).printRules(state, worktree, flags.json === true);
+      if (flags.revoke !== undefined) return (await import('./approve-rules.js')).revokeRule(state, worktree, flags.revoke, localPrincipal(), flags.json === true);
       const scope = scopeOf(flags);
       const queue = new ApprovalQueue(state);
       // Deny what dead hook processes left waiting, so the list shows only live requests.
@@ -143,6 +142,8 @@ async function approveInStore(id: string | undefined, flags: ApproveFlags & { st
   const local = flags.rules ? '--rules' : flags.revoke !== undefined ? '--revoke' : flags.latest ? '--latest' : null;
   if (local !== null) throw new UserError(`${local} works on this machine's queue only; with --store, list (--list), show (--show ID) or answer by id (ID --nonce HEX)`, EXIT.usage);
   const json = flags.json === true;
+  // The team store's client and the config parser, loaded only for --store.
+  const { runStoreAction } = await import('./approve-store.js');
   if (flags.list) return runStoreAction(flags.store, worktree, { kind: 'list' }, json, describeRequest);
   if (flags.show !== undefined) return runStoreAction(flags.store, worktree, { kind: 'show', id: flags.show }, json, describeRequest);
   if (id === undefined) throw new UserError('give an approval id (or --list to see what is waiting)', EXIT.usage);

@@ -13,7 +13,6 @@ import { formatEvent, noEventsMessage, outputColumns } from '../audit-lines.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { printJson, projectStateFor } from '../context.js';
 import type { VerifyReport } from '../../runtime/audit/verify.js';
-import { exportStore, verifyStore } from './audit-store.js';
 
 type Flags = { worktree?: string; stateDir?: string; json?: boolean };
 const withProject = (c: Command): Command => c.option('--worktree <dir>', 'project folder', '.').option('--state-dir <dir>', 'project state folder').option('--json', 'print as JSON');
@@ -54,7 +53,7 @@ export function auditCommand(): Command {
       if (flags.dir !== undefined && flags.store !== undefined) throw new UserError('pass --dir or --store, not both', EXIT.usage);
       const given = flags.key.map(readTrustedKey);
       let report: VerifyReport;
-      if (flags.store !== undefined) report = await verifyStore(flags.store, given);
+      if (flags.store !== undefined) report = await (await import('./audit-store.js')).verifyStore(flags.store, given);
       else if (flags.dir !== undefined) {
         if (given.length === 0) throw new UserError('verify --dir needs --key PUB.pem: a folder from elsewhere has no keys of its own to trust', EXIT.usage);
         report = await verifyAuditParallel(resolve(flags.dir), given);
@@ -85,6 +84,7 @@ export function auditCommand(): Command {
     .option('--json', 'print as JSON')
     .addHelpText('after', '\nExit status: 0 written, 1 the store cannot be read, 2 usage (the folder exists).')
     .action(async (flags: { store: string; out: string; json?: boolean }) => {
+      const { exportStore } = await import('./audit-store.js');
       const r = await exportStore(flags.store, flags.out);
       if (flags.json) printJson({ ...r, out: resolve(flags.out) });
       else process.stdout.write(`exported ${r.events} events and ${r.checkpoints} checkpoints to ${flags.out}; check it with: gatehouse audit verify --dir ${flags.out} --key PUB.pem …\n`);

@@ -13,11 +13,7 @@ import { printJson, projectStateFor } from '../context.js';
 import { bundleFile, locateEvidence } from '../locate.js';
 import { readTrustedKey } from './audit.js';
 import { realpathSync } from 'node:fs';
-import { loadConfig } from '../../runtime/config.js';
 import { writeFileAtomic } from '../../runtime/fs-atomic.js';
-import { fetchEvidence } from '../../runtime/store/evidence-rows.js';
-import { openStore } from '../../runtime/store/pg-connect.js';
-import { settingOrExit, teamStoreSpec } from '../team-store.js';
 
 type Flags = { worktree?: string; stateDir?: string; json?: boolean };
 const withProject = (c: Command): Command => c.option('--worktree <dir>', 'project folder', '.').option('--state-dir <dir>', 'project state folder').option('--json', 'print as JSON');
@@ -102,6 +98,13 @@ export function evidenceCommand(): Command {
     .addHelpText('after', '\nExit status: 0 written, 1 no such bundle in the store, 2 usage, 69 the team store cannot be used.')
     .action(async (id: string, flags: { store?: string; worktree: string; out?: string; json?: boolean }) => {
       if (!EVIDENCE_ID_RE.test(id)) throw new UserError(`"${id}" is not an evidence id (ev-<yyyymmddThhmmssZ>-<16 hex>)`, EXIT.usage);
+      // The config parser and the team store's client, loaded only for this command.
+      const [{ loadConfig }, { fetchEvidence }, { openStore }, { settingOrExit, teamStoreSpec }] = await Promise.all([
+        import('../../runtime/config.js'),
+        import('../../runtime/store/evidence-rows.js'),
+        import('../../runtime/store/pg-connect.js'),
+        import('../team-store.js'),
+      ]);
       let configured = null;
       if (flags.store === undefined) {
         let root: string | null = null;

@@ -1,9 +1,8 @@
 // `gatehouse session start|end|list|show|check`: the lifecycle of one gated agent run.
 import { Command } from 'commander';
 import { agentPrograms } from '../../adapters/agent-programs.js';
-import { startSession, type StartedSession } from '../../gate/session-lifecycle.js';
+import type { StartedSession } from '../../gate/session-lifecycle.js';
 import type { SandboxOffer } from '../../gate/session-sandbox.js';
-import { checkSession, endSession } from '../../gate/session-end.js';
 import { TRANSPORT_CHOICES, type TransportChoice } from '../../adapters/hook-transport.js';
 import { gatesNothing, knownAgents, NO_AGENT, parseAgentName } from '../../adapters/registry.js';
 import { SessionStore } from '../../runtime/session-store.js';
@@ -12,9 +11,11 @@ import { safeForDisplay } from '../../core/display.js';
 import { failureList, PASSED_SUMMARY, verdictJson, verdictPassed } from '../../core/verdict-report.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { hookBundlePath, openSession, printJson, projectStateFor } from '../context.js';
-import { RECENT_DECISIONS, showSession } from '../session-show.js';
 import { versionWarning } from '../doctor/version-warning.js';
 import { stateBase } from '../../runtime/state-base.js';
+
+/** Decisions shown when `-n` is not given: a screenful that still shows how the session went. */
+const RECENT_DECISIONS = 10;
 
 const collect = (value: string, prev: string[]): string[] => [...prev, value];
 
@@ -67,6 +68,8 @@ export async function startFromFlags(flags: StartFlags, sandbox?: SandboxOffer):
   if (!(TRANSPORT_CHOICES as readonly string[]).includes(transport)) {
     throw new UserError(`--transport must be one of ${TRANSPORT_CHOICES.join(', ')}, got ${JSON.stringify(transport)}`, EXIT.usage);
   }
+  // Loaded here, not with the command: it brings the config parser and the adapters' renderers.
+  const { startSession } = await import('../../gate/session-lifecycle.js');
   const r = await startSession({
     transport: transport as TransportChoice,
     ...(flags.profile !== undefined ? { profile: flags.profile } : {}),
@@ -153,8 +156,9 @@ export function sessionCommand(): Command {
     .option('--worktree <dir>', 'project folder', '.')
     .option('--state-dir <dir>', 'project state folder')
     .option('--json', 'print the result as JSON')
-    .action((id: string, flags: { worktree?: string; stateDir?: string; json?: boolean }) => {
+    .action(async (id: string, flags: { worktree?: string; stateDir?: string; json?: boolean }) => {
       const store = openSession(id, flags.worktree, flags.stateDir);
+      const { endSession } = await import('../../gate/session-end.js');
       const r = endSession(store);
       if (!r.ok) throw new UserError(r.reason);
       if (flags.json) printJson({ session_id: id, removed_hooks: r.value.removed, already_ended: r.value.alreadyEnded });
@@ -171,6 +175,7 @@ export function sessionCommand(): Command {
     .option('--json', 'print the result as JSON')
     .action(async (id: string, flags: { worktree?: string; stateDir?: string; json?: boolean }) => {
       const store = openSession(id, flags.worktree, flags.stateDir);
+      const { checkSession } = await import('../../gate/session-end.js');
       const r = await checkSession(store);
       if (!r.ok) throw new UserError(r.reason);
       const passed = verdictPassed(r.value);
@@ -216,8 +221,9 @@ export function sessionCommand(): Command {
     .option('--state-dir <dir>', 'project state folder')
     .option('-n <count>', 'how many recent gate decisions to show', String(RECENT_DECISIONS))
     .option('--json', 'print as JSON')
-    .action((id: string, flags: { worktree?: string; stateDir?: string; json?: boolean; n: string }) => {
+    .action(async (id: string, flags: { worktree?: string; stateDir?: string; json?: boolean; n: string }) => {
       if (!/^\d+$/.test(flags.n)) throw new UserError(`-n must be a whole number, got ${JSON.stringify(flags.n)}`, EXIT.usage);
+      const { showSession } = await import('../session-show.js');
       showSession(openSession(id, flags.worktree, flags.stateDir), { limit: Number(flags.n), ...(flags.json ? { json: true } : {}) });
     });
 

@@ -2,7 +2,7 @@
 // canary's own work. Files the agent program writes for itself outside the allowlist would fail
 // every real session of that agent, so they make the gate BROKEN.
 import { scopeExclusions } from '../../core/policy.js';
-import { trustedCopies } from '../../gate/session-end.js';
+import { trustedCopies } from '../../gate/session-trusted.js';
 import type { CanaryFiles } from '../../runtime/doctor/canary.js';
 import type { GateResult } from '../../runtime/doctor/evidence.js';
 import { allowMatcher, changedSince } from '../../runtime/scope-baseline.js';
