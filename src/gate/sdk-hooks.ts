@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { sha256Hex } from '../core/crypto/sha256.js';
 import { checkPolicy } from '../core/policy.js';
 import { SESSION_FILES } from '../runtime/session-layout.js';
-import { MAX_STATE_FILE_BYTES, readRegularFile } from '../runtime/small-file.js';
+import { readRegularFile } from '../runtime/small-file.js';
 import { isSafeSessionId, sessionDir } from '../runtime/state-dir.js';
 import { hookBudgets } from './hook-budget.js';
 import { runHookGate } from './hook-gate.js';
@@ -61,7 +61,7 @@ export function gatehouseHooks(opts: GatehouseHooksOptions): GatehouseSdkHooks {
   let policyDigest: string;
   try {
     // Read now, before the agent runs: every later hook call trusts the file only while it matches.
-    const bytes = readRegularFile(join(sessionDir(stateDir, opts.session), SESSION_FILES.policy), { max: MAX_STATE_FILE_BYTES });
+    const bytes = readRegularFile(join(sessionDir(stateDir, opts.session), SESSION_FILES.policy));
     policyDigest = sha256Hex(bytes);
     raw = JSON.parse(bytes.toString('utf8'));
   } catch {

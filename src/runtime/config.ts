@@ -1,7 +1,7 @@
 // Finds and loads the project's `gatehouse.yaml` / `gatehouse.yml` / `gatehouse.toml`, validates
 // it with the one schema in config-schema.ts, and reports each problem as `file:line: key.path: …`.
 import { statSync } from 'node:fs';
-import { readRegularFile } from './small-file.js';
+import { readRegularText } from './small-file.js';
 import { extname, join, resolve } from 'node:path';
 import { fail, ok } from '../core/result.js';
 import type { Result } from '../core/result.js';
@@ -187,7 +187,7 @@ function formatOf(file: string): Format | null {
 function readConfigText(file: string): Result<string> {
   try {
     // Opened without blocking, then checked: a FIFO in its place must not hang the command.
-    return ok(readRegularFile(file, { max: MAX_CONFIG_BYTES }).toString('utf8'));
+    return ok(readRegularText(file, { max: MAX_CONFIG_BYTES }));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return fail(`Config file ${file} does not exist; check the path, or omit it to use ${CONFIG_FILE_NAMES.join(' / ')} at the project root.`);

@@ -4,7 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import { mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
-import { readRegularFile } from './small-file.js';
+import { readRegularText } from './small-file.js';
 import { generateKey, keyIdOf, keysDir, loadKey, loadOrCreateKey, PRIVATE_FILE, publicKeyFromPem } from './keys.js';
 import type { SigningKey } from './keys.js';
 
@@ -31,7 +31,7 @@ export function knownPublicKeys(projectState: string): Map<string, KeyObject> {
   try {
     for (const f of readdirSync(join(keysDir(projectState), RETIRED_DIR))) {
       if (!f.endsWith('.pub.pem')) continue;
-      const k = publicKeyFromPem(readRegularFile(join(keysDir(projectState), RETIRED_DIR, f), { max: PEM_MAX_BYTES }).toString('utf8'));
+      const k = publicKeyFromPem(readRegularText(join(keysDir(projectState), RETIRED_DIR, f), { max: PEM_MAX_BYTES }));
       out.set(keyIdOf(k), k);
     }
   } catch {

@@ -1,6 +1,6 @@
 // What the scope baseline asks git, once, at session start: where the repository is,
 // what is tracked and committed, and which ignore rules are in force. Never at check time.
-import { MAX_STATE_FILE_BYTES, readRegularFile } from './small-file.js';
+import { readRegularText } from './small-file.js';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { EXCLUDES_FILE, INFO_EXCLUDE, type RuleSource } from './scope-ignore.js';
@@ -129,7 +129,7 @@ function ruleSources(top: string, prefix: string, commondir: string, excludesFil
  */
 export function readRegular(path: string): string | null {
   try {
-    return readRegularFile(path, { max: MAX_STATE_FILE_BYTES, followLink: false }).toString('utf8');
+    return readRegularText(path, { followLink: false });
   } catch {
     return null;
   }
@@ -138,7 +138,7 @@ export function readRegular(path: string): string | null {
 /** An excludes file's text (a link followed, as git does); null for anything not a regular file. */
 function readAny(path: string): string | null {
   try {
-    return readRegularFile(path, { max: MAX_STATE_FILE_BYTES }).toString('utf8');
+    return readRegularText(path);
   } catch {
     return null;
   }

@@ -1,11 +1,11 @@
 // The on-disk record of a session: policy, baseline, what was rendered, and its status.
 // Every file is written atomically; the per-session log is append-only JSONL.
-import { mkdirSync, readdirSync } from 'node:fs';
+import { closeSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkPolicy, type Policy } from '../core/policy.js';
 import { fail, ok, type Result } from '../core/result.js';
 import { writeFileAtomic } from './fs-atomic.js';
-import { MAX_STATE_FILE_BYTES, readRegularFile } from './small-file.js';
+import { openRegularFile, readRegularText } from './small-file.js';
 import { appendSessionLog, SESSION_FILES } from './session-layout.js';
 import { sha256Hex } from '../core/crypto/sha256.js';
 import { isSafeSessionId, sessionDir } from './state-dir.js';
@@ -65,7 +65,8 @@ export class SessionStore {
     if (!isSafeSessionId(id)) return fail(`session id ${JSON.stringify(id)} is not valid: use 1-128 letters, digits, '_' or '-'`);
     const store = new SessionStore(projectState, id);
     try {
-      readRegularFile(store.path('meta'), { max: MAX_STATE_FILE_BYTES });
+      // A regular file at meta.json is a session; opened without reading it, and never blocking on a FIFO.
+      closeSync(openRegularFile(store.path('meta')));
     } catch {
       return fail(`no session ${id} in ${projectState}; run \`gatehouse session list\` to see the sessions of this project`);
     }
@@ -99,7 +100,7 @@ export class SessionStore {
     let text: string;
     try {
       // Never blocking on a FIFO the agent put here: the supervisor and the team link read these.
-      text = readRegularFile(this.path(file), { max: MAX_STATE_FILE_BYTES }).toString('utf8');
+      text = readRegularText(this.path(file));
     } catch (err) {
       return fail(`cannot read ${this.path(file)} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }

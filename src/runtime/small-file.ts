@@ -13,9 +13,18 @@ import { isRecord } from '../core/is-record.js';
  */
 export const MAX_STATE_FILE_BYTES = 512 << 20;
 
-/** The error {@link readRegularFile} throws for a name that is no regular file, or one past its cap. */
-function refused(file: string | Buffer, code: 'ENOTREG' | 'EFBIG', why: string): NodeJS.ErrnoException {
+/**
+ * The error {@link readRegularFile} and {@link openRegularFile} throw for a name that is no regular
+ * file (code `ENOTREG`) or one past its cap (`EFBIG`); its message is `<file> <why>`.
+ */
+export function refused(file: string | Buffer, code: 'ENOTREG' | 'EFBIG', why: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${String(file)} ${why}`), { code });
+}
+
+/** Whether `err` is a file {@link readRegularFile} refused: no regular file in its place, or one past its cap. */
+export function isRefusedFile(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOTREG' || code === 'EFBIG';
 }
 
 /**
@@ -47,16 +56,18 @@ export function openRegularFile(file: string, { followLink = true }: { followLin
 /**
  * The bytes of `file` as `readFileSync` reads them (to its end, following a link unless
  * `followLink` is false), except that a FIFO or device put in its place never blocks: it throws,
- * code `ENOTREG`, and so does a file past `max` bytes (code `EFBIG`). For a file the agent can
- * replace that a long-lived process or a hook reads; errors keep their codes, so `ENOENT` still means missing.
- * @example readRegularFile(join(state, 'audit', 'checkpoints.jsonl'), { max: 512 << 20 }).toString('utf8')
+ * code `ENOTREG`, and so does a file past `max` bytes (code `EFBIG`; {@link MAX_STATE_FILE_BYTES}
+ * unless given). For a file the agent can replace that a long-lived process or a hook reads;
+ * errors keep their codes, so `ENOENT` still means missing.
+ * @example readRegularFile(join(state, 'audit', 'checkpoints.jsonl'))
  */
-export function readRegularFile(file: string | Buffer, { max, followLink = true }: { max: number; followLink?: boolean }): Buffer {
+export function readRegularFile(file: string | Buffer, { max = MAX_STATE_FILE_BYTES, followLink = true }: { max?: number; followLink?: boolean } = {}): Buffer {
   const { fd, size } = openRegular(file, followLink);
   try {
     if (size > max) throw refused(file, 'EFBIG', `is ${size} bytes, over the ${max} this file may hold`);
     // To the end, like readFileSync: a file appended to while it is read gives what was there.
-    let buf = Buffer.allocUnsafe(Math.min(size + 1, max + 1));
+    // The buffer never grows past max + 1 bytes, and a full one that long is refused before the next read.
+    let buf = Buffer.allocUnsafe(size + 1);
     let n = 0;
     for (;;) {
       if (n === buf.length) {
@@ -66,14 +77,17 @@ export function readRegularFile(file: string | Buffer, { max, followLink = true 
         buf = bigger;
       }
       const got = readSync(fd, buf, n, buf.length - n, null);
-      if (got === 0) break;
+      if (got === 0) return buf.subarray(0, n);
       n += got;
     }
-    if (n > max) throw refused(file, 'EFBIG', `grew past the ${max} bytes this file may hold`);
-    return buf.subarray(0, n);
   } finally {
     closeSync(fd);
   }
+}
+
+/** The text of `file` as {@link readRegularFile} reads it (UTF-8). */
+export function readRegularText(file: string, opts: { max?: number; followLink?: boolean } = {}): string {
+  return readRegularFile(file, opts).toString('utf8');
 }
 
 /**
@@ -83,7 +97,7 @@ export function readRegularFile(file: string | Buffer, { max, followLink = true 
  */
 export function readTextOrNull(file: string, max = MAX_STATE_FILE_BYTES): string | null {
   try {
-    return readRegularFile(file, { max }).toString('utf8');
+    return readRegularText(file, { max });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;

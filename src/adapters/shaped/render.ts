@@ -1,7 +1,7 @@
 // Renders Gatehouse's hook entries into a Claude Code settings file and removes exactly them
 // again, leaving the user's own hooks, keys and formatting as they were.
 import { existsSync, mkdirSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
-import { MAX_STATE_FILE_BYTES, readRegularFile } from '../../runtime/small-file.js';
+import { isRefusedFile, readRegularFile } from '../../runtime/small-file.js';
 import { dirname, resolve } from 'node:path';
 import { fail, ok } from '../../core/result.js';
 import type { Result } from '../../core/result.js';
@@ -226,12 +226,11 @@ function removeStructurally(current: string, root: JsonObject, record: RenderRec
 function readSettings(file: string): Result<string | null> {
   let bytes: Buffer;
   try {
-    bytes = readRegularFile(file, { max: MAX_STATE_FILE_BYTES });
+    bytes = readRegularFile(file);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return ok(null);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ok(null);
     // A FIFO or folder in its place (or a file past 512 MiB): its message names the file and what stands there.
-    if (code === 'ENOTREG' || code === 'EFBIG') return fail(`${sentence(ioMessage(err))} Remove it or put the settings file back, then run again.`);
+    if (isRefusedFile(err)) return fail(`${sentence(ioMessage(err))} Remove it or put the settings file back, then run again.`);
     return fail(`${sentence(`Cannot read ${file}: ${ioMessage(err)}`)} ${CHECK_PATH}`);
   }
   const text = bytes.toString('utf8');

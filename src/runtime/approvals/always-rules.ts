@@ -11,7 +11,7 @@ import { fail, ok, type Result } from '../../core/result.js';
 import { AuditLog } from '../audit/log.js';
 import type { AuditEvent } from '../audit/record.js';
 import { writeFileAtomic } from '../fs-atomic.js';
-import { MAX_STATE_FILE_BYTES, readRegularFile } from '../small-file.js';
+import { readRegularText } from '../small-file.js';
 import { isSafeSessionId } from '../state-dir.js';
 import { isoTime } from '../../core/iso-time.js';
 
@@ -99,7 +99,7 @@ export function readStoredRules(projectState: string): Result<StoredRule[]> {
   const file = alwaysRulesFile(projectState);
   let text: string;
   try {
-    text = readRegularFile(file, { max: MAX_STATE_FILE_BYTES }).toString('utf8');
+    text = readRegularText(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ok([]);
     return fail(`cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../fs-atomic.js';
-import { readTextOrNull } from '../small-file.js';
+import { isRefusedFile, readTextOrNull } from '../small-file.js';
 import { isApprovalId } from './record.js';
 
 /** Record file mode: approvals name sessions and tools, so only the owner reads them. */
@@ -75,8 +75,7 @@ export function readOrNull(file: string): string | null {
   try {
     return readTextOrNull(file);
   } catch (err) {
-    const code = errCode(err);
-    if (code === 'ENOTREG' || code === 'EFBIG') return '';
+    if (isRefusedFile(err)) return '';
     throw err;
   }
 }

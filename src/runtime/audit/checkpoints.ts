@@ -3,7 +3,7 @@
 import { closeSync, constants, ftruncateSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { canonicalJson } from '../../core/crypto/canonical-json.js';
 import { readTail } from './lines.js';
-import { MAX_STATE_FILE_BYTES, readRegularFile } from '../small-file.js';
+import { isRefusedFile, readRegularText } from '../small-file.js';
 
 /** One signed checkpoint as stored. The signed `note` is authoritative; the rest indexes it. */
 export interface StoredCheckpoint {
@@ -45,12 +45,11 @@ function asCheckpoint(value: unknown): StoredCheckpoint | null {
 export function readCheckpointFile(file: string): CheckpointFile {
   let text: string;
   try {
-    text = readRegularFile(file, { max: MAX_STATE_FILE_BYTES }).toString('utf8');
+    text = readRegularText(file);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { records: [], problems: [], tornBytes: 0 };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [], tornBytes: 0 };
     // A FIFO or device in its place: no checkpoint can be read, and verify says so.
-    if (code === 'ENOTREG' || code === 'EFBIG') return { records: [], problems: [`checkpoints.jsonl cannot be read: ${(err as Error).message}`], tornBytes: 0 };
+    if (isRefusedFile(err)) return { records: [], problems: [`checkpoints.jsonl cannot be read: ${(err as Error).message}`], tornBytes: 0 };
     throw err;
   }
   const lines = text.split('\n');

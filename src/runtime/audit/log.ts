@@ -1,7 +1,7 @@
 // The audit chain of one project: an append-only JSONL file of hash-chained events, each a
 // leaf of an RFC 6962 tree whose signed checkpoints prove inclusion and append-only growth.
 import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { openRegularFile } from '../small-file.js';
+import { openRegularFile, refused } from '../small-file.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { leafHash } from '../../core/crypto/merkle.js';
 import { formatCheckpoint, signNote } from '../../core/crypto/signed-note.js';
@@ -138,7 +138,7 @@ export class AuditLog {
     try {
       const st = fstatSync(fd);
       // A FIFO the agent put here opens read-write without blocking; nothing written to it would be kept.
-      if (!st.isFile()) throw Object.assign(new Error(`${this.logPath} is not a regular file: the audit log cannot be appended to`), { code: 'ENOTREG' });
+      if (!st.isFile()) throw refused(this.logPath, 'ENOTREG', 'is not a regular file: the audit log cannot be appended to');
       const tail = readTail(fd, st.size);
       let repaired: { dropped_bytes: number; dropped_sha256: string } | null = null;
       if (tail.torn !== null) {

@@ -6,7 +6,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { decodeBase64, envelopePayload, type DsseEnvelope } from '../../core/crypto/dsse.js';
 import { fail, ok, type Result } from '../../core/result.js';
 import { writeFileAtomic } from '../fs-atomic.js';
-import { MAX_STATE_FILE_BYTES, readRegularFile } from '../small-file.js';
+import { isRefusedFile, readRegularText } from '../small-file.js';
 import { readBlob } from './blob-read.js';
 import { sha256Hex } from '../../core/crypto/sha256.js';
 import { blobDir, SHA256_HEX_RE } from './blobs.js';
@@ -46,11 +46,12 @@ export interface EvidenceSummary {
 function readJson(file: string): Result<unknown> {
   let text: string;
   try {
-    text = readRegularFile(file, { max: MAX_STATE_FILE_BYTES }).toString('utf8');
+    text = readRegularText(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') return fail(`Cannot read ${file} (${code}); check the path.`);
-    if (code === 'ENOTREG' || code === 'EFBIG') return fail(`Cannot use ${(err as Error).message}.`);
+    if (code === 'ENOENT' || code === 'EACCES') return fail(`Cannot read ${file} (${code}); check the path.`);
+    // A folder, a FIFO or a device in its place, or a file past the cap: the message names it.
+    if (isRefusedFile(err)) return fail(`${(err as Error).message}; check the path.`);
     throw err;
   }
   try {

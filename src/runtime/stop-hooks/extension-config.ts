@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { fail, ok, type Result } from '../../core/result.js';
 import { isRecord } from '../../core/is-record.js';
-import { readRegularFile } from '../small-file.js';
+import { readRegularText } from '../small-file.js';
 
 /** Where a hooks.json came from. */
 type ExtensionHookSource = 'project' | 'user';
@@ -56,7 +56,7 @@ function extensionHookFiles(worktree: string, env: NodeJS.ProcessEnv): { source:
 function readHooksFile(file: string): Result<string | null> {
   try {
     // Opened without blocking, then checked: a FIFO in its place must not hang the Stop hook.
-    return ok(readRegularFile(file, { max: MAX_HOOKS_FILE_BYTES }).toString('utf8'));
+    return ok(readRegularText(file, { max: MAX_HOOKS_FILE_BYTES }));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return ok(null);
