@@ -45,11 +45,11 @@ export function removeOwnedFile(record: OwnedFileRecord): Result<number> {
   let current: string | null;
   try {
     current = readTextOrNull(record.file);
-  } catch {
-    current = '';
+  } catch (err) {
+    // A FIFO or folder in its place (or a file it cannot read): not what was written, so it is left alone.
+    return fail(`${(err as Error).message}, so Gatehouse leaves it to you: check it and delete it`);
   }
   if (current === null) return ok(0);
-  // A FIFO or folder in its place reads as '' here: not what was written, so it is left alone.
   if (current !== record.written) return fail(`${record.file} was edited during the session, so Gatehouse leaves it to you: check it and delete it`);
   rmSync(record.file);
   removeEmptyDirs(record.createdDirs);

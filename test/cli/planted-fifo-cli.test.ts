@@ -2,7 +2,7 @@
 // command reads a record: opening it for reading would block until someone writes to it. Every
 // command that reads one answers at once, says what it could not read, and loses nothing else.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { gatehouse, tempDir } from '../support/cli.js';
@@ -89,6 +89,19 @@ describe('a FIFO planted in the state folder', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`${settings} is not a regular file`);
     expect(r.stderr).toContain('Remove it or put the settings file back');
+  });
+
+  it("in place of the hooks file Gatehouse owns in the worktree (Copilot's): session end answers, names it, and leaves it", () => {
+    const env = { COPILOT_HOME: join(worktree, '..', 'copilot-home') };
+    const start = gatehouse(['session', 'start', '--agent', 'copilot', '--id', 'owned-fifo', '--transport', 'command', '--worktree', worktree, '--state-dir', state], { env, timeout: 20_000 });
+    expect(start.status, start.stderr).toBe(0);
+    const hooks = join(worktree, '.github', 'hooks', 'gatehouse.json');
+    plant(hooks);
+    const r = gatehouse(['session', 'end', 'owned-fifo', '--worktree', worktree, '--state-dir', state], { env, timeout: 20_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${hooks} is not a regular file`);
+    expect(r.stderr).toContain('Gatehouse leaves it to you');
+    expect(lstatSync(hooks).isFIFO()).toBe(true);
   });
 
   it('in place of the audit log: verify reports it broken, naming it, and run refuses to start a session it could not record', () => {
