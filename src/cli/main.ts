@@ -32,15 +32,15 @@ const COMMANDS: readonly (readonly [name: string, load: () => Promise<Command>])
  * of them otherwise (the overall help, `help <command>`, a mistyped name and its suggestion).
  * @example commandsFor(['session', 'list']) // ['session']
  */
-export function commandsFor(args: readonly string[]): string[] {
+function commandsFor(args: readonly string[]): string[] {
   const first = args[0];
   if (args.length === 1 && (first === '--version' || first === '-V')) return [];
   if (first !== undefined && COMMANDS.some(([name]) => name === first)) return [first];
   return COMMANDS.map(([name]) => name);
 }
 
-/** Builds the program with the named commands (all of them by default); exported so tests can inspect the command tree. */
-export async function buildProgram(names: readonly string[] = COMMANDS.map(([name]) => name)): Promise<Command> {
+/** Builds the program with the named commands. */
+async function buildProgram(names: readonly string[]): Promise<Command> {
   const program = new Command('gatehouse')
     .description('Supervise AI coding agents: blocking write and completion gates inside the agent session.')
     .version(packageVersion())
