@@ -17,10 +17,14 @@ const CONTROL_TEXT_MAX_BYTES = 64 * 1024;
 const HINT_MAX_LINES = 30;
 
 /**
- * Files under info/ that git itself regenerates and no command reads as settings:
- * `info/refs` lists ref names for dumb HTTP clients and is rewritten by every `git gc`.
+ * Whether `name`, a file directly in an info/ folder, is one git itself regenerates and no
+ * command reads as a setting: `refs` lists ref names for dumb HTTP clients and is rewritten
+ * by every `git gc` (the background `gc --auto` after a large commit too), through a
+ * temporary `refs_XXXXXX` (mkstemp's six letters and digits) renamed over it.
  */
-const GENERATED_INFO = new Set(['info/refs']);
+function isGeneratedInfo(name: string): boolean {
+  return name === 'refs' || /^refs_[A-Za-z0-9]{6}$/.test(name);
+}
 
 /** Folders of a submodule's git dir that hold history, not settings: never walked. */
 const HISTORY_DIRS = new Set(['objects', 'refs', 'logs', 'lfs']);
@@ -72,7 +76,7 @@ async function eachControlFile(root: string, dirs: ControlDirs, found: Found, de
           .slice(0, -1)
           .some((p) => p === 'hooks' || p === 'info');
         if (e.st.isDirectory()) return !(HISTORY_DIRS.has(e.name) && isGitDir(e.abs));
-        if (e.rel.endsWith('/info/refs') && typeof e.abs === 'string' && isGitDir(dirname(e.abs))) return false;
+        if (e.rel.split('/').at(-2) === 'info' && isGeneratedInfo(e.name) && typeof e.abs === 'string' && isGitDir(dirname(e.abs))) return false;
         if (inside || e.name === 'config' || e.name === 'config.worktree') await found(`${base}/${e.rel}`, e.abs, e.st);
         return false;
       },
@@ -187,7 +191,7 @@ export function isControlPath(abs: string, dirs: ControlDirs, root: string): boo
     if (folder === modules) continue;
     const rel = under(folder);
     // `info/refs` is written by git itself (dumb-HTTP serving), not a setting.
-    if (rel !== null && !(rel === 'refs' && GENERATED_INFO.has(relPath(dirs.commondir, join(folder, rel))))) return true;
+    if (rel !== null && !(folder === join(dirs.commondir, 'info') && isGeneratedInfo(rel))) return true;
   }
   const rel = under(modules);
   if (rel === null) return false;
@@ -202,7 +206,7 @@ export async function walkAll(base: string, abs: string, found: Found, deadline?
     abs,
     async (e) => {
       if (e.st.isDirectory()) return true;
-      if (GENERATED_INFO.has(`${name}/${e.rel}`)) return false;
+      if (name === 'info' && isGeneratedInfo(e.rel)) return false;
       await found(`${base}/${e.rel}`, e.abs, e.st);
       return false;
     },
