@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { failed, metric } from './stats.mjs';
 import { LIB_URL, NODE, makeWorktree, processes, runHookCommand, shq, startSession, startSupervisor, tempDir } from './common.mjs';
 import { startHook } from './approval.mjs';
+import { AUDIT_EVENT, fillAuditLog } from './audit.mjs';
 import { gatehouse, http, sleep, within } from './common.mjs';
 
 const BASELINE = 'scale.baseline.node_e0';
@@ -117,7 +118,7 @@ async function warmStop(wt, dir, n, runs) {
     for (let i = 0; i < Math.max(runs, WARM_RUNS_MIN) + 1; i++) {
       const before = (await stats()).length;
       const r = runHookCommand(hooks.Stop.command, input, { cwd: wt });
-      if (r.status !== 0) throw new Error(`the warm Stop was refused: exit ${r.status} ${r.stderr.slice(0, 300)}`);
+      if (r.status !== 0) throw new Error(`the warm Stop was refused: exit ${r.status} ${r.stderr.trim().slice(0, 1200)}`);
       const after = await stats();
       if (after.length !== before + 1) throw new Error('the Stop was not answered by the supervisor');
       if (i > 0) samples.push(after.at(-1) / 1000);
@@ -146,7 +147,7 @@ async function worktreeCurve(sizes, runs, log) {
       writeFileSync(join(wt, 'src', 'index.ts'), 'export const answer = 43;\n');
       const input = event(wt, 'Stop', { stop_hook_active: false, last_assistant_message: 'done' });
       const r = timeHook(hooks.Stop.command, input, wt, runs, (x) => {
-        if (x.status !== 0) throw new Error(`the Stop was refused with ${n} files: exit ${x.status} ${x.stderr.slice(0, 300)}`);
+        if (x.status !== 0) throw new Error(`the Stop was refused with ${n} files: exit ${x.status} ${x.stderr.trim().slice(0, 1200)}`);
       });
       base.push(...r.base);
       out.push(metric(name, 'ms', r.samples, { baselineOf: BASELINE, note: `cold Stop hook, ${n.toLocaleString('en-US')} committed files, no required check` }));
@@ -170,14 +171,15 @@ async function auditCurves(sizes, log) {
   for (const n of sizes) {
     const perAppend = [];
     try {
+      // Grown in bulk to 10,000 short of the size, then event by event: the last 10 batches of 1,000
+      // are the measured ones.
+      if (size < n - 10_000) {
+        fillAuditLog(auditLog, key, size, n - 10_000);
+        size = n - 10_000;
+      }
       let t0 = process.hrtime.bigint();
       for (; size < n; size++) {
-        auditLog.append({
-          type: 'gate_decision',
-          actor: 'system:bench',
-          session_id: 's',
-          data: { event: 'pre_tool', tool: 'Write', targets: [`/x/${size}`], decision: 'block', rule: 'write.not_allowed', input_digest: 'a'.repeat(64) },
-        });
+        auditLog.append(AUDIT_EVENT(size));
         if ((size + 1) % 1_000 === 0) {
           perAppend.push(Number(process.hrtime.bigint() - t0) / 1e3 / 1_000);
           if ((size + 1) % 10_000 === 0) auditLog.checkpoint(key);
