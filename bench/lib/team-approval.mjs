@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { buildSync } from 'esbuild';
 import { ROOT, sleep, tempDir, track, within } from './common.mjs';
 import { startBenchPostgres } from './postgres.mjs';
 import { failed, metric } from './stats.mjs';
@@ -17,8 +16,12 @@ const TARGETS = [{ on: 'median', op: '<', value: 50 }];
 const PENDING_LEVELS = [1, 10, 100];
 const RESOLVER = { id: 'token:bench', auth: 'scoped-token', grant: 'approvals' };
 
-/** The machine program the tests use (test/runtime/store/fixtures/approval-machine.ts), bundled to one file. */
-function bundleMachine(dir) {
+/**
+ * The machine program the tests use (test/runtime/store/fixtures/approval-machine.ts), bundled to
+ * one file. esbuild (a dev dependency) loads only here, so the other groups run without it.
+ */
+async function bundleMachine(dir) {
+  const { buildSync } = await import('esbuild');
   const out = join(dir, 'approval-machine.mjs');
   buildSync({
     entryPoints: [join(ROOT, 'test/runtime/store/fixtures/approval-machine.ts')],
@@ -127,7 +130,7 @@ export async function teamApprovalBench({ runs, warmup, log }) {
   try {
     pg = await startBenchPostgres();
     const base = tempDir('gh-bench-team-');
-    const script = bundleMachine(base);
+    const script = await bundleMachine(base);
     const [b, a] = [dirsFor(base, 'b'), dirsFor(base, 'a')];
     const relay = machine(script, 'relay', b, pg);
     const hook = machine(script, 'hook', b, pg);
