@@ -34,7 +34,9 @@ describe('probeSandbox', () => {
   });
 
   it('refuses without perl, which runs the hook client inside', () => {
-    const r = probeSandbox({ ...process.env, PATH: pathWith(['bwrap']) }, 'linux');
+    // A bwrap that only reports its version: the machine need not have one for this refusal.
+    const bwrap = '#!/bin/sh\necho "bubblewrap 0.8.0"\n';
+    const r = probeSandbox({ ...process.env, PATH: pathWith([], { bwrap }) }, 'linux');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.reason).toMatch(/perl/);
   });
