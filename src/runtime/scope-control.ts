@@ -2,7 +2,7 @@
 // change can switch checks off or run code later. Always in scope, never ignored or excluded.
 import { gitControlSet, type GitControlSet } from './git-control-paths.js';
 import type { BigIntStats } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { compileGlob, matchesAny } from '../core/glob.js';
 import type { Baseline, BaselineTexts, Change, FileRecord } from './scope-baseline.js';
 import { differs, recordFile } from './scope-compare.js';
@@ -190,8 +190,8 @@ export function isControlPath(abs: string, dirs: ControlDirs, root: string): boo
   for (const folder of set.folders) {
     if (folder === modules) continue;
     const rel = under(folder);
-    // `info/refs` is written by git itself (dumb-HTTP serving), not a setting.
-    if (rel !== null && !(folder === join(dirs.commondir, 'info') && isGeneratedInfo(rel))) return true;
+    // `info/refs` (and its temporary file) is written by git itself, not a setting: as in walkAll.
+    if (rel !== null && !(basename(folder) === 'info' && isGeneratedInfo(rel))) return true;
   }
   const rel = under(modules);
   if (rel === null) return false;
