@@ -15,10 +15,13 @@ const script = (name) => join(root, 'scripts', name);
 const agents = spawnSync(process.execPath, [script('install-agents.mjs')], { cwd: root, stdio: 'inherit' });
 if (agents.status !== 0) process.exit(agents.status ?? 1);
 
-/** Runs `args` with its output piped; resolves with its exit code (1 on a signal or a failed start). */
-function start(args, onLine) {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine);
+/**
+ * Runs `args` with its stdout piped to `onLine` line by line (and its stderr too, unless
+ * `stderr` is 'inherit'); resolves with its exit code (1 on a signal or a failed start).
+ */
+function start(args, onLine, stderr = 'pipe') {
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', stderr] });
+  for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine);
   return new Promise((resolve) => {
     child.on('error', (err) => {
       onLine(`test: ${args[0]} could not start: ${err.message}`);
@@ -38,10 +41,16 @@ const lint = start([script('lint.mjs')], (line) => lintLines.push(line)).then((c
   if (!testsDone) for (const line of lintLines) write(line);
 });
 let lastLine = '';
-const tests = await start([join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...process.argv.slice(2)], (line) => {
-  write(line);
-  if (line.trim() !== '') lastLine = line;
-});
+// Its stderr goes straight through: only its stdout holds the closing line.
+const tests = await start(
+  [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...process.argv.slice(2)],
+  (line) => {
+    write(line);
+    // eslint-disable-next-line no-control-regex -- terminal escapes are exactly what is stripped
+    if (line.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').trim() !== '') lastLine = line;
+  },
+  'inherit',
+);
 testsDone = true;
 if (lintCode === null) {
   // The tests ended first: the checks' report, then the closing line again, so that it stays last.
