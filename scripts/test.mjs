@@ -14,6 +14,8 @@ const script = (name) => join(root, 'scripts', name);
 
 const agents = spawnSync(process.execPath, [script('install-agents.mjs')], { cwd: root, stdio: 'inherit' });
 if (agents.status !== 0) process.exit(agents.status ?? 1);
+// Exit codes are set, never forced with process.exit: on a pipe that is not synchronous (macOS),
+// that could cut off the last lines written.
 
 /**
  * Runs `args` with its stdout piped to `onLine` line by line (and its stderr too, unless
@@ -58,4 +60,4 @@ if (lintCode === null) {
   for (const line of lintLines) write(line);
   write(lintCode === 0 ? lastLine : `${lastLine}; lint FAILED`);
 } else if (lintCode !== 0) write(`${lastLine}; lint FAILED`);
-process.exit(lintCode !== 0 ? 1 : tests);
+process.exitCode = lintCode !== 0 ? 1 : tests;

@@ -24,12 +24,13 @@ export const AUDIT_EVENT = (i) => ({
  * the logs a benchmark reads, not for timing appends: the same lines and checkpoints either way.
  */
 export function fillAuditLog(auditLog, key, from, to) {
-  for (let i = from; i < to;) {
-    const end = Math.min(to, (Math.floor(i / 10_000) + 1) * 10_000);
+  for (let start = from; start < to;) {
+    const end = Math.min(to, (Math.floor(start / 10_000) + 1) * 10_000);
     auditLog.transact((append) => {
-      for (; i < end; i++) append(AUDIT_EVENT(i));
+      for (let i = start; i < end; i++) append(AUDIT_EVENT(i));
     });
-    if (i % 10_000 === 0) auditLog.checkpoint(key);
+    if (end % 10_000 === 0) auditLog.checkpoint(key);
+    start = end;
   }
 }
 
