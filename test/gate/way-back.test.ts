@@ -90,6 +90,18 @@ describe('the way back at PreToolUse', () => {
     expect(pre(writeTool(config, original)).status).toBe(0);
   });
 
+  // The scope check skips git's temporary info/refs_XXXXXX (a gc writes it), so the way back, which
+  // opens only for what differs from the baseline, never opens for it: the agent cannot use the name.
+  it("refuses writing git's temporary info/refs name, before and after something planted it", async () => {
+    await start();
+    const temp = join(root, '.git', 'info', 'refs_Hz0pWk');
+    expect(pre(writeTool(temp)).status).toBe(2);
+    expect(pre(bash('echo x > .git/info/refs_Hz0pWk')).status).toBe(2);
+    writeFileSync(temp, 'planted by a command no gate saw\n');
+    expect(pre(writeTool(temp)).status).toBe(2);
+    expect(pre(bash('echo x > .git/info/refs_Hz0pWk')).status).toBe(2);
+  });
+
   it('never lets the way back write the state folder or the agent settings', async () => {
     await start();
     const settings = join(root, '.claude', 'settings.local.json');
