@@ -104,8 +104,11 @@ describe('gatehouse doctor against Qwen Code, Copilot CLI and OpenCode', () => {
     it.skipIf(!have(agent))(
       `proves every gate the ${agent} adapter claims blocking (its stop: ${stop})`,
       () => {
+        const systemTmp = new Set(readdirSync('/tmp'));
         const { status, report, stderr } = doctor(['--agent', agent]);
         expect(status, stderr).toBe(0);
+        // OpenCode extracts a native library into its temp folder on every run: doctor's own, removed with it.
+        expect(readdirSync('/tmp').filter((f) => f.endsWith('.so') && !systemTmp.has(f))).toEqual([]);
         const a = report.agents[0]!;
         expect(a.tested).toBe(true);
         for (const gate of ['write_gate', 'scope_check', 'approvals'] as const) expect(a.gates[gate]?.state, `${gate}: ${a.gates[gate]?.evidence}`).toBe('blocking');

@@ -83,6 +83,9 @@ export interface AgentProbe {
 }
 
 const chatText = (req: ChatRequest): string => JSON.stringify(req.body?.messages ?? []);
+
+/** What every runner takes from a probe's run: the binary, the probe's scratch folder (the agent's temp folder goes there), the timeout, the pid hook, the kept variables. */
+const runnerOptions = (dirs: ProbeDirs, r: ProbeRun) => ({ bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv });
 const codexHome = (dirs: ProbeDirs): string => join(dirs.home, '.codex');
 const copilotHome = (dirs: ProbeDirs): string => join(dirs.home, '.copilot');
 
@@ -96,7 +99,7 @@ const claude: AgentProbe = {
   },
   write: (f) => tool('Write', { file_path: f.abs, content: f.content }),
   approvalCall: tool('Bash', { command: 'echo gatehouse-doctor-approval' }),
-  run: (dirs, stub, r) => runClaude({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
+  run: (dirs, stub, r) => runClaude({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, ...runnerOptions(dirs, r) }),
 };
 
 const codex: AgentProbe = {
@@ -111,8 +114,7 @@ const codex: AgentProbe = {
   write: (f) => tool('apply_patch', addFilePatch(f.rel, f.content)),
   // Codex's shell tool: its hooks see it as `Bash` with `{command}`.
   approvalCall: tool('exec_command', { cmd: 'echo gatehouse-doctor-approval' }),
-  run: (dirs, _stub, r) =>
-    runCodex({ cwd: dirs.project, prompt: CANARY_PROMPT, home: codexHome(dirs), bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
+  run: (dirs, _stub, r) => runCodex({ cwd: dirs.project, prompt: CANARY_PROMPT, home: codexHome(dirs), ...runnerOptions(dirs, r) }),
   trustFiles: (dirs) => [join(codexHome(dirs), 'config.toml')],
 };
 
@@ -127,7 +129,7 @@ const gemini: AgentProbe = {
   prepare: (dirs) => void makeGeminiHome(dirs.home),
   write: (f) => tool('write_file', { file_path: f.abs, content: f.content }),
   approvalCall: tool('run_shell_command', { command: 'echo gatehouse-doctor-approval' }),
-  run: (dirs, stub, r) => runGemini({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: dirs.home, bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
+  run: (dirs, stub, r) => runGemini({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: dirs.home, ...runnerOptions(dirs, r) }),
   trustFiles: (dirs) => [join(dirs.home, '.gemini', 'trustedFolders.json')],
 };
 
@@ -141,7 +143,7 @@ const qwen: AgentProbe = {
   },
   write: (f) => tool('write_file', { file_path: f.abs, content: f.content }),
   approvalCall: tool('run_shell_command', { command: 'echo gatehouse-doctor-approval' }),
-  run: (dirs, stub, r) => runQwen({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
+  run: (dirs, stub, r) => runQwen({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, ...runnerOptions(dirs, r) }),
 };
 
 const copilot: AgentProbe = {
@@ -155,7 +157,7 @@ const copilot: AgentProbe = {
   prepare: (dirs) => void mkdirSync(copilotHome(dirs), { recursive: true }),
   write: (f) => tool('create', { path: f.abs, file_text: f.content }),
   approvalCall: tool('bash', { command: 'echo gatehouse-doctor-approval', description: 'doctor' }),
-  run: (dirs, stub, r) => runCopilot({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: copilotHome(dirs), bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
+  run: (dirs, stub, r) => runCopilot({ cwd: dirs.project, prompt: CANARY_PROMPT, model: stub, home: copilotHome(dirs), ...runnerOptions(dirs, r) }),
   trustFiles: (dirs) => [join(copilotHome(dirs), 'config.json')],
 };
 
@@ -171,7 +173,7 @@ const opencode: AgentProbe = {
   prepare: (dirs, url) => writeOpencodeConfig(dirs.project, url),
   write: (f) => tool('write', { filePath: f.abs, content: f.content }),
   approvalCall: tool('bash', { command: 'echo gatehouse-doctor-approval', description: 'doctor' }),
-  run: (dirs, _stub, r) => runOpencode({ cwd: dirs.project, prompt: CANARY_PROMPT, home: dirs.home, bin: r.bin, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv }),
+  run: (dirs, _stub, r) => runOpencode({ cwd: dirs.project, prompt: CANARY_PROMPT, home: dirs.home, ...runnerOptions(dirs, r) }),
 };
 
 /** The Claude Code binary the SDK drives: on PATH, else the pinned one. */

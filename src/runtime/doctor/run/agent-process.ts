@@ -1,6 +1,10 @@
 // Runs one agent CLI process for an end-to-end test: its own process group (a timeout also
-// ends the hooks it started), output collected, exit awaited after the streams drain.
+// ends the hooks it started), its own temp folder, output collected, exit awaited after the
+// streams drain.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** Time between SIGTERM and SIGKILL when a run overstays its timeout. */
 const KILL_GRACE_MS = 2_000;
@@ -37,14 +41,29 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-/** Runs `bin args` with stdin closed and waits for it (killing its group after `timeoutMs`); `onSpawn` learns its pid. */
+/**
+ * Runs `bin args` with stdin closed and waits for it (killing its group after `timeoutMs`);
+ * `onSpawn` learns its pid. Unless `env` names one, the run's TMPDIR is a folder of its own
+ * under `scratchParent` (default: the system's temp folder), removed after it: agents leave
+ * files in their temp folder (OpenCode a 5.5 MB native library on every run, Copilot its
+ * compile cache), which would otherwise pile up in the system's.
+ */
 export async function runAgentProcess(
   bin: string,
   args: string[],
-  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void; keepEnv?: Record<string, string> },
+  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void; keepEnv?: Record<string, string>; scratchParent?: string },
 ): Promise<AgentProcessRun> {
+  const ownTmp = opts.env['TMPDIR'] === undefined ? mkdtempSync(join(opts.scratchParent ?? tmpdir(), 'gh-agent-tmp-')) : null;
+  try {
+    return await runInGroup(bin, args, { ...opts, env: { ...opts.env, ...(ownTmp === null ? {} : { TMPDIR: ownTmp }), ...opts.keepEnv } });
+  } finally {
+    if (ownTmp !== null) rmSync(ownTmp, { recursive: true, force: true });
+  }
+}
+
+async function runInGroup(bin: string, args: string[], opts: { cwd: string; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void }): Promise<AgentProcessRun> {
   const started = Date.now();
-  const child = spawn(bin, args, { cwd: opts.cwd, env: { ...opts.env, ...opts.keepEnv }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(bin, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   if (child.pid !== undefined) opts.onSpawn?.(child.pid);
   let stdout = '';
   let stderr = '';
@@ -82,7 +101,11 @@ export interface RunnerOptions {
   keepEnv?: Record<string, string>;
 }
 
-/** The `onSpawn` and `keepEnv` of runner options, in the shape {@link runAgentProcess} takes. */
-export function spawnHook(opts: RunnerOptions): { onSpawn?: (pid: number) => void; keepEnv?: Record<string, string> } {
-  return { ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}), ...(opts.keepEnv ? { keepEnv: opts.keepEnv } : {}) };
+/** The `onSpawn`, `keepEnv` and `scratchParent` of runner options, in the shape {@link runAgentProcess} takes. */
+export function spawnHook(opts: RunnerOptions): { onSpawn?: (pid: number) => void; keepEnv?: Record<string, string>; scratchParent?: string } {
+  return {
+    ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}),
+    ...(opts.keepEnv ? { keepEnv: opts.keepEnv } : {}),
+    ...(opts.scratchParent !== undefined ? { scratchParent: opts.scratchParent } : {}),
+  };
 }
