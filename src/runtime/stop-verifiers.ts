@@ -113,8 +113,17 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
   },
 };
 
+/**
+ * The `commondir` of a linked worktree's admin folder (`.git/worktrees/<name>/`), new when `git
+ * worktree add` made it: deleting that file alone leaves git a broken worktree entry. Any other
+ * new file there (a planted `config.worktree` in a worktree of the user's) is just deleted.
+ */
+const NEW_WORKTREE_FILE = /(?:^|\/)\.git\/worktrees\/[^/]+\/commondir$/;
+
 /** How to bring one changed path back to its baseline, in words the agent can act on. */
 function undoText(c: Change, head: string | null): string {
+  if (c.undo === 'delete' && NEW_WORKTREE_FILE.test(c.path))
+    return 'a linked worktree added in this session: remove it with `git worktree remove --force <its folder>` (`git worktree list` shows the folder), or delete its folder and run `git worktree prune`';
   if (c.undo === 'delete') return 'created in this session: delete it';
   if (c.undo === 'checkout') {
     const p = shellQuote(c.path);

@@ -1,9 +1,11 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/core/policy.js';
 import type { VerifierOutcome } from '../../src/core/verifier-chain.js';
 import { scopeVerifier } from '../../src/runtime/stop-verifiers.js';
 import type { Baseline } from '../../src/runtime/scope-baseline.js';
-import { git, recordBaseline, repo, write } from './scope-fixture.js';
+import { git, recordBaseline, repo, tempDir, write } from './scope-fixture.js';
 
 const ALLOW = ['src/**'];
 
@@ -43,6 +45,33 @@ describe('scope check verifier', () => {
     expect(reason).toContain('modified: notes.txt (write back its content as it was at the start)');
     expect(reason).toContain('created: "stray file.txt" (created in this session: delete it)');
     expect(reason).toMatch(/modified: \.git\/config \(write back its content as it was at the start\)\n {4}Lines added since the start \(take them out\):\n {8}\thooksPath = \/tmp\/elsewhere/);
+  });
+
+  it('says how to remove a linked worktree added in the session, which deleting its admin files one by one would break', async () => {
+    const root = repo();
+    const check = await verify(root);
+    const elsewhere = join(tempDir(), 'side');
+    git(root, 'worktree', 'add', '-q', elsewhere);
+    const out = await check();
+    const reason = out.kind === 'block' ? out.reason : '';
+    expect(reason).toContain(
+      'created: .git/worktrees/side/commondir (a linked worktree added in this session: remove it with `git worktree remove --force <its folder>` (`git worktree list` shows the folder), or delete its folder and run `git worktree prune`)',
+    );
+    // A file planted in the admin folder of a worktree that was there before is only deleted.
+    const before = repo();
+    const other = join(tempDir(), 'users');
+    git(before, 'worktree', 'add', '-q', other);
+    const checkBefore = await verify(before);
+    write(before, '.git/worktrees/users/config.worktree', '[core]\n\thooksPath = /tmp/x\n');
+    const planted = await checkBefore();
+    expect(planted.kind === 'block' && planted.reason).toContain('created: .git/worktrees/users/config.worktree (created in this session: delete it)');
+    // Done as said, the check passes again.
+    git(root, 'worktree', 'remove', '--force', elsewhere);
+    expect(await check()).toMatchObject({ kind: 'continue' });
+    git(root, 'worktree', 'add', '-q', elsewhere);
+    rmSync(elsewhere, { recursive: true, force: true });
+    git(root, 'worktree', 'prune');
+    expect(await check()).toMatchObject({ kind: 'continue' });
   });
 
   it('blocks with the reason when the check runs past its deadline', async () => {
