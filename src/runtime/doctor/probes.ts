@@ -84,10 +84,11 @@ export interface AgentProbe {
 
 const chatText = (req: ChatRequest): string => JSON.stringify(req.body?.messages ?? []);
 
-/** What every runner takes from a probe's run: the binary, the probe's scratch folder (the agent's temp folder goes there), the timeout, the pid hook, the kept variables. */
-const runnerOptions = (dirs: ProbeDirs, r: ProbeRun) => ({ bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv });
 const codexHome = (dirs: ProbeDirs): string => join(dirs.home, '.codex');
 const copilotHome = (dirs: ProbeDirs): string => join(dirs.home, '.copilot');
+
+/** What every runner takes from a probe's run: the binary, the probe's scratch folder (the agent's temp folder goes there), the timeout, the pid hook, the kept variables. */
+const runnerOptions = (dirs: ProbeDirs, r: ProbeRun) => ({ bin: r.bin, scratchParent: dirs.scratch, timeoutMs: r.timeoutMs, onSpawn: r.onSpawn, keepEnv: r.keepEnv });
 
 const claude: AgentProbe = {
   agent: 'claude',
