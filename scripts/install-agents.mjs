@@ -2,18 +2,31 @@
 // cache folder outside the repo, once per machine. Set GATEHOUSE_SKIP_AGENT_INSTALL=1 to skip
 // (the end-to-end tests are then skipped); GATEHOUSE_AGENT_CACHE moves the cache.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 // The pinned versions live in one place that doctor reads too (src/runtime/doctor/tested-agents.ts).
 const AGENTS = JSON.parse(readFileSync(new URL('../src/runtime/doctor/tested-agents.json', import.meta.url), 'utf8'));
 
-/** True once the agent's binary runs (or, for a library, its entry file exists). */
+/**
+ * True once the agent's binary runs (or, for a library, its entry file exists). Its `--version`
+ * runs with a throwaway HOME, temp and XDG folders, removed after: even asking its version an
+ * agent writes caches and logs (Copilot unpacks 235 MB into ~/.cache/copilot, OpenCode writes
+ * ~/.local/share/opencode and /tmp/opencode), and none may land in the user's own.
+ */
 function ready(dir, agent) {
   if (agent.entry) return existsSync(join(dir, agent.entry));
   const bin = join(dir, agent.bin);
-  return existsSync(bin) && spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 }).status === 0;
+  if (!existsSync(bin)) return false;
+  const home = mkdtempSync(join(tmpdir(), 'gatehouse-version-'));
+  try {
+    const env = { HOME: home, TMPDIR: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_CACHE_HOME: join(home, 'cache'), XDG_DATA_HOME: join(home, 'data'), XDG_STATE_HOME: join(home, 'state') };
+    for (const name of ['PATH', 'LANG', 'LC_ALL', 'TZ']) if (process.env[name] !== undefined) env[name] = process.env[name];
+    return spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000, stdio: 'ignore', env, cwd: home }).status === 0;
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 if (process.env.GATEHOUSE_SKIP_AGENT_INSTALL === '1') {
