@@ -70,15 +70,16 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
     const trusted = { policy, baseline, rendered: renderRecords };
     const id = policy.session_id;
     // Once the agent and its end-of-session check are done: the hook socket and stand-in files go.
-    const closeSandbox = (): void => {
-      sandbox
+    const closeSandbox = async (): Promise<void> => {
+      await sandbox
         ?.close()
         .then((moved) => {
           for (const m of moved) opts.log?.(`session ${id}: ${quarantineNote(m)}`);
         })
         .catch((err: unknown) => opts.log?.(`session ${id}: could not close its sandbox: ${String(err)}`));
     };
-    const onExit = (info: ExitInfo): void => {
+    // Settles once the session's end is done: a server that stops waits for it (the WebSocket endpoint's close).
+    const onExit = (info: ExitInfo): Promise<void> => {
       const ended = endSession(store, info.exit_code, trusted);
       if (!ended.ok) opts.log?.(`session ${id}: could not remove its hooks: ${ended.reason}`);
       // Neither an exit code nor a signal: the PTY never started the command (or the client left first).
@@ -87,10 +88,9 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
         const shown = redactText(command);
         recordNeverRan(store, `${shown} was not started`);
         opts.log?.(`session ${id}: the command never ran (${shown}); nothing was checked`);
-        closeSandbox();
-        return;
+        return closeSandbox();
       }
-      checkSession(store, { ...trusted, hooksRendered: !ended.ok && renderRecords.length > 0 })
+      return checkSession(store, { ...trusted, hooksRendered: !ended.ok && renderRecords.length > 0 })
         .then(
           (r) => opts.log?.(`session ${id}: end-of-session check ${r.ok ? `${verdictWord(r.value)}${verdictPassed(r.value) ? '' : ` (${r.value.failed.join(', ')})`}` : `could not run: ${r.reason}`}`),
           (err: unknown) => opts.log?.(`session ${id}: end-of-session check failed to run: ${String(err)}`),
@@ -105,7 +105,7 @@ export function sessionLauncher(opts: LauncherOptions): (params: SpawnParams & {
     // Inside, bwrap would only print "execvp: No such file" and exit 1, read as the agent's own exit.
     const missing = programProblem(command, policy.worktree, opts.env);
     if (missing !== null) {
-      onExit(NEVER_STARTED);
+      void onExit(NEVER_STARTED);
       return fail(redactText(missing));
     }
     const spec = sandbox.spec;

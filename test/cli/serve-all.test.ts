@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { projectKey } from '../../src/runtime/state-base.js';
 import { CLI, gatehouse, tempDir } from '../support/cli.js';
 
@@ -91,6 +92,31 @@ describe('gatehouse serve --all', () => {
       // The supervisor decided both, under this project's key.
       expect(await warmCalls(url, key)).toBe(before + 2);
     }
+  });
+
+  it("ends each project's sessions still running in a terminal when it stops: their hooks are removed", { timeout: 60_000 }, async () => {
+    const home = tempDir('gh-home-');
+    const a = repo('alpha');
+    expect(start(home, a, 'a1').status).toBe(0);
+    expect(gatehouse(['session', 'end', 'a1', '--worktree', a], { env: { GATEHOUSE_HOME: home } }).status).toBe(0);
+    const all = await serve(home, ['--all']);
+    const cookie = (await fetch(all.url, { redirect: 'manual' })).headers.get('set-cookie')!.split(';')[0]!;
+    const ws = new WebSocket(`ws://${all.url.host}/ws?project=${projectKey(a)}`, { headers: { cookie, origin: all.url.origin } });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const spawned = await new Promise<{ error?: unknown }>((resolve) => {
+      ws.on('message', (raw: Buffer) => {
+        const msg = JSON.parse(raw.toString()) as { id?: number; error?: unknown };
+        if (msg.id === 1) resolve(msg);
+      });
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'pty.spawn', params: { session: { agent: 'claude', allow: ['src/**'] }, command: '/bin/sh', args: ['-c', 'sleep 60'] } }));
+    });
+    expect(spawned.error).toBeUndefined();
+    const hooks = join(a, '.claude', 'settings.local.json');
+    expect(existsSync(hooks)).toBe(true);
+    all.child.kill('SIGINT');
+    expect(await exited(all.child)).toBe(0);
+    expect(existsSync(hooks)).toBe(false);
+    ws.close();
   });
 
   it('refuses a single-project serve beside it (and itself beside one), and removes its record on SIGTERM', { timeout: 60_000 }, async () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -76,6 +76,28 @@ describe('gatehouse serve', () => {
     expect(spawned.error).toBeUndefined();
     for (let i = 0; i < 200 && !output.join('').includes('served-hi'); i++) await new Promise((r) => setTimeout(r, 25));
     expect(output.join('')).toContain('served-hi');
+    ws.close();
+  });
+
+  it('ends the sessions of the terminals still open when it stops: hooks removed, final check recorded', async () => {
+    const base = tempDir();
+    const root = join(base, 'repo');
+    const state = join(base, 'state');
+    mkdirSync(join(root, 'src'), { recursive: true });
+    const url = await serve(root, state);
+    const cookie = (await fetch(url, { redirect: 'manual' })).headers.get('set-cookie')!.split(';')[0]!;
+    const ws = new WebSocket(`ws://${url.host}/ws`, { headers: { cookie, origin: url.origin } });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const spawned = await rpc(ws, 1, 'pty.spawn', { session: { agent: 'claude', allow: ['src/**'] }, command: '/bin/sh', args: ['-c', 'sleep 60'] });
+    expect(spawned.error).toBeUndefined();
+    const hooks = join(root, '.claude', 'settings.local.json');
+    expect(existsSync(hooks)).toBe(true);
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    child!.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(existsSync(hooks)).toBe(false);
+    const [id] = readdirSync(join(state, 'sessions'));
+    expect(JSON.parse(readFileSync(join(state, 'sessions', id!, 'meta.json'), 'utf8'))).toMatchObject({ status: 'ended', end_verdict: { passed: true } });
     ws.close();
   });
 

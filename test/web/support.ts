@@ -111,8 +111,9 @@ export async function startDashboardServer(opts: { webDir: string; project: stri
       ws = attach();
     },
     close: async () => {
-      await ws.close();
+      // As the server stops: the terminals first, so that their sessions end before the endpoint closes.
       await manager.dispose();
+      await ws.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

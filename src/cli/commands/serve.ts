@@ -208,9 +208,10 @@ export function serveCommand(): Command {
       process.stdout.write(`gatehouse supervisor for ${worktree}\n${team === null ? '' : `team store: ${team.label}\n`}dashboard: ${gw.url}/?token=${accessToken}\n`);
       const stop = (): void => {
         removeSupervisorRecord(state);
+        // The terminals first: their sessions end (hooks removed, final check, sandbox closed) before the server closes.
         void (notifier?.close() ?? Promise.resolve())
-          .then(() => gw.close())
           .then(() => manager.dispose())
+          .then(() => gw.close())
           .then(() => gate.close())
           .then(() => team?.flush(STOP_FLUSH_MS))
           .then(() => team?.stop())

@@ -74,8 +74,9 @@ export function openProject(entry: OpenableProject, host: ProjectHostOptions): P
   const close = async (): Promise<void> => {
     stopSweeping();
     await notifier?.close();
-    await websocket.close();
+    // The terminals first: their sessions end (hooks removed, final check, sandbox closed) before the endpoint closes.
     await manager.dispose();
+    await websocket.close();
   };
   return Promise.resolve(ok({ key, name: basename(worktree), state, worktree, queue, router, websocket, links, close }));
 }

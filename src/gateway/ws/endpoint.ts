@@ -24,6 +24,8 @@ import { dispatchUpgrades } from './upgrade-dispatch.js';
 export const AUTH_TIMEOUT_MS = 5_000;
 /** How often idle sockets are pinged; one missed pong and the socket is dropped, so a vanished peer goes within two periods. */
 const HEARTBEAT_MS = 30_000;
+/** How long close() waits for the ends of exited sessions (final checks included) before it stops anyway. */
+const SESSION_ENDS_GRACE_MS = 60_000;
 /** How long close() waits for clients to finish the closing handshake before cutting them off. */
 const CLOSE_GRACE_MS = 1_000;
 
@@ -56,7 +58,11 @@ export interface ProjectEndpoint extends WebSocketEndpoint {
 
 /** The attached endpoint. */
 export interface WebSocketEndpoint {
-  /** Closes every connection (1001) and detaches from the server and the manager; the manager stays the caller's. */
+  /**
+   * Waits for the ends of the sessions that exited (up to a minute), then closes every connection
+   * (1001) and detaches from the server and the manager. The manager stays the caller's: dispose
+   * it first, so that its sessions' exits still reach this endpoint and end their Gatehouse sessions.
+   */
   close(): Promise<void>;
   /** Outbound queues and flow-control state, for tests and diagnostics. */
   stats(): { connections: ConnectionStats[]; sessions: FlowStats[] };
@@ -182,6 +188,9 @@ export function createWebSocketEndpoint(opts: AttachOptions): ProjectEndpoint {
     close: async () => {
       closed = true;
       clearInterval(heartbeat);
+      // The sessions' ends that exits already started (the manager is disposed first) finish
+      // before the listeners go: their hooks removed, their final checks run, their sandboxes closed.
+      if (!(await hub.endsDone(SESSION_ENDS_GRACE_MS))) log(`gatehouse ws: some sessions were still ending after ${SESSION_ENDS_GRACE_MS / 1000} s; stopping without them`);
       for (const l of listeners) l.dispose();
       approvalsWatch?.close();
       approvalsWatch = null;

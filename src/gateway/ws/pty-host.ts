@@ -12,8 +12,11 @@ export type PtyHost = Pick<PtyManager, 'spawn' | 'list' | 'get' | 'write' | 'res
 export interface SessionLaunch {
   spawn: SpawnSpec;
   label: string;
-  /** Called once when the PTY ends (or when its spawn fails after the session started). */
-  onExit: (info: ExitInfo) => void;
+  /**
+   * Called once when the PTY ends (or when its spawn fails after the session started); settles
+   * once the session's end is done (hooks removed, final check, sandbox closed).
+   */
+  onExit: (info: ExitInfo) => void | Promise<void>;
 }
 
 /** The `session` member of `pty.spawn`: spawn an agent under a Gatehouse session. */

@@ -23,7 +23,7 @@ interface SessionState {
   controller: Peer | null;
   flow: FlowControl;
   /** The Gatehouse session's end, for PTYs spawned under one. */
-  onExit: ((info: ExitInfo) => void) | null;
+  onExit: ((info: ExitInfo) => void | Promise<void>) | null;
 }
 
 /** One session's flow state, for tests and diagnostics. */
@@ -42,6 +42,8 @@ export interface FlowStats {
 export class SessionHub {
   readonly #sessions = new Map<string, SessionState>();
   readonly #peers = new Set<Peer>();
+  /** The ends of exited sessions still running (their final checks, their sandboxes closing). */
+  readonly #ending = new Set<Promise<void>>();
 
   constructor(
     private readonly manager: PtyHost,
@@ -77,7 +79,7 @@ export class SessionHub {
   }
 
   /** Records a PTY that `peer` spawned: it watches and controls it. */
-  spawned(peer: Peer, info: PtyInfo, onExit: ((info: ExitInfo) => void) | null): void {
+  spawned(peer: Peer, info: PtyInfo, onExit: ((info: ExitInfo) => void | Promise<void>) | null): void {
     const s = this.#state(info.id);
     s.onExit = onExit;
     s.watchers.add(peer);
@@ -156,10 +158,26 @@ export class SessionHub {
     this.broadcast('pty.exit', { session_id: id, exit_code: info.exit_code, signal: info.signal, reason: info.reason });
     const onExit = s?.onExit ?? null;
     if (onExit === null) return;
+    const failed = (err: unknown): void => this.log(`gatehouse ws: ending the session of PTY ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     try {
-      onExit(info);
+      const done = onExit(info);
+      if (done === undefined) return;
+      const ending: Promise<void> = done.catch(failed).finally(() => this.#ending.delete(ending));
+      this.#ending.add(ending);
     } catch (err) {
-      this.log(`gatehouse ws: ending the session of PTY ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      failed(err);
+    }
+  }
+
+  /** Settles once the ends of the sessions that have exited so far are done, or after `deadlineMs`; false when some were not. */
+  async endsDone(deadlineMs: number): Promise<boolean> {
+    if (this.#ending.size === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((done) => (timer = setTimeout(() => done(false), deadlineMs)));
+    try {
+      return await Promise.race([Promise.allSettled([...this.#ending]).then(() => true), late]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -1,7 +1,8 @@
 // The dashboard's sandboxed sessions over a real WebSocket and the real bubblewrap: the agent's
 // command runs inside (state hidden, the rest read-only, secrets dropped), and a sandbox asked
 // for in words the server does not know is refused, never run without one.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PtyInfo } from '../../../src/gateway/pty/index.js';
@@ -14,11 +15,14 @@ import { operator, startWsHarness, until } from './support.js';
 
 let h: WsHarness | null = null;
 let c: RpcClient | null = null;
+/** The sessions' HOME: the sandbox puts stand-in settings files in the agent's folders there. */
+let home = '';
 afterEach(async () => {
   c?.close();
   c = null;
   await h?.close();
   h = null;
+  rmSync(home, { recursive: true, force: true });
 });
 
 let logs: string[] = [];
@@ -29,11 +33,13 @@ const TOKEN_VALUE = 'tok-do-not-leak-0123456789';
 
 async function harness(): Promise<RpcClient> {
   logs = [];
+  home = mkdtempSync(join(tmpdir(), 'gh-sbx-dash-home-'));
   h = await startWsHarness({
     hooks: {
-      // PATH only: bwrap and perl are found on it, and nothing of the user's config leaks in.
+      // PATH and a HOME of its own: bwrap and perl are found on PATH, and nothing of the user's config
+      // leaks in, nor does anything land in the user's home.
       onSpawnSession: (params) =>
-        sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: { PATH: process.env.PATH }, nodePath: process.execPath, hookBundle: HOOK, log: (l) => logs.push(l) })(params),
+        sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: { PATH: process.env.PATH, HOME: home }, nodePath: process.execPath, hookBundle: HOOK, log: (l) => logs.push(l) })(params),
     },
   });
   c = await operator(h);
@@ -134,6 +140,23 @@ describe.skipIf(!sandboxAvailable())('pty.spawn with session.sandbox: the agent 
     await client.ok('pty.close', { session_id: info.id });
     await until(() => sleepers(seconds) === 0, 'the sandboxed program to end');
     await until(() => logs.some((l) => l.includes('end-of-session check')), 'the end-of-session check');
+  });
+
+  it('ends a session still running when the server stops: the final check runs and the stand-ins in the home go', async () => {
+    const client = await harness();
+    // A Claude Code user's folder, without the settings files the sandbox then stands in for.
+    mkdirSync(join(home, '.claude'));
+    const info = await client.ok<PtyInfo>('pty.spawn', { session: { agent: 'claude', allow: ['**'], sandbox: {} }, command: '/bin/sh', args: ['-c', 'echo up; sleep 30'] });
+    await client.waitOutput(info.id, /up/);
+    expect(readdirSync(join(home, '.claude')).sort()).toEqual(['settings.json', 'settings.local.json']);
+    expect(existsSync(settings())).toBe(true);
+    // As `gatehouse serve` stops: the terminals, then the endpoint (the harness closes them in that order).
+    c?.close();
+    c = null;
+    await h!.close();
+    h = null;
+    expect(logs.some((l) => /end-of-session check (passed|FAILED)/.test(l))).toBe(true);
+    expect(readdirSync(join(home, '.claude'))).toEqual([]);
   });
 
   it('refuses a command that is not there before anything runs, and records that it never ran', async () => {

@@ -64,8 +64,9 @@ export async function startWsHarness(opts: Partial<GatewayOptions> & { hooks?: W
     state,
     url: `ws://127.0.0.1:${gw.port}/ws`,
     close: async () => {
-      await gw.close();
+      // As the server stops: the terminals first, so that their sessions end before the endpoint closes.
       await manager.dispose();
+      await gw.close();
       rmSync(base, { recursive: true, force: true });
     },
   };
