@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/gate/session-lifecycle.js';
-import { HOOK, tempDir, type Ran } from '../support/cli.js';
+import { HOOK, tempDir, type Ran, testEnv } from '../support/cli.js';
 
 let base: string;
 /** Where the bundle copies go: apart from the worktree, since the install folder is protected. */
@@ -28,7 +28,7 @@ function copyBundle(name: string, edit?: (script: string, text: string) => strin
 }
 
 async function start(bin: string): Promise<string> {
-  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: join(bin, 'hook.js') });
+  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: testEnv(), nodePath: process.execPath, hookBundle: join(bin, 'hook.js') });
   if (!r.ok) throw new Error(r.reason);
   return r.value.policy.session_id;
 }

@@ -13,7 +13,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/core/crypto/canonical-json.js';
 import { WASM_HASH_BUDGET } from '../../src/core/crypto/sha256.js';
 import { startSession } from '../../src/gate/session-lifecycle.js';
-import { HOOK, tempDir } from '../support/cli.js';
+import { HOOK, tempDir, testEnv } from '../support/cli.js';
 
 let root: string;
 let state: string;
@@ -93,7 +93,7 @@ beforeEach(async () => {
   mkdirSync(join(root, 'src'), { recursive: true });
   preload = join(base, 'preload.cjs');
   writeFileSync(preload, PRELOAD);
-  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK });
   if (!r.ok) throw new Error(r.reason);
   id = r.value.policy.session_id;
   const rendered = /--policy-sha256 ([0-9a-f]{64})/.exec(readFileSync(join(root, '.claude', 'settings.local.json'), 'utf8'));

@@ -5,14 +5,14 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/gate/session-lifecycle.js';
 import { ApprovalQueue } from '../../src/runtime/approvals/index.js';
 import { decisionsFor, verifyProjectAudit } from '../support/audit.js';
-import { gatehouse, HOOK, hook, tempDir, type Ran } from '../support/cli.js';
+import { gatehouse, HOOK, hook, tempDir, type Ran, testEnv } from '../support/cli.js';
 
 let root: string;
 let state: string;
 
 async function start(config = '', allow: string[] = ['src/**'], profile?: string): Promise<string> {
   if (config) writeFileSync(join(root, 'gatehouse.yaml'), config);
-  const r = await startSession({ agent: 'claude', worktree: root, allow, require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK, ...(profile ? { profile } : {}) });
+  const r = await startSession({ agent: 'claude', worktree: root, allow, require: [], stateDir: state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK, ...(profile ? { profile } : {}) });
   if (!r.ok) throw new Error(r.reason);
   return r.value.policy.session_id;
 }

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/gate/session-lifecycle.js';
-import { gatehouse, HOOK, tempDir } from '../support/cli.js';
+import { gatehouse, HOOK, tempDir, testEnv } from '../support/cli.js';
 import { runRenderedHook } from '../support/rendered-hook.js';
 
 let root: string;
@@ -31,7 +31,7 @@ beforeEach(async () => {
 
 describe('a failing test and an out-of-scope change, together', () => {
   beforeEach(async () => {
-    const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [TEST], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+    const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [TEST], stateDir: state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK });
     if (!r.ok) throw new Error(r.reason);
     id = r.value.policy.session_id;
     // The agent's work: the test still fails, and a file outside the allowlist changed.

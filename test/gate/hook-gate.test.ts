@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/gate/session-lifecycle.js';
 import { shellJoin } from '../../src/core/shell-quote.js';
-import { HOOK, hook, tempDir } from '../support/cli.js';
+import { HOOK, hook, tempDir, testEnv } from '../support/cli.js';
 
 let root: string;
 let state: string;
@@ -16,7 +16,7 @@ async function start(opts: { allow?: string[]; require?: string[]; config?: stri
     allow: opts.allow ?? ['src/**'],
     require: opts.require ?? [],
     stateDir: state,
-    env: {},
+    env: testEnv(),
     nodePath: process.execPath,
     hookBundle: HOOK,
   });

@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { runHookGate } from '../../src/gate/hook-gate.js';
 import { startSession } from '../../src/gate/session-lifecycle.js';
 import { sha256Hex } from '../../src/core/crypto/sha256.js';
-import { HOOK, tempDir } from '../support/cli.js';
+import { HOOK, tempDir, testEnv } from '../support/cli.js';
 
 let root: string;
 let state: string;
@@ -18,7 +18,16 @@ beforeEach(async () => {
   root = join(base, 'repo');
   state = join(base, 'state');
   mkdirSync(join(root, 'src'), { recursive: true });
-  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: { HOME: join(base, 'home') }, nodePath: process.execPath, hookBundle: HOOK });
+  const r = await startSession({
+    agent: 'claude',
+    worktree: root,
+    allow: ['src/**'],
+    require: [],
+    stateDir: state,
+    env: testEnv({ HOME: join(base, 'home') }),
+    nodePath: process.execPath,
+    hookBundle: HOOK,
+  });
   if (!r.ok) throw new Error(r.reason);
   sessionId = r.value.policy.session_id;
   dir = r.value.store.dir;

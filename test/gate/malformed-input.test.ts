@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/gate/session-lifecycle.js';
-import { HOOK, hook, tempDir } from '../support/cli.js';
+import { HOOK, hook, tempDir, testEnv } from '../support/cli.js';
 
 let root: string;
 let state: string;
@@ -25,7 +25,7 @@ async function start(config = ''): Promise<string> {
     allow: ['src/**'],
     require: [],
     stateDir: state,
-    env: { HOME: join(root, '..', 'home') },
+    env: testEnv({ HOME: join(root, '..', 'home') }),
     nodePath: process.execPath,
     hookBundle: HOOK,
   });

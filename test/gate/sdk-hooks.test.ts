@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { gatehouseHooks } from '../../src/gate/sdk-hooks.js';
 import { startSession } from '../../src/gate/session-lifecycle.js';
-import { HOOK, tempDir } from '../support/cli.js';
+import { HOOK, tempDir, testEnv } from '../support/cli.js';
 
 let root: string;
 let state: string;
@@ -18,7 +18,7 @@ beforeEach(() => {
 });
 
 async function start(): Promise<{ id: string; dir: string }> {
-  const r = await startSession({ agent: 'claude-sdk', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  const r = await startSession({ agent: 'claude-sdk', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK });
   if (!r.ok) throw new Error(r.reason);
   return { id: r.value.policy.session_id, dir: r.value.store.dir };
 }

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession, type StartOptions } from '../../src/gate/session-lifecycle.js';
-import { HOOK, tempDir } from '../support/cli.js';
+import { HOOK, tempDir, testEnv } from '../support/cli.js';
 
 let root: string;
 let state: string;
@@ -22,7 +22,7 @@ const opts = (o: Partial<StartOptions> = {}): StartOptions => ({
   allow: [],
   require: [],
   stateDir: state,
-  env: {},
+  env: testEnv(),
   nodePath: process.execPath,
   hookBundle: HOOK,
   ...o,
@@ -68,7 +68,7 @@ describe('policy compile', () => {
 
   it("protects the settings files of the session's HOME, not Gatehouse's own", async () => {
     const home = tempDir();
-    const r = await startSession(opts({ allow: ['src/**'], env: { HOME: home } }));
+    const r = await startSession(opts({ allow: ['src/**'], env: testEnv({ HOME: home }) }));
     if (!r.ok) throw new Error(r.reason);
     expect(r.value.policy.protect).toEqual(expect.arrayContaining([join(home, '.claude/settings.json'), join(home, '.claude/settings.local.json')]));
     expect(r.value.policy.protect).not.toContain(join(homedir(), '.claude/settings.json'));
@@ -77,7 +77,7 @@ describe('policy compile', () => {
   it('protects every file that can switch hooks off or run code later: git control files, user git config, Gatehouse config and install', async () => {
     execFileSync('git', ['init', '-q'], { cwd: root });
     const home = tempDir();
-    const r = await startSession(opts({ allow: ['src/**'], env: { HOME: home, XDG_CONFIG_HOME: join(home, 'cfg') } }));
+    const r = await startSession(opts({ allow: ['src/**'], env: testEnv({ HOME: home, XDG_CONFIG_HOME: join(home, 'cfg') }) }));
     if (!r.ok) throw new Error(r.reason);
     const { protect, restorable } = r.value.policy;
     const git = join(root, '.git');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/gate/session-lifecycle.js';
 import { shellJoin } from '../../src/core/shell-quote.js';
-import { gatehouse, HOOK, tempDir, type Ran } from '../support/cli.js';
+import { gatehouse, HOOK, tempDir, type Ran, testEnv } from '../support/cli.js';
 import { runRenderedHook } from '../support/rendered-hook.js';
 
 let base: string;
@@ -22,7 +22,7 @@ beforeEach(() => {
 
 async function start(opts: { require?: string[]; posture?: 'fail-open' | 'fail-closed' } = {}): Promise<{ id: string; dir: string }> {
   if (opts.posture) writeFileSync(join(root, 'gatehouse.yaml'), `gate:\n  posture: ${opts.posture}\n`);
-  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: opts.require ?? [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: opts.require ?? [], stateDir: state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK });
   if (!r.ok) throw new Error(r.reason);
   return { id: r.value.policy.session_id, dir: r.value.store.dir };
 }

@@ -9,7 +9,7 @@ import { runHookGate } from '../../src/gate/hook-gate.js';
 import { startSession } from '../../src/gate/session-lifecycle.js';
 import { scopeCacheStats } from '../../src/runtime/scope-cache.js';
 import { RACY_MARGIN_MS } from '../../src/runtime/scope-walk.js';
-import { HOOK, tempDir } from '../support/cli.js';
+import { HOOK, tempDir, testEnv } from '../support/cli.js';
 
 /** Gives `file` an mtime of a whole second, which utimes can put back exactly (a fresh file's has nanoseconds). */
 function roundMtime(file: string): void {
@@ -52,7 +52,7 @@ async function sessionOver(commit: boolean) {
     git('add', '-A');
     git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'base');
   }
-  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: join(base, 'state'), env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: join(base, 'state'), env: testEnv(), nodePath: process.execPath, hookBundle: HOOK });
   if (!r.ok) throw new Error(r.reason);
   const { store, policyDigest } = r.value;
   const stdin = JSON.stringify({ session_id: 'c', cwd: root, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' });

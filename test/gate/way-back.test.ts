@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/gate/session-lifecycle.js';
-import { HOOK, tempDir } from '../support/cli.js';
+import { HOOK, tempDir, testEnv } from '../support/cli.js';
 import { runRenderedHook } from '../support/rendered-hook.js';
 
 let root: string;
@@ -27,7 +27,7 @@ beforeEach(() => {
 
 async function start(allow: string[] = ['src/**'], config?: string): Promise<void> {
   if (config !== undefined) writeFileSync(join(root, 'gatehouse.yaml'), config);
-  const r = await startSession({ agent: 'claude', worktree: root, allow, require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  const r = await startSession({ agent: 'claude', worktree: root, allow, require: [], stateDir: state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK });
   if (!r.ok) throw new Error(r.reason);
 }
 
@@ -185,7 +185,7 @@ describe("the user's git config, watched like the repository's control files", (
     const home = tempDir();
     const gitconfig = join(home, '.gitconfig');
     writeFileSync(gitconfig, '[user]\n\tname = me\n');
-    const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: { HOME: home }, nodePath: process.execPath, hookBundle: HOOK });
+    const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: testEnv({ HOME: home }), nodePath: process.execPath, hookBundle: HOOK });
     if (!r.ok) throw new Error(r.reason);
     expect(pre(writeTool(gitconfig, '[core]\n\tfsmonitor = ./x\n')).status).toBe(2);
     // As a `python -c` would: nothing at PreToolUse sees it.

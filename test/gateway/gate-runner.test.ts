@@ -9,7 +9,7 @@ import { startSession } from '../../src/gate/session-lifecycle.js';
 import { runHookGate, type HookRequest } from '../../src/gate/hook-gate.js';
 import { hostedGate, type HostedGate } from '../../src/gateway/gate-runner.js';
 import { withLock } from '../../src/runtime/audit/lock.js';
-import { HOOK, tempDir } from '../support/cli.js';
+import { HOOK, tempDir, testEnv } from '../support/cli.js';
 
 const WORKER = join(dirname(HOOK), 'gate-worker.mjs');
 
@@ -39,7 +39,7 @@ async function session(): Promise<string> {
     allow: ['src/**'],
     require: [],
     stateDir: state,
-    env: { HOME: join(root, '..', 'home') },
+    env: testEnv({ HOME: join(root, '..', 'home') }),
     nodePath: process.execPath,
     hookBundle: HOOK,
   });

@@ -24,7 +24,7 @@ import type { AlwaysTarget, PendingApproval, WireEvent } from '../../src/protoco
 import type { PendingApproval as QueuedApproval } from '../../src/runtime/approvals/index.js';
 import { ACK_CHARS } from '../../src/web/terminal-view.js';
 import type * as Web from '../../src/web/wire.js';
-import { HOOK } from '../support/cli.js';
+import { HOOK, testEnv } from '../support/cli.js';
 import type { RpcClient, WsHarness } from '../gateway/ws/support.js';
 import { operator, startWsHarness } from '../gateway/ws/support.js';
 
@@ -38,7 +38,7 @@ afterEach(async () => {
 
 async function gateway(): Promise<WsHarness> {
   h = await startWsHarness({
-    hooks: { onSpawnSession: (params) => sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: {}, nodePath: process.execPath, hookBundle: HOOK, log: () => {} })(params) },
+    hooks: { onSpawnSession: (params) => sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK, log: () => {} })(params) },
   });
   return h;
 }

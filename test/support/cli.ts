@@ -39,6 +39,14 @@ export function hook(args: string[], payload: unknown, opts: { cwd?: string } = 
 }
 
 /** A fresh real temp folder. */
+/**
+ * A session's env in a test that starts one in process: the run's state home (GATEHOUSE_HOME, set by
+ * the global setup) so that no session pointer lands in the real home's index, and `extra` on top.
+ */
+export function testEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { GATEHOUSE_HOME: process.env.GATEHOUSE_HOME, ...extra };
+}
+
 export function tempDir(prefix = 'gh-test-'): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 }

@@ -2,7 +2,7 @@
 // check), started in process with the real hook bundle: for tests that run its rendered hooks.
 import { execFileSync } from 'node:child_process';
 import { startSession } from '../../src/gate/session-lifecycle.js';
-import { HOOK } from './cli.js';
+import { HOOK, testEnv } from './cli.js';
 
 /** Commits everything in `root` as it is, then starts the session; returns its id. */
 export async function startGitSession(root: string, state: string): Promise<string> {
@@ -10,7 +10,7 @@ export async function startGitSession(root: string, state: string): Promise<stri
   git('init', '-q');
   git('add', '-A');
   git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'base');
-  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK });
   if (!r.ok) throw new Error(r.reason);
   return r.value.policy.session_id;
 }

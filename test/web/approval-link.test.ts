@@ -20,7 +20,7 @@ import { loadConfig } from '../../src/runtime/config.js';
 import { LinkBook, startNotifications, type Notifier } from '../../src/runtime/notify/index.js';
 import { startReceiver, type Receiver } from '../runtime/notify/receiver.js';
 import { decisionsFor } from '../support/audit.js';
-import { HOOK } from '../support/cli.js';
+import { HOOK, testEnv } from '../support/cli.js';
 import { CHROMIUM } from './support.js';
 
 const WEB_DIR = resolve('dist/web');
@@ -102,7 +102,7 @@ describe.skipIf(!existsSync(CHROMIUM))('approving through a single-use link on a
       join(root, 'gatehouse.yaml'),
       `approvals:\n  interactive: true\n  timeout_s: 60\nnotify:\n  batch_ms: 0\n  webhooks:\n    - url: ${receiver.url}/hook\n      secret_env: GATEHOUSE_TEST_WEBHOOK_SECRET\n`,
     );
-    const started = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+    const started = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK });
     if (!started.ok) throw new Error(started.reason);
     sessionId = started.value.policy.session_id;
     const links = new LinkBook();

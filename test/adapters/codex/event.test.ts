@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseCodexEvent } from '../../../src/adapters/codex/event.js';
 import { startSession } from '../../../src/gate/session-lifecycle.js';
-import { HOOK, hook, tempDir } from '../../support/cli.js';
+import { HOOK, hook, tempDir, testEnv } from '../../support/cli.js';
 
 let root: string;
 let state: string;
@@ -20,7 +20,7 @@ beforeEach(() => {
 
 /** A session whose policy the Codex hook is checked against (rendered for Claude: no Codex binary needed here). */
 async function start(): Promise<string> {
-  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+  const r = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK });
   if (!r.ok) throw new Error(r.reason);
   return r.value.policy.session_id;
 }

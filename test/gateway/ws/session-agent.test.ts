@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PtyInfo } from '../../../src/gateway/pty/index.js';
 import { sessionLauncher } from '../../../src/gateway/session-launcher.js';
 import { RPC_ERRORS } from '../../../src/gateway/ws/index.js';
-import { HOOK } from '../../support/cli.js';
+import { HOOK, testEnv } from '../../support/cli.js';
 import type { RpcClient, WsHarness } from './support.js';
 import { operator, startWsHarness, until } from './support.js';
 
@@ -25,7 +25,7 @@ async function harness(): Promise<RpcClient> {
   logs = [];
   h = await startWsHarness({
     hooks: {
-      onSpawnSession: (params) => sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: {}, nodePath: process.execPath, hookBundle: HOOK, log: (l) => logs.push(l) })(params),
+      onSpawnSession: (params) => sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK, log: (l) => logs.push(l) })(params),
     },
   });
   c = await operator(h);

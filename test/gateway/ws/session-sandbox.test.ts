@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PtyInfo } from '../../../src/gateway/pty/index.js';
 import { sessionLauncher } from '../../../src/gateway/session-launcher.js';
 import { RPC_ERRORS } from '../../../src/gateway/ws/index.js';
-import { HOOK } from '../../support/cli.js';
+import { HOOK, testEnv } from '../../support/cli.js';
 import { sandboxAvailable } from '../../e2e/support/sandbox-run.js';
 import type { RpcClient, WsHarness } from './support.js';
 import { operator, startWsHarness, until } from './support.js';
@@ -39,7 +39,9 @@ async function harness(): Promise<RpcClient> {
       // PATH and a HOME of its own: bwrap and perl are found on PATH, and nothing of the user's config
       // leaks in, nor does anything land in the user's home.
       onSpawnSession: (params) =>
-        sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: { PATH: process.env.PATH, HOME: home }, nodePath: process.execPath, hookBundle: HOOK, log: (l) => logs.push(l) })(params),
+        sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: testEnv({ PATH: process.env.PATH, HOME: home }), nodePath: process.execPath, hookBundle: HOOK, log: (l) => logs.push(l) })(
+          params,
+        ),
     },
   });
   c = await operator(h);

@@ -8,7 +8,7 @@ import { sessionLauncher } from '../../../src/gateway/session-launcher.js';
 import { fitDetail } from '../../../src/gateway/ws/session-methods.js';
 import { MAX_FRAME_BYTES } from '../../../src/gateway/ws/frames.js';
 import { SessionDetail, SessionList } from '../../../src/protocol/sessions.js';
-import { gatehouse, HOOK } from '../../support/cli.js';
+import { gatehouse, HOOK, testEnv } from '../../support/cli.js';
 import { SECRET, sha256Hex } from '../support.js';
 import type { WsHarness } from './support.js';
 import { operator, RpcClient, startWsHarness, until } from './support.js';
@@ -23,7 +23,7 @@ afterEach(async () => {
 
 async function harness(): Promise<{ h: WsHarness; c: RpcClient }> {
   h = await startWsHarness({
-    hooks: { onSpawnSession: (params) => sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: {}, nodePath: process.execPath, hookBundle: HOOK })(params) },
+    hooks: { onSpawnSession: (params) => sessionLauncher({ worktree: h!.project, stateDir: h!.state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK })(params) },
   });
   const c = await operator(h, []);
   clients.push(c);

@@ -7,7 +7,7 @@ import type { Principal } from '../../../src/core/approvals/principal.js';
 import type { PgStore } from '../../../src/runtime/store/pg-connect.js';
 import { startSession } from '../../../src/gate/session-lifecycle.js';
 import { auditEvents, decisionsFor, verifyProjectAudit } from '../../support/audit.js';
-import { HOOK, hook } from '../../support/cli.js';
+import { HOOK, hook, testEnv } from '../../support/cli.js';
 import { startPostgresStore, stopPostgresStore, type TestPostgres } from '../../support/postgres.js';
 import { bundleMachine, machineDirs, MachineProcess, tempRoot, type MachineDirs } from './approval-machines.js';
 
@@ -210,7 +210,7 @@ describe('the real hook on machine B', () => {
     const root = join(tmp.root, `wt${serial}`);
     mkdirSync(join(root, 'src'), { recursive: true });
     writeFileSync(join(root, 'gatehouse.yaml'), 'approvals:\n  interactive: true\n');
-    const started = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: dirsB.state, env: {}, nodePath: process.execPath, hookBundle: HOOK });
+    const started = await startSession({ agent: 'claude', worktree: root, allow: ['src/**'], require: [], stateDir: dirsB.state, env: testEnv(), nodePath: process.execPath, hookBundle: HOOK });
     if (!started.ok) throw new Error(started.reason);
     const sid = started.value.policy.session_id;
     await start('relay', dirsB, FAST);
