@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runHookGate } from '../../src/gate/hook-gate.js';
-import { startSession } from '../../src/gate/session-lifecycle.js';
-import { HOOK, hook, tempDir, testEnv } from '../support/cli.js';
+import { hook, tempDir } from '../support/cli.js';
+import { startTestSession } from '../support/git-session.js';
 
 let root: string;
 let state: string;
@@ -18,18 +18,8 @@ beforeAll(async () => {
   root = join(base, 'repo');
   state = join(base, 'state');
   mkdirSync(join(root, 'src'), { recursive: true });
-  const r = await startSession({
-    agent: 'claude',
-    worktree: root,
-    allow: ['src/**'],
-    require: [],
-    stateDir: state,
-    env: testEnv({ HOME: join(base, 'home') }),
-    nodePath: process.execPath,
-    hookBundle: HOOK,
-  });
-  if (!r.ok) throw new Error(r.reason);
-  sessionId = r.value.policy.session_id;
+  const started = await startTestSession(root, state, { home: join(base, 'home') });
+  sessionId = started.policy.session_id;
 });
 
 /** Any UTF-16 code units, lone surrogates, controls and bidi marks included. */

@@ -4,9 +4,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runHookGate } from '../../src/gate/hook-gate.js';
-import { startSession } from '../../src/gate/session-lifecycle.js';
 import { sha256Hex } from '../../src/core/crypto/sha256.js';
-import { HOOK, tempDir, testEnv } from '../support/cli.js';
+import { tempDir } from '../support/cli.js';
+import { startTestSession } from '../support/git-session.js';
 
 let root: string;
 let state: string;
@@ -18,19 +18,9 @@ beforeEach(async () => {
   root = join(base, 'repo');
   state = join(base, 'state');
   mkdirSync(join(root, 'src'), { recursive: true });
-  const r = await startSession({
-    agent: 'claude',
-    worktree: root,
-    allow: ['src/**'],
-    require: [],
-    stateDir: state,
-    env: testEnv({ HOME: join(base, 'home') }),
-    nodePath: process.execPath,
-    hookBundle: HOOK,
-  });
-  if (!r.ok) throw new Error(r.reason);
-  sessionId = r.value.policy.session_id;
-  dir = r.value.store.dir;
+  const started = await startTestSession(root, state, { home: join(base, 'home') });
+  sessionId = started.policy.session_id;
+  dir = started.store.dir;
 });
 
 const write = (file: string) =>

@@ -4,8 +4,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/gate/session-lifecycle.js';
-import { HOOK, hook, tempDir, testEnv } from '../support/cli.js';
+import { hook, tempDir } from '../support/cli.js';
+import { startTestSession } from '../support/git-session.js';
 
 let root: string;
 let state: string;
@@ -19,18 +19,8 @@ beforeEach(() => {
 
 async function start(config = ''): Promise<string> {
   if (config) writeFileSync(join(root, 'gatehouse.yaml'), config);
-  const r = await startSession({
-    agent: 'claude',
-    worktree: root,
-    allow: ['src/**'],
-    require: [],
-    stateDir: state,
-    env: testEnv({ HOME: join(root, '..', 'home') }),
-    nodePath: process.execPath,
-    hookBundle: HOOK,
-  });
-  if (!r.ok) throw new Error(r.reason);
-  return r.value.policy.session_id;
+  const started = await startTestSession(root, state, { home: join(root, '..', 'home') });
+  return started.policy.session_id;
 }
 
 const args = (id: string, event = 'PreToolUse'): string[] => ['check', '--session', id, '--event', event, '--state-dir', state];

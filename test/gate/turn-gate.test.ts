@@ -2,26 +2,15 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/gate/session-lifecycle.js';
-import { HOOK, hook, tempDir, testEnv } from '../support/cli.js';
+import { HOOK, hook, tempDir } from '../support/cli.js';
+import { startTestSession } from '../support/git-session.js';
 
 let root: string;
 let state: string;
 
 async function start(config = '', allow: string[] = []): Promise<string> {
   if (config) writeFileSync(join(root, 'gatehouse.yaml'), config);
-  const r = await startSession({
-    agent: 'claude',
-    worktree: root,
-    allow,
-    require: [],
-    stateDir: state,
-    env: testEnv({ HOME: join(root, '..', 'home') }),
-    nodePath: process.execPath,
-    hookBundle: HOOK,
-  });
-  if (!r.ok) throw new Error(r.reason);
-  return r.value.policy.session_id;
+  return (await startTestSession(root, state, { home: join(root, '..', 'home'), allow })).policy.session_id;
 }
 
 const args = (id: string, event: string): string[] => ['check', '--session', id, '--event', event, '--state-dir', state];

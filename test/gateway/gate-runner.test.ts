@@ -5,11 +5,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/gate/session-lifecycle.js';
 import { runHookGate, type HookRequest } from '../../src/gate/hook-gate.js';
 import { hostedGate, type HostedGate } from '../../src/gateway/gate-runner.js';
 import { withLock } from '../../src/runtime/audit/lock.js';
-import { HOOK, tempDir, testEnv } from '../support/cli.js';
+import { HOOK, tempDir } from '../support/cli.js';
+import { startTestSession } from '../support/git-session.js';
 
 const WORKER = join(dirname(HOOK), 'gate-worker.mjs');
 
@@ -33,18 +33,8 @@ afterEach(async () => {
 });
 
 async function session(): Promise<string> {
-  const r = await startSession({
-    agent: 'claude',
-    worktree: root,
-    allow: ['src/**'],
-    require: [],
-    stateDir: state,
-    env: testEnv({ HOME: join(root, '..', 'home') }),
-    nodePath: process.execPath,
-    hookBundle: HOOK,
-  });
-  if (!r.ok) throw new Error(r.reason);
-  return r.value.policy.session_id;
+  const started = await startTestSession(root, state, { home: join(root, '..', 'home') });
+  return started.policy.session_id;
 }
 
 const call = (id: string, file: string): HookRequest => ({
