@@ -51,7 +51,7 @@ async function spawn(ctx: MethodContext, p: z.output<typeof SpawnParams>): Promi
     launch = started.value;
     if (ctx.conn.ws.readyState !== ctx.conn.ws.OPEN) {
       // The client left while the session started: end it instead of running an orphan.
-      void launch.onExit(NEVER_RAN);
+      ctx.hub.endSession(launch.onExit, NEVER_RAN, 'a PTY whose client left');
       return null;
     }
   } else {
@@ -59,7 +59,7 @@ async function spawn(ctx: MethodContext, p: z.output<typeof SpawnParams>): Promi
   }
   const info = ctx.manager.spawn(launch.spawn, launch.label);
   if (!info.ok) {
-    void launch.onExit?.(NEVER_RAN);
+    if (launch.onExit !== null) ctx.hub.endSession(launch.onExit, NEVER_RAN, 'a PTY that did not start');
     return new RpcError('spawn_failed', info.reason);
   }
   ctx.hub.spawned(ctx.conn, info.value, launch.onExit);

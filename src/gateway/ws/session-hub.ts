@@ -157,8 +157,15 @@ export class SessionHub {
     this.#sessions.delete(id);
     this.broadcast('pty.exit', { session_id: id, exit_code: info.exit_code, signal: info.signal, reason: info.reason });
     const onExit = s?.onExit ?? null;
-    if (onExit === null) return;
-    const failed = (err: unknown): void => this.log(`gatehouse ws: ending the session of PTY ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    if (onExit !== null) this.endSession(onExit, info, `PTY ${id}`);
+  }
+
+  /**
+   * Runs a Gatehouse session's end: at its PTY's exit, or when its PTY never started (`what`
+   * names it in the log). {@link endsDone} waits for it.
+   */
+  endSession(onExit: (info: ExitInfo) => void | Promise<void>, info: ExitInfo, what: string): void {
+    const failed = (err: unknown): void => this.log(`gatehouse ws: ending the session of ${what} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     try {
       const done = onExit(info);
       if (done === undefined) return;
@@ -169,7 +176,7 @@ export class SessionHub {
     }
   }
 
-  /** Settles once the ends of the sessions that have exited so far are done, or after `deadlineMs`; false when some were not. */
+  /** Settles once the session ends started so far are done, or after `deadlineMs`; false when some were not. */
   async endsDone(deadlineMs: number): Promise<boolean> {
     if (this.#ending.size === 0) return true;
     let timer: NodeJS.Timeout | undefined;
