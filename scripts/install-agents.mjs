@@ -9,21 +9,36 @@ import { join } from 'node:path';
 // The pinned versions live in one place that doctor reads too (src/runtime/doctor/tested-agents.ts).
 const AGENTS = JSON.parse(readFileSync(new URL('../src/runtime/doctor/tested-agents.json', import.meta.url), 'utf8'));
 
+/** Written into an install once its binary ran on this kind of machine: later runs trust it instead of starting the agent again. */
+const CHECKED = '.gatehouse-checked';
+const HERE = `${process.platform}-${process.arch}\n`;
+
 /**
- * True once the agent's binary runs (or, for a library, its entry file exists). Its `--version`
- * runs with a throwaway HOME, temp and XDG folders, removed after: even asking its version an
- * agent writes caches and logs (Copilot unpacks 235 MB into ~/.cache/copilot, OpenCode writes
- * ~/.local/share/opencode and /tmp/opencode), and none may land in the user's own.
+ * True once the agent's binary runs (or, for a library, its entry file exists): asked once per
+ * install and kind of machine, then remembered in the install folder (CHECKED).
  */
 function ready(dir, agent) {
   if (agent.entry) return existsSync(join(dir, agent.entry));
   const bin = join(dir, agent.bin);
   if (!existsSync(bin)) return false;
+  if (existsSync(join(dir, CHECKED)) && readFileSync(join(dir, CHECKED), 'utf8') === HERE) return true;
+  if (!runs(bin)) return false;
+  writeFileSync(join(dir, CHECKED), HERE);
+  return true;
+}
+
+/**
+ * Whether `bin --version` exits 0. It runs with a throwaway HOME, temp and XDG folders, removed
+ * after: even asking its version an agent writes caches and logs (Copilot unpacks 235 MB into
+ * ~/.cache/copilot, OpenCode writes ~/.local/share/opencode and /tmp/opencode), and none may land
+ * in the user's own.
+ */
+function runs(bin) {
   const home = mkdtempSync(join(tmpdir(), 'gatehouse-version-'));
   try {
     const env = { HOME: home, TMPDIR: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_CACHE_HOME: join(home, 'cache'), XDG_DATA_HOME: join(home, 'data'), XDG_STATE_HOME: join(home, 'state') };
     for (const name of ['PATH', 'LANG', 'LC_ALL', 'TZ']) if (process.env[name] !== undefined) env[name] = process.env[name];
-    return spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000, stdio: 'ignore', env, cwd: home }).status === 0;
+    return spawnSync(bin, ['--version'], { timeout: 60_000, stdio: 'ignore', env, cwd: home }).status === 0;
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
