@@ -2,7 +2,7 @@
 // producers, fail-closed) and the scope check (every changed file inside the allowlist).
 import { sandboxWrap } from '../core/sandbox.js';
 import { framed, shownPath } from '../core/display.js';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Policy } from '../core/policy.js';
 import type { TurnVerifier, VerifierOutcome } from '../core/verifier-chain.js';
 import { failureTail, runProducers } from './producers.js';
@@ -115,7 +115,9 @@ export const scopeVerifier: TurnVerifier<StopContext> = {
 
 /**
  * The `commondir` of a linked worktree's admin folder (`.git/worktrees/<name>/`), new when `git
- * worktree add` made it: deleting that file alone leaves git a broken worktree entry. Any other
+ * worktree add` made it: deleting that file alone leaves git a broken worktree entry, so the hint
+ * names the admin folder. Not `git worktree remove`: it deletes the folder named by the admin
+ * folder's `gitdir`, a file the agent writes, which could name any folder of the user's. Any other
  * new file there (a planted `config.worktree` in a worktree of the user's) is just deleted.
  */
 const NEW_WORKTREE_FILE = /(?:^|\/)\.git\/worktrees\/[^/]+\/commondir$/;
@@ -123,7 +125,7 @@ const NEW_WORKTREE_FILE = /(?:^|\/)\.git\/worktrees\/[^/]+\/commondir$/;
 /** How to bring one changed path back to its baseline, in words the agent can act on. */
 function undoText(c: Change, head: string | null): string {
   if (c.undo === 'delete' && NEW_WORKTREE_FILE.test(c.path))
-    return 'a linked worktree added in this session: remove it with `git worktree remove --force <its folder>` (`git worktree list` shows the folder), or delete its folder and run `git worktree prune`';
+    return `a linked worktree added in this session: delete its admin folder (\`rm -rf ${shellQuote(dirname(c.path))}\`), and the worktree's own folder if you made it for this task`;
   if (c.undo === 'delete') return 'created in this session: delete it';
   if (c.undo === 'checkout') {
     const p = shellQuote(c.path);

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/core/policy.js';
@@ -55,7 +55,7 @@ describe('scope check verifier', () => {
     const out = await check();
     const reason = out.kind === 'block' ? out.reason : '';
     expect(reason).toContain(
-      'created: .git/worktrees/side/commondir (a linked worktree added in this session: remove it with `git worktree remove --force <its folder>` (`git worktree list` shows the folder), or delete its folder and run `git worktree prune`)',
+      "created: .git/worktrees/side/commondir (a linked worktree added in this session: delete its admin folder (`rm -rf .git/worktrees/side`), and the worktree's own folder if you made it for this task)",
     );
     // A file planted in the admin folder of a worktree that was there before is only deleted.
     const before = repo();
@@ -72,6 +72,32 @@ describe('scope check verifier', () => {
     rmSync(elsewhere, { recursive: true, force: true });
     git(root, 'worktree', 'prune');
     expect(await check()).toMatchObject({ kind: 'continue' });
+    git(root, 'worktree', 'add', '-q', elsewhere);
+    rmSync(join(root, '.git', 'worktrees', 'side'), { recursive: true, force: true });
+    expect(await check()).toMatchObject({ kind: 'continue' });
+  });
+
+  it("never steers anyone to delete a folder an agent's forged worktree entry names: the way back is the admin folder", async () => {
+    const root = repo();
+    const check = await verify(root);
+    // The agent writes a worktree entry by hand whose gitdir names a folder of the user's.
+    const precious = join(tempDir(), 'precious');
+    write(precious, 'thesis.tex', 'years of work\n');
+    write(precious, '.git', `gitdir: ${join(root, '.git', 'worktrees', 'precious')}\n`);
+    write(root, '.git/worktrees/precious/gitdir', `${join(precious, '.git')}\n`);
+    write(root, '.git/worktrees/precious/HEAD', `${git(root, 'rev-parse', 'HEAD').trim()}\n`);
+    write(root, '.git/worktrees/precious/commondir', '../..\n');
+    // git believes it: `git worktree remove --force` would take the user's folder with it.
+    expect(git(root, 'worktree', 'list')).toContain(precious);
+    const out = await check();
+    const reason = out.kind === 'block' ? out.reason : '';
+    expect(reason).toContain('delete its admin folder (`rm -rf .git/worktrees/precious`)');
+    expect(reason).not.toContain('git worktree remove');
+    expect(reason).not.toContain(precious);
+    // Done as said: the check passes and the user's folder is still there.
+    rmSync(join(root, '.git', 'worktrees', 'precious'), { recursive: true, force: true });
+    expect(await check()).toMatchObject({ kind: 'continue' });
+    expect(readFileSync(join(precious, 'thesis.tex'), 'utf8')).toBe('years of work\n');
   });
 
   it('blocks with the reason when the check runs past its deadline', async () => {
